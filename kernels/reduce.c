@@ -1,0 +1,179 @@
+/* kernels/reduce.c: the atomic and deterministic summation strategies and the
+ * strategy-generic entry points (local partials, combining partials).
+ * The reproducible accumulator lives in rsum.c. */
+#include "reduce.h"
+#include "reduce_impl.h"
+#include "hashrng.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sum of one block of m <= RED_BLOCK summands with a fixed pattern: element i
+ * goes to lane i % 8, lanes are combined as a pairwise tree. The lanes let the
+ * compiler vectorize without reassociating anything. */
+static inline __attribute__((always_inline)) double block_op(red_op_t op, size_t m, const double *x, const double *y)
+{
+  double l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i    = 0;
+  for (; i + 8 <= m; i += 8)
+    for (int k = 0; k < 8; k++) l[k] += red_elem(op, x, y, i + k);
+  for (; i < m; i++) l[i % 8] += red_elem(op, x, y, i);
+  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+static double block_sum(red_op_t op, size_t m, const double *x, const double *y)
+{
+  switch (op) {
+  case RED_OP_DOT: return block_op(RED_OP_DOT, m, x, y);
+  case RED_OP_SUMSQ: return block_op(RED_OP_SUMSQ, m, x, y);
+  case RED_OP_ASUM: return block_op(RED_OP_ASUM, m, x, y);
+  default: return block_op(RED_OP_SUM, m, x, y);
+  }
+}
+
+/* Pairwise (recursive halving) sum of p[0..n): a fixed tree for a given n. */
+static double pairwise(size_t n, const double *p)
+{
+  if (n == 0) return 0.0;
+  if (n == 1) return p[0];
+  size_t h = n / 2;
+  return pairwise(h, p) + pairwise(n - h, p + h);
+}
+
+/* Block partials p[b] = sum of block b, in parallel when worth it. */
+static void block_partials(red_op_t op, size_t n, const double *x, const double *y, size_t nb, double *p)
+{
+#pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
+  for (size_t b = 0; b < nb; b++) {
+    size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+    p[b] = block_sum(op, m, x + i0, op == RED_OP_DOT ? y + i0 : y);
+  }
+}
+
+static double sum_deterministic(red_op_t op, size_t n, const double *x, const double *y)
+{
+  size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  double stackbuf[256], *p = nb <= 256 ? stackbuf : malloc(nb * sizeof *p);
+  if (!p) return NAN;
+  block_partials(op, n, x, y, nb, p);
+  double s = pairwise(nb, p);
+  if (p != stackbuf) free(p);
+  return s;
+}
+
+/* ---- atomic ------------------------------------------------------------ */
+
+static uint64_t atomic_seed  = 0;
+static uint64_t atomic_calls = 0; /* advances the seeded order call by call */
+
+void     red_set_atomic_order_seed(uint64_t seed) { atomic_seed = seed, atomic_calls = 0; }
+uint64_t red_get_atomic_order_seed(void) { return atomic_seed; }
+
+/* A permutation of 0..n-1 drawn from (seed, call): Fisher-Yates. */
+static void seeded_permutation(size_t n, size_t *perm)
+{
+  uint64_t call = atomic_calls++;
+  for (size_t i = 0; i < n; i++) perm[i] = i;
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)(mix64(atomic_seed ^ mix64(call * 0x100000001b3ULL + i)) % i);
+    size_t t = perm[i - 1];
+    perm[i - 1] = perm[j], perm[j] = t;
+  }
+}
+
+static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y)
+{
+  size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  double s  = 0.0;
+  if (atomic_seed == 0) {
+    /* Many small dynamic chunks, each added when it completes: with two or
+     * more threads the order of the additions (and so the bits) varies. */
+#pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
+    for (size_t b = 0; b < nb; b++) {
+      size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+      double pb = block_sum(op, m, x + i0, op == RED_OP_DOT ? y + i0 : y);
+#pragma omp atomic
+      s += pb;
+    }
+    return s;
+  }
+  /* Seeded replay: the same partials, combined in a drawn order. With one
+   * block the order cannot matter, so the elements are permuted instead. */
+  if (nb == 1) {
+    size_t stackperm[RED_BLOCK];
+    seeded_permutation(n, stackperm);
+    for (size_t i = 0; i < n; i++) s += red_elem(op, x, y, stackperm[i]);
+    return s;
+  }
+  double *p    = malloc(nb * sizeof *p);
+  size_t *perm = malloc(nb * sizeof *perm);
+  if (!p || !perm) {
+    free(p), free(perm);
+    return NAN;
+  }
+  block_partials(op, n, x, y, nb, p);
+  seeded_permutation(nb, perm);
+  for (size_t b = 0; b < nb; b++) s += p[perm[b]];
+  free(p), free(perm);
+  return s;
+}
+
+/* ---- strategy-generic entry points -------------------------------------- */
+
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p)
+{
+  p->d = 0.0;
+  switch (s) {
+  case RED_REPRODUCIBLE:
+    rsum_init(&p->r);
+    rsum_add(&p->r, op, n, x, y);
+    break;
+  case RED_DETERMINISTIC: p->d = sum_deterministic(op, n, x, y); break;
+  default: p->d = sum_atomic(op, n, x, y); break;
+  }
+}
+
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p)
+{
+  for (int j = 0; j < nv; j++) red_local(s, RED_OP_DOT, n, x, y[j], &p[j]);
+}
+
+double red_combine(red_strategy_t s, int np, const red_partial_t *p)
+{
+  if (s == RED_REPRODUCIBLE) {
+    rsum_t a;
+    rsum_init(&a);
+    for (int i = 0; i < np; i++) rsum_merge(&a, &p[i].r);
+    return rsum_value(&a);
+  }
+  double  stackbuf[64], *d = np <= 64 ? stackbuf : malloc((size_t)np * sizeof *d);
+  if (!d) return NAN;
+  for (int i = 0; i < np; i++) d[i] = p[i].d;
+  double r = 0.0;
+  if (s == RED_DETERMINISTIC) r = pairwise((size_t)np, d);
+  else
+    for (int i = 0; i < np; i++) r += d[i];
+  if (d != stackbuf) free(d);
+  return r;
+}
+
+double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y)
+{
+  red_partial_t p;
+  red_local(s, op, n, x, y, &p);
+  return red_combine(s, 1, &p);
+}
+
+static const char *const red_names[] = {"atomic", "deterministic", "reproducible"};
+
+const char *red_strategy_name(red_strategy_t s) { return (unsigned)s < 3 ? red_names[s] : "unknown"; }
+
+int red_strategy_parse(const char *name, red_strategy_t *s)
+{
+  for (int i = 0; i < 3; i++)
+    if (name && !strcmp(name, red_names[i])) {
+      *s = (red_strategy_t)i;
+      return 0;
+    }
+  return 1;
+}

@@ -1,0 +1,89 @@
+/* kernels/reduce.h: floating-point reductions with three summation strategies
+ * side by side (atomic, deterministic, reproducible), CPU/OpenMP.
+ * Plain C, no PETSc, no MPI: combining partials across ranks is the caller's
+ * job, done with red_combine() on partials gathered in rank order.
+ *
+ * Strategies (see docs/reductions.md for the algorithms and error bounds):
+ *   RED_ATOMIC        chunk partials added to one shared sum in completion order
+ *                     (#pragma omp atomic); bits may change run to run. With
+ *                     red_set_atomic_order_seed(s != 0) the combination order is
+ *                     a pseudo-random permutation drawn from s instead, so the
+ *                     variability of GPU atomics can be replayed on a CPU.
+ *   RED_DETERMINISTIC fixed blocks of RED_BLOCK elements summed with a fixed
+ *                     lane pattern, block partials combined by a pairwise tree.
+ *                     Same bits for the same data split, any thread count.
+ *   RED_REPRODUCIBLE  binned 3-fold exact accumulation (rsum_t below): the bits
+ *                     do not depend on order, thread count or data split.
+ */
+#ifndef MINIAPP_KERNELS_REDUCE_H
+#define MINIAPP_KERNELS_REDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { RED_ATOMIC = 0, RED_DETERMINISTIC = 1, RED_REPRODUCIBLE = 2 } red_strategy_t;
+
+/* What is summed over i: x_i, x_i*y_i, x_i^2 or |x_i|. */
+typedef enum { RED_OP_SUM = 0, RED_OP_DOT = 1, RED_OP_SUMSQ = 2, RED_OP_ASUM = 3 } red_op_t;
+
+#define RED_BLOCK 1024 /* deterministic block length and atomic chunk length */
+
+/* Reproducible accumulator. Values are split at fixed binary boundaries
+ * (multiples of RSUM_W bits of exponent) into RSUM_FOLD parts; part k of every
+ * value is added exactly into an integer bin. Only the RSUM_FOLD bins below the
+ * largest value's bin are kept, so the result is a function of the multiset of
+ * values alone. */
+#define RSUM_W 40
+#define RSUM_FOLD 3
+typedef struct {
+  int32_t  top;                /* bin index of bin[0]; INT32_MIN when empty   */
+  int32_t  nonfinite;          /* 1 when an Inf or NaN was seen               */
+  double   special;            /* sum of the non-finite values (order-free)   */
+  __int128 bin[RSUM_FOLD];     /* bin[k] counts units of 2^((top-k)*RSUM_W)   */
+} rsum_t;
+
+void   rsum_init(rsum_t *a);
+void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y);
+void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
+double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
+
+/* A rank-local partial of one reduction, in the form its strategy combines. */
+typedef struct {
+  double d; /* atomic, deterministic */
+  rsum_t r; /* reproducible */
+} red_partial_t;
+
+/* Local partial of sum_i op(x_i, y_i) over n elements (y ignored unless DOT). */
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p);
+/* p[j] = local partial of x . y[j], j < nv: one pass over x per group of vectors. */
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p);
+/* Combine np partials in array order (the caller passes them in rank order). */
+double red_combine(red_strategy_t s, int np, const red_partial_t *p);
+/* Convenience: the whole reduction on one rank. */
+double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y);
+
+/* Atomic strategy: 0 = real OpenMP atomics (completion order); otherwise
+ * combine chunk partials in an order drawn from (seed, call counter). */
+void     red_set_atomic_order_seed(uint64_t seed);
+uint64_t red_get_atomic_order_seed(void);
+
+/* Scatter-add y[target[k]] += val[k] for k < ncontrib (a finite-volume face
+ * loop adds each flux to both neighbouring cells this way). The plan groups
+ * contributions by target, keeping their index order, for the gather-based
+ * strategies; the atomic one scatters in completion (or seeded) order. */
+typedef struct scatter_plan scatter_plan;
+int  scatter_plan_create(size_t ntarget, size_t ncontrib, const int64_t *target, scatter_plan **plan);
+void scatter_plan_destroy(scatter_plan **plan);
+void scatter_add(red_strategy_t s, const scatter_plan *plan, const double *val, double *y);
+
+const char *red_strategy_name(red_strategy_t s);
+int         red_strategy_parse(const char *name, red_strategy_t *s); /* 0 on success */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

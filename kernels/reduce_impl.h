@@ -1,0 +1,23 @@
+/* kernels/reduce_impl.h: private helpers shared by the reduction strategies. */
+#ifndef MINIAPP_KERNELS_REDUCE_IMPL_H
+#define MINIAPP_KERNELS_REDUCE_IMPL_H
+
+#include "reduce.h"
+#include <math.h>
+
+/* Below this many blocks a reduction runs on the calling thread only: the
+ * OpenMP fork costs more than it saves. Never affects the bits. */
+#define RED_PAR_MIN_BLOCKS 8
+
+/* The summand i of op. Inlined with a constant op, the switch disappears. */
+static inline double red_elem(red_op_t op, const double *x, const double *y, size_t i)
+{
+  switch (op) {
+  case RED_OP_DOT: return x[i] * y[i];
+  case RED_OP_SUMSQ: return x[i] * x[i];
+  case RED_OP_ASUM: return fabs(x[i]);
+  default: return x[i];
+  }
+}
+
+#endif

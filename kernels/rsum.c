@@ -1,0 +1,189 @@
+/* kernels/rsum.c: the reproducible (order-independent) accumulator.
+ *
+ * Algorithm (binned K-fold summation in the spirit of Demmel & Nguyen's
+ * ReproBLAS, with integer bins so that merging is exact):
+ *   - Bin j holds multiples of 2^(j*W) (W = RSUM_W = 40). Every finite double v
+ *     has a canonical split v = sum_j q_j(v) + residual, obtained by rounding
+ *     to the nearest multiple of 2^(j*W), j descending. Starting the cascade
+ *     at any bin K with |v| < 2^((K+1)W - 1) gives the same q_j (the rounding
+ *     at higher bins yields exactly 0), so q_j(v) is a function of v alone.
+ *   - A chunk of at most RSUM_CHUNK values finds its max, picks the smallest
+ *     such K, scales by 2^(-K*W) (exact) and extracts RSUM_FOLD = 3 folds with
+ *     the add-and-subtract trick (M + r) - M. Each fold's chunk sum is exact in
+ *     double (|q| <= 2^(W-1) units, 1024 of them < 2^53 units) and is then
+ *     converted exactly to an integer count.
+ *   - The accumulator keeps only the 3 bins below the top bin seen so far;
+ *     merging aligns the bins and adds integers (exact, associative). The
+ *     final state is therefore sum_i q_j(v_i) for the 3 bins under the global
+ *     maximum's bin: a function of the multiset of values.
+ * Error bound: the discarded residuals are below 2^((T-2)W) / 2 per value,
+ * where 2^(TW-1) <= max|v| when the top bin is T, so |error| <= n * 2^-81 *
+ * max|v| (plus two roundings in rsum_value: <= 2 ulp of the result). For
+ * n < 2^28 that is below one ulp of max|v|, far below the pairwise tree's
+ * log2(n) * u * sum|v|.
+ * Limits: non-finite inputs make the result their own (order-free) sum.
+ * Needs IEEE double arithmetic with round-to-nearest and no FMA contraction
+ * or reassociation of the extraction (-ffp-contract=off, no -ffast-math). */
+#include "reduce.h"
+#include "reduce_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RSUM_CHUNK 1024
+
+void rsum_init(rsum_t *a)
+{
+  memset(a, 0, sizeof *a);
+  a->top = INT32_MIN;
+}
+
+/* Add bins c[0..2] (bin index top, top-1, top-2) into a; drops bins below. */
+static void rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c)
+{
+  if (a->top == INT32_MIN) {
+    a->top = top;
+    for (int k = 0; k < RSUM_FOLD; k++) a->bin[k] = c[k];
+    return;
+  }
+  if (top > a->top) { /* shift a down: its lowest bins fall off */
+    int32_t d = top - a->top;
+    for (int k = RSUM_FOLD - 1; k >= 0; k--) a->bin[k] = (k - d >= 0) ? a->bin[k - d] : 0;
+    a->top = top;
+  }
+  int32_t d = a->top - top; /* c's bin k lands in a's bin k + d */
+  for (int k = 0; k + d < RSUM_FOLD; k++) a->bin[k + d] += c[k];
+}
+
+void rsum_merge(rsum_t *a, const rsum_t *b)
+{
+  if (b->nonfinite) {
+    a->special   = a->nonfinite ? a->special + b->special : b->special;
+    a->nonfinite = 1;
+  }
+  if (b->top != INT32_MIN) rsum_add_bins(a, b->top, b->bin);
+}
+
+/* Bin of a chunk whose max magnitude is mx > 0: smallest K with
+ * mx < 2^((K+1)W - 1). With mx = f 2^E, f in [0.5, 1): K = ceil((E+1)/W) - 1. */
+static int32_t rsum_top_bin(double mx)
+{
+  int e;
+  (void)frexp(mx, &e);
+  int a = e + RSUM_W; /* floor division for negative a as well */
+  int q = a >= 0 ? a / RSUM_W : -((-a + RSUM_W - 1) / RSUM_W);
+  return q - 1;
+}
+
+/* Values v[0..m), m <= RSUM_CHUNK, all finite; v is overwritten (scaled). */
+static void rsum_chunk(rsum_t *a, size_t m, double *v)
+{
+  double mx = 0.0;
+#pragma omp simd reduction(max : mx)
+  for (size_t i = 0; i < m; i++) mx = fmax(mx, fabs(v[i]));
+  if (mx == 0.0) return;
+  int32_t top = rsum_top_bin(mx);
+  /* scale by 2^(-top*W): exact (tiny values that become subnormal are far
+   * below the kept bins). 2^(-top*W) may not be representable: two steps. */
+  int sh = -top * RSUM_W;
+  if (sh > 1000) {
+    double s1 = ldexp(1.0, 600);
+#pragma omp simd
+    for (size_t i = 0; i < m; i++) v[i] *= s1;
+    sh -= 600;
+  }
+  const double s  = ldexp(1.0, sh);
+  const double M0 = 0x1.8p52, M1 = 0x1.8p12, M2 = 0x1.8p-28; /* 1.5*2^(52-kW) */
+  double S0 = 0.0, S1 = 0.0, S2 = 0.0;
+  /* The fold sums are exact, so the simd reassociation cannot change them. */
+#pragma omp simd reduction(+ : S0, S1, S2)
+  for (size_t i = 0; i < m; i++) {
+    double r  = v[i] * s;
+    double q0 = (r + M0) - M0;
+    r -= q0;
+    double q1 = (r + M1) - M1;
+    r -= q1;
+    double q2 = (r + M2) - M2;
+    S0 += q0;
+    S1 += q1;
+    S2 += q2;
+  }
+  __int128 c[RSUM_FOLD] = {(__int128)(int64_t)S0, (__int128)(int64_t)ldexp(S1, RSUM_W), (__int128)(int64_t)ldexp(S2, 2 * RSUM_W)};
+  rsum_add_bins(a, top, c);
+}
+
+static void rsum_nonfinite(rsum_t *a, size_t m, const double *v)
+{
+  for (size_t i = 0; i < m; i++)
+    if (!isfinite(v[i])) {
+      a->special   = a->nonfinite ? a->special + v[i] : v[i];
+      a->nonfinite = 1;
+    }
+}
+
+/* Serial: one thread's share. Inlined per constant op (see below). */
+static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
+{
+  double v[RSUM_CHUNK];
+  for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
+    size_t m   = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK;
+    double chk = 0.0;
+#pragma omp simd reduction(+ : chk)
+    for (size_t i = 0; i < m; i++) {
+      v[i] = red_elem(op, x, y, i0 + i);
+      chk += v[i] * 0.0; /* NaN iff some v[i] is Inf or NaN */
+    }
+    if (chk != 0.0) rsum_nonfinite(a, m, v);
+    else rsum_chunk(a, m, v);
+  }
+}
+
+static void rsum_add_serial(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
+{
+  switch (op) {
+  case RED_OP_DOT: rsum_add_op(a, RED_OP_DOT, n, x, y); break;
+  case RED_OP_SUMSQ: rsum_add_op(a, RED_OP_SUMSQ, n, x, y); break;
+  case RED_OP_ASUM: rsum_add_op(a, RED_OP_ASUM, n, x, y); break;
+  default: rsum_add_op(a, RED_OP_SUM, n, x, y); break;
+  }
+}
+
+void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
+{
+  size_t nchunk = (n + RSUM_CHUNK - 1) / RSUM_CHUNK;
+  if (nchunk < RED_PAR_MIN_BLOCKS) {
+    rsum_add_serial(a, op, n, x, y);
+    return;
+  }
+#pragma omp parallel
+  {
+    rsum_t loc;
+    rsum_init(&loc);
+#pragma omp for schedule(static)
+    for (size_t c = 0; c < nchunk; c++) {
+      size_t i0 = c * RSUM_CHUNK, m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK;
+      rsum_add_serial(&loc, op, m, x + i0, op == RED_OP_DOT ? y + i0 : y);
+    }
+#pragma omp critical(rsum_merge)
+    rsum_merge(a, &loc); /* exact, so the arrival order does not matter */
+  }
+}
+
+/* Floor-divide the integer bins into base-2^W digits (lowest two in
+ * [0, 2^W)), then round once per digit, top last. A fixed procedure on an
+ * order-free state, so the result is reproducible. */
+double rsum_value(const rsum_t *a)
+{
+  if (a->nonfinite) return a->special;
+  if (a->top == INT32_MIN) return 0.0;
+  __int128 b[RSUM_FOLD];
+  memcpy(b, a->bin, sizeof b);
+  for (int k = RSUM_FOLD - 1; k > 0; k--) {
+    __int128 carry = b[k] >> RSUM_W; /* arithmetic shift: floor */
+    b[k] -= carry * ((__int128)1 << RSUM_W);
+    b[k - 1] += carry;
+  }
+  double low = ldexp((double)b[1], -RSUM_W) + ldexp((double)b[2], -2 * RSUM_W);
+  double r   = (double)b[0] + low;
+  return ldexp(r, a->top * RSUM_W); /* one rounding if the result is subnormal */
+}

@@ -1,0 +1,274 @@
+/* tests/test_reduce.c: unit tests of kernels/reduce.h, all three strategies.
+ * Accuracy is checked against an exact reference (a Shewchuk expansion) on
+ * hard data; reproducibility bitwise over thread counts, shuffles and splits;
+ * determinism bitwise run to run; the seeded atomic order must change bits. */
+#include "reduce.h"
+#include "hashrng.h"
+
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      failures++;                                          \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
+      printf(__VA_ARGS__);                                 \
+      printf("\n");                                        \
+    }                                                      \
+  } while (0)
+
+/* Exact reference: the values are added into a nonoverlapping expansion with
+ * error-free two-sums (Shewchuk 1997); the expansion is then summed from the
+ * smallest component up, which is within one rounding of the exact sum. */
+typedef struct {
+  int     n;
+  double *e;
+} expansion;
+
+static void exp_add(expansion *x, double b)
+{
+  int m = 0;
+  for (int i = 0; i < x->n; i++) {
+    double a = x->e[i], s = a + b, bb = s - a, err = (a - (s - bb)) + (b - bb);
+    if (err != 0.0) x->e[m++] = err;
+    b = s;
+  }
+  if (b != 0.0) x->e[m++] = b;
+  x->n = m;
+}
+
+static double exact_sum(red_op_t op, size_t n, const double *x, const double *y)
+{
+  expansion ex = {0, malloc(4096 * sizeof(double))};
+  for (size_t i = 0; i < n; i++) {
+    double a = x[i], b = op == RED_OP_DOT ? y[i] : x[i], p = a * b, perr = fma(a, b, -p);
+    if (op == RED_OP_SUM) exp_add(&ex, a);
+    else if (op == RED_OP_ASUM) exp_add(&ex, fabs(a));
+    else { /* the kernels sum the rounded products: so does the reference */
+      (void)perr;
+      exp_add(&ex, p);
+    }
+  }
+  double s = 0.0;
+  for (int i = 0; i < ex.n; i++) s += ex.e[i];
+  free(ex.e);
+  return s;
+}
+
+static double abs_sum(red_op_t op, size_t n, const double *x, const double *y)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += fabs(op == RED_OP_DOT ? x[i] * y[i] : op == RED_OP_SUMSQ ? x[i] * x[i] : x[i]);
+  return s;
+}
+
+static double max_abs(red_op_t op, size_t n, const double *x, const double *y)
+{
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++) m = fmax(m, fabs(op == RED_OP_DOT ? x[i] * y[i] : op == RED_OP_SUMSQ ? x[i] * x[i] : x[i]));
+  return m;
+}
+
+static uint64_t bits(double v)
+{
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+enum { DATA_UNIFORM, DATA_WIDE, DATA_CANCEL, NDATA };
+static const char *data_name[] = {"uniform", "wide-range", "cancellation"};
+
+/* Fill x (and y) with a hard data set of length n from stream seed. */
+static void make_data(int kind, size_t n, uint64_t seed, double *x, double *y)
+{
+  for (size_t i = 0; i < n; i++) {
+    double u = rng_uniform(seed, 2 * i), w = rng_uniform(seed, 2 * i + 1);
+    switch (kind) {
+    case DATA_UNIFORM: x[i] = u, y[i] = w; break;
+    case DATA_WIDE: /* signs mixed, magnitudes over 2^-40 .. 2^40 */
+      x[i] = (2 * u - 1) * ldexp(1.0, (int)(w * 80) - 40), y[i] = ldexp(1.0 + u, (int)(u * 20) - 10);
+      break;
+    default: /* pairs +-big cancel exactly, leaving small values */
+      if (i % 2 == 0) x[i] = ldexp(1.0 + u, 30);
+      else x[i] = -x[i - 1] + ldexp(w, -20);
+      y[i] = 1.0 + 0x1p-30 * u;
+    }
+  }
+  /* shuffle so that the cancelling partners are far apart */
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)(mix64(seed + i) % i);
+    double t = x[i - 1];
+    x[i - 1] = x[j], x[j] = t;
+    t = y[i - 1], y[i - 1] = y[j], y[j] = t;
+  }
+}
+
+static void test_accuracy(size_t n)
+{
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  for (int kind = 0; kind < NDATA; kind++) {
+    make_data(kind, n, 42 + kind, x, y);
+    for (int op = 0; op < 4; op++) {
+      double ref = exact_sum(op, n, x, y), as = abs_sum(op, n, x, y), mx = max_abs(op, n, x, y);
+      double tree = (ceil(log2((double)n + 1)) + 8) * DBL_EPSILON / 2 * as; /* pairwise + 8 lanes */
+      for (int s = 0; s < 3; s++) {
+        double r = red_reduce(s, op, n, x, y), err = fabs(r - ref);
+        double bound = s == RED_REPRODUCIBLE ? 2 * DBL_EPSILON * fabs(ref) + n * 0x1p-80 * mx : s == RED_DETERMINISTIC ? tree : n * DBL_EPSILON * as;
+        CHECK(err <= bound, "%s n=%zu %s op=%d: |%.17g - %.17g| = %g > bound %g", red_strategy_name(s), n, data_name[kind], op, r, ref, err, bound);
+        if (s == RED_REPRODUCIBLE) CHECK(err <= tree || err == 0, "reproducible worse than the tree bound on %s", data_name[kind]);
+      }
+    }
+  }
+  free(x), free(y);
+}
+
+/* Reproducible: same bits for threads 1..4, a shuffled copy, and any split
+ * into pieces combined in any order. Deterministic: same bits on reruns. */
+static void test_bitwise(size_t n)
+{
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *xs = malloc(n * sizeof *xs), *ys = malloc(n * sizeof *ys);
+  for (int kind = 0; kind < NDATA; kind++) {
+    make_data(kind, n, 7 + kind, x, y);
+    memcpy(xs, x, n * sizeof *x), memcpy(ys, y, n * sizeof *y);
+    for (size_t i = n; i > 1; i--) { /* a different shuffle of the same pairs */
+      size_t j = (size_t)(mix64(1234 + i) % i);
+      double t = xs[i - 1];
+      xs[i - 1] = xs[j], xs[j] = t, t = ys[i - 1], ys[i - 1] = ys[j], ys[j] = t;
+    }
+    for (int op = 0; op < 4; op++) {
+      omp_set_num_threads(1);
+      double r1 = red_reduce(RED_REPRODUCIBLE, op, n, x, y), d1 = red_reduce(RED_DETERMINISTIC, op, n, x, y);
+      for (int t = 2; t <= 4; t++) {
+        omp_set_num_threads(t);
+        double r = red_reduce(RED_REPRODUCIBLE, op, n, x, y), d = red_reduce(RED_DETERMINISTIC, op, n, x, y);
+        CHECK(bits(r) == bits(r1), "reproducible %s op=%d threads=%d: %.17g != %.17g", data_name[kind], op, t, r, r1);
+        CHECK(bits(d) == bits(d1), "deterministic %s op=%d threads=%d: %.17g != %.17g", data_name[kind], op, t, d, d1);
+        CHECK(bits(red_reduce(RED_DETERMINISTIC, op, n, x, y)) == bits(d), "deterministic rerun differs");
+      }
+      double rs = red_reduce(RED_REPRODUCIBLE, op, n, xs, ys);
+      CHECK(bits(rs) == bits(r1), "reproducible %s op=%d shuffled: %.17g != %.17g", data_name[kind], op, rs, r1);
+      /* split into 7 uneven pieces ("ranks"), partials combined in reverse */
+      red_partial_t p[7];
+      size_t        cut[8] = {0, 1, n / 9, n / 3, n / 3 + 5, n / 2, n > 3 ? n - 3 : n, n};
+      for (int k = 1; k < 8; k++) cut[k] = cut[k] < cut[k - 1] ? cut[k - 1] : cut[k] > n ? n : cut[k];
+      for (int k = 0; k < 7; k++) red_local(RED_REPRODUCIBLE, op, cut[k + 1] - cut[k], x + cut[k], y + cut[k], &p[6 - k]);
+      double rp = red_combine(RED_REPRODUCIBLE, 7, p);
+      CHECK(bits(rp) == bits(r1), "reproducible %s op=%d split: %.17g != %.17g", data_name[kind], op, rp, r1);
+    }
+  }
+  omp_set_num_threads(2);
+  free(x), free(y), free(xs), free(ys);
+}
+
+static void test_atomic_seed(size_t n)
+{
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  make_data(DATA_WIDE, n, 99, x, y);
+  double r[8];
+  int    distinct = 0;
+  for (int s = 0; s < 8; s++) {
+    red_set_atomic_order_seed(1000 + s);
+    r[s] = red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y);
+    int seen = 0;
+    for (int t = 0; t < s; t++) seen |= bits(r[t]) == bits(r[s]);
+    distinct += !seen;
+  }
+  CHECK(distinct >= 2, "atomic: 8 seeds gave %d distinct results; expected differing bits", distinct);
+  red_set_atomic_order_seed(1003);
+  CHECK(bits(red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y)) == bits(r[3]), "atomic: the same seed must replay the same bits");
+  printf("atomic seeded order: %d distinct sums out of 8 seeds (n=%zu)\n", distinct, n);
+  red_set_atomic_order_seed(0);
+  free(x), free(y);
+}
+
+static void test_mdot_special(void)
+{
+  enum { N = 5000 };
+  static double x[N], y0[N], y1[N];
+  make_data(DATA_WIDE, N, 5, x, y0);
+  make_data(DATA_UNIFORM, N, 6, y1, y1);
+  const double *ys[2] = {y0, y1};
+  for (int s = 0; s < 3; s++) {
+    red_partial_t p[2];
+    red_local_mdot(s, N, x, 2, ys, p);
+    for (int j = 0; j < 2; j++) {
+      red_partial_t q;
+      red_local(s, RED_OP_DOT, N, x, ys[j], &q);
+      if (s != RED_ATOMIC) CHECK(bits(red_combine(s, 1, &p[j])) == bits(red_combine(s, 1, &q)), "%s mdot[%d] != dot", red_strategy_name(s), j);
+    }
+    CHECK(red_reduce(s, RED_OP_SUM, 0, x, NULL) == 0.0, "%s empty sum", red_strategy_name(s));
+    double one[3] = {1.5, INFINITY, -2.0}, nan3[3] = {1.0, NAN, INFINITY}, inf2[2] = {INFINITY, -INFINITY};
+    CHECK(red_reduce(s, RED_OP_SUM, 1, one, NULL) == 1.5, "%s single value", red_strategy_name(s));
+    CHECK(isinf(red_reduce(s, RED_OP_SUM, 3, one, NULL)), "%s Inf must propagate", red_strategy_name(s));
+    CHECK(isnan(red_reduce(s, RED_OP_SUM, 3, nan3, NULL)), "%s NaN must propagate", red_strategy_name(s));
+    CHECK(isnan(red_reduce(s, RED_OP_SUM, 2, inf2, NULL)), "%s Inf-Inf must be NaN", red_strategy_name(s));
+    double tiny[3] = {0x1p-1074, 0x1p-1074, DBL_MIN}, huge[2] = {DBL_MAX / 2, DBL_MAX / 4};
+    CHECK(red_reduce(s, RED_OP_SUM, 3, tiny, NULL) == DBL_MIN + 0x1p-1073, "%s subnormal sum", red_strategy_name(s));
+    CHECK(red_reduce(s, RED_OP_SUM, 2, huge, NULL) == 0.75 * DBL_MAX, "%s near-overflow sum", red_strategy_name(s));
+  }
+}
+
+/* Scatter-add: a 1-D face loop (flux to both cells) on shuffled faces. */
+static void test_scatter(void)
+{
+  enum { NC = 20000 };
+  size_t   nf = NC - 1, nk = 2 * nf;
+  int64_t *tg = malloc(nk * sizeof *tg), *tg2 = malloc(nk * sizeof *tg2);
+  double  *val = malloc(nk * sizeof *val), *val2 = malloc(nk * sizeof *val2), y[3][NC], yref[NC];
+  for (size_t f = 0; f < nf; f++) {
+    double flux = (2 * rng_uniform(3, f) - 1) * ldexp(1.0, (int)(rng_uniform(4, f) * 60) - 30);
+    tg[2 * f] = (int64_t)f, val[2 * f] = flux, tg[2 * f + 1] = (int64_t)f + 1, val[2 * f + 1] = -flux;
+  }
+  for (size_t k = 0; k < nk; k++) { /* the same contributions, reversed */
+    tg2[k] = tg[nk - 1 - k], val2[k] = val[nk - 1 - k];
+  }
+  scatter_plan *p, *p2;
+  CHECK(scatter_plan_create(NC, nk, tg, &p) == 0 && scatter_plan_create(NC, nk, tg2, &p2) == 0, "plan");
+  int64_t bad = NC;
+  scatter_plan *pb;
+  CHECK(scatter_plan_create(NC, 1, &bad, &pb) != 0 && pb == NULL, "out-of-range target must be rejected");
+  for (int c = 0; c < NC; c++) { /* reference: each cell exactly */
+    double v[3] = {1.0, c > 0 ? val[2 * (c - 1) + 1] : 0.0, c < NC - 1 ? val[2 * c] : 0.0};
+    yref[c] = exact_sum(RED_OP_SUM, 3, v, NULL);
+  }
+  for (int s = 0; s < 3; s++) {
+    double a[NC], b[NC];
+    for (int c = 0; c < NC; c++) y[s][c] = 1.0, a[c] = 1.0, b[c] = 1.0;
+    scatter_add(s, p, val, y[s]);
+    scatter_add(s, p, val, a);
+    scatter_add(s, p2, val2, b);
+    int bad_err = 0, diff_rerun = 0, diff_order = 0;
+    for (int c = 0; c < NC; c++) {
+      bad_err += fabs(y[s][c] - yref[c]) > 4 * DBL_EPSILON * (1.0 + fabs(val[2 * (c ? c - 1 : 0)]) + fabs(val[2 * c < (int)nk ? 2 * c : 0]));
+      diff_rerun += bits(a[c]) != bits(y[s][c]);
+      diff_order += bits(b[c]) != bits(y[s][c]);
+    }
+    CHECK(bad_err == 0, "scatter %s: %d cells off the exact value", red_strategy_name(s), bad_err);
+    if (s != RED_ATOMIC) CHECK(diff_rerun == 0, "scatter %s: rerun differs in %d cells", red_strategy_name(s), diff_rerun);
+    if (s == RED_REPRODUCIBLE) CHECK(diff_order == 0, "scatter reproducible: reversed contribution order changed %d cells", diff_order);
+    if (s == RED_DETERMINISTIC) CHECK(diff_order > 0, "scatter deterministic: reversing the index order should change some bits");
+  }
+  scatter_plan_destroy(&p), scatter_plan_destroy(&p2);
+  free(tg), free(tg2), free(val), free(val2);
+}
+
+int main(void)
+{
+  size_t sizes[] = {1, 7, 1000, 1025, 65537, 300001};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) test_accuracy(sizes[i]);
+  test_bitwise(1);
+  test_bitwise(1031);
+  test_bitwise(200003);
+  test_atomic_seed(100000);
+  test_mdot_special();
+  test_scatter();
+  printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
+  return failures ? 1 : 0;
+}
