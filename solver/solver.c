@@ -1,0 +1,222 @@
+/* solver/solver.c: the Solver object: options, DMDA + MatShell + KSP set-up,
+ * one implicit step at a time, the decomposition-independent state hash.
+ * Scenario physics lives in heat.c / grayscott.c, the operator in operator.c,
+ * the switch-obeying reductions in vecred.c. */
+#include "solver_impl.h"
+#include "solver_reduction.h"
+#include "vecred.h"
+#include "hashrng.h"
+
+static const ScenarioOps *const scenarios[] = {&HeatScenario, &GrayScottScenario};
+static const char *const        scenario_names[] = {"heat", "grayscott"};
+
+PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
+{
+  PetscFunctionBegin;
+  PetscCall(VecFPNARegister());
+  PetscCall(PetscNew(s));
+  (*s)->comm    = comm;
+  (*s)->ops     = &GrayScottScenario;
+  (*s)->scatter = (PetscBool)SOLVER_OPERATOR_SCATTER;
+  PetscCall(PetscStrncpy((*s)->vectype, VECFPNA, sizeof((*s)->vectype)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetReductionOverride(Solver s, const char *vectype, PetscBool scatter)
+{
+  PetscFunctionBegin;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "call before SolverSetUp");
+  PetscCall(PetscStrncpy(s->vectype, vectype, sizeof(s->vectype)));
+  s->scatter = scatter;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetFromOptions(Solver s)
+{
+  PetscInt  sc = 1, M, N;
+  PetscBool set;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(s->comm, NULL, "Solver options", NULL);
+  PetscCall(PetscOptionsEList("-scenario", "Scenario", NULL, scenario_names, 2, scenario_names[sc], &sc, NULL));
+  s->ops = scenarios[sc];
+  M = N           = s->ops == &HeatScenario ? 64 : 128;
+  s->dt           = s->ops == &HeatScenario ? 0.01 : 1.0;
+  s->max_steps    = s->ops == &HeatScenario ? 10 : 200;
+  PetscCall(PetscOptionsInt("-da_grid_x", "Grid points in x (heat: interior points)", NULL, M, &M, NULL));
+  PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y", NULL, N, &N, NULL));
+  PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps", NULL, s->max_steps, &s->max_steps, NULL));
+  PetscCall(PetscOptionsReal("-ts_dt", "Time step", NULL, s->dt, &s->dt, NULL));
+  PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
+  PetscOptionsEnd();
+  PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
+  PetscCheck(N >= 3 && N <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_y %" PetscInt_FMT ": must be in [3, 65536]", N);
+  PetscCheck((double)M * N * s->ops->dof <= (double)(1 << 30), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT " x -da_grid_y %" PetscInt_FMT ": more than 2^30 unknowns", M, N);
+  PetscCheck(s->dt > 0 && PetscIsNormalReal(s->dt) && s->dt <= 1e6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g: must be a positive finite time step", (double)s->dt);
+  PetscCheck(s->max_steps >= 0 && s->max_steps <= 100000000, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_max_steps %" PetscInt_FMT ": must be in [0, 1e8]", s->max_steps);
+  if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
+  s->M = M, s->N = N, s->dof = s->ops->dof;
+  PetscCall(PetscStrncpy(s->scenario, s->ops->name, sizeof(s->scenario)));
+  PetscCall(s->ops->setfromoptions(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Krylov methods whose reductions all pass through VecDot/VecNorm/VecMDot
+ * (hence through the switch). Pipelined ones reduce with VecDotBegin/End,
+ * whose cross-rank sum is PETSc's MPI_Allreduce. */
+static PetscErrorCode CheckKSPType(Solver s)
+{
+  static const char *const ok[] = {KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+  KSPType                  type;
+  PetscBool                match = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetType(s->ksp, &type));
+  for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
+  if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
+    SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
+  if (!match) PetscCall(PetscPrintf(s->comm, "note: -ksp_type %s reduces partly outside the reduction switch\n", type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetUp(Solver s)
+{
+  PC        pc;
+  PetscReal coef[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE, PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
+  PetscCall(DMSetVecType(s->da, s->vectype));
+  PetscCall(DMSetFromOptions(s->da));
+  PetscCall(DMSetUp(s->da));
+  PetscCall(DMCreateGlobalVector(s->da, &s->u));
+  PetscCall(VecDuplicate(s->u, &s->b));
+  PetscCall(OperatorCreate(s->da, s->scatter, &s->A));
+  PetscCall(MatShellSetVecType(s->A, s->vectype));
+  PetscCall(s->ops->coefficients(s, coef));
+  PetscCall(OperatorSetCoefficients(s->A, coef, s->hx, s->hy));
+
+  PetscCall(KSPCreate(s->comm, &s->ksp));
+  PetscCall(KSPSetOperators(s->ksp, s->A, s->A));
+  PetscCall(KSPSetType(s->ksp, KSPCG));
+  PetscCall(KSPGetPC(s->ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(s->ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
+  PetscCall(KSPSetInitialGuessNonzero(s->ksp, PETSC_TRUE));
+  PetscCall(KSPSetFromOptions(s->ksp));
+  PetscCall(CheckKSPType(s));
+  PetscCall(KSPSetUp(s->ksp));
+
+  PetscCall(PetscCalloc1(s->max_steps + 1, &s->its));
+  PetscCall(s->ops->initial(s, s->u));
+  s->setup = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
+{
+  KSPConvergedReason reason;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
+  PetscCall(s->ops->rhs(s, s->u, s->b));
+  if (guess) PetscCall(VecCopy(guess, s->u));
+  PetscCall(KSPSolve(s->ksp, s->b, s->u));
+  PetscCall(KSPGetIterationNumber(s->ksp, &n));
+  PetscCall(KSPGetConvergedReason(s->ksp, &reason));
+  PetscCheck(reason > 0, s->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": the linear solve did not converge (%s after %" PetscInt_FMT " iterations)", s->step + 1, KSPConvergedReasons[reason], n);
+  s->its[s->step++] = n;
+  s->its_total += n;
+  s->t += s->dt;
+  if (its) *its = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSolveAll(Solver s)
+{
+  PetscFunctionBegin;
+  while (s->step < s->max_steps) PetscCall(SolverStep(s, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
+{
+  const PetscScalar ***a;
+  PetscInt             xs, ys, xm, ym;
+  uint64_t             h = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
+  PetscCall(DMDAVecGetArrayDOFRead(s->da, s->u, &a));
+  for (PetscInt j = ys; j < ys + ym; j++)
+    for (PetscInt i = xs; i < xs + xm; i++)
+      for (PetscInt c = 0; c < s->dof; c++) h += hash_term(((uint64_t)j * s->M + i) * s->dof + c, a[j][i][c]);
+  PetscCall(DMDAVecRestoreArrayDOFRead(s->da, s->u, &a));
+  PetscCallMPI(MPI_Allreduce(&h, hash, 1, MPI_UINT64_T, MPI_SUM, s->comm)); /* integer: exact */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(s->ops->verify(s, l2, mx, ok, why, len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverGetState(Solver s, Vec *u) { *u = s->u; return PETSC_SUCCESS; }
+PetscErrorCode SolverGetDM(Solver s, DM *da) { *da = s->da; return PETSC_SUCCESS; }
+PetscErrorCode SolverGetKSP(Solver s, KSP *ksp) { *ksp = s->ksp; return PETSC_SUCCESS; }
+PetscErrorCode SolverGetScenario(Solver s, const char **name) { *name = s->scenario; return PETSC_SUCCESS; }
+
+PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt)
+{
+  if (step) *step = s->step;
+  if (max_steps) *max_steps = s->max_steps;
+  if (t) *t = s->t;
+  if (dt) *dt = s->dt;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step)
+{
+  if (total) *total = s->its_total;
+  if (per_step) *per_step = s->its;
+  return PETSC_SUCCESS;
+}
+
+/* The solver's part of the run summary, as YAML "key: value" lines (rank 0). */
+PetscErrorCode SolverWriteSummary(Solver s, FILE *f)
+{
+  KSPType ksp;
+  PCType  pc;
+  PC      p;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetType(s->ksp, &ksp));
+  PetscCall(KSPGetPC(s->ksp, &p));
+  PetscCall(PCGetType(p, &pc));
+  PetscCall(PetscFPrintf(s->comm, f, "scenario: %s\ngrid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\ncomponents: %" PetscInt_FMT "\n", s->scenario, s->M, s->N, s->dof));
+  PetscCall(PetscFPrintf(s->comm, f, "steps: %" PetscInt_FMT "\ndt: %.17g\nfinal_time: %.17g\n", s->step, (double)s->dt, (double)s->t));
+  PetscCall(PetscFPrintf(s->comm, f, "ksp_type: %s\npc_type: %s\nvec_type: %s\noperator_summation: %s\n", ksp, pc, s->vectype, s->scatter ? "scatter" : "gather"));
+  PetscCall(PetscFPrintf(s->comm, f, "ksp_iterations_total: %" PetscInt_FMT "\nksp_iterations: [", s->its_total));
+  for (PetscInt i = 0; i < s->step; i++) PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));
+  PetscCall(PetscFPrintf(s->comm, f, "]\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverDestroy(Solver *s)
+{
+  PetscFunctionBegin;
+  if (!*s) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*s)->A) PetscCall(OperatorDestroyContext((*s)->A));
+  PetscCall(MatDestroy(&(*s)->A));
+  PetscCall(KSPDestroy(&(*s)->ksp));
+  PetscCall(VecDestroy(&(*s)->u));
+  PetscCall(VecDestroy(&(*s)->b));
+  PetscCall(DMDestroy(&(*s)->da));
+  PetscCall(PetscFree((*s)->its));
+  PetscCall(PetscFree(*s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,60 @@
+/* solver/solver_impl.h: the Solver's private state, shared by solver.c,
+ * operator.c and the scenario files. */
+#ifndef MINIAPP_SOLVER_IMPL_H
+#define MINIAPP_SOLVER_IMPL_H
+
+#include "solver.h"
+#include "reduce.h"
+
+/* Matrix-free operator y_c = u_c - coef_c * Lap_h(u_c) on the DMDA. */
+typedef struct {
+  DM            da;
+  Vec           uloc; /* ghosted work vector; outer Dirichlet ghosts stay 0 */
+  PetscInt      dof;
+  PetscReal     coef[2], ihx2, ihy2;
+  PetscBool     scatter; /* face fluxes scatter-added (atomic build)       */
+  scatter_plan *plan;    /* face contributions -> owned cells (+ one sink) */
+  double       *flux;    /* [2 * nface] signed face fluxes                 */
+  double       *lap;     /* [nowned + 1] Laplacian accumulator             */
+  size_t        nface;
+} OpCtx;
+
+PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
+PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
+PetscErrorCode OperatorDestroyContext(Mat A);
+
+typedef struct _ScenarioOps ScenarioOps;
+struct _p_Solver {
+  MPI_Comm           comm;
+  const ScenarioOps *ops;
+  char               scenario[32];
+  DM                 da;
+  Mat                A;
+  KSP                ksp;
+  Vec                u, b, uprev;
+  PetscInt           M, N, dof, step, max_steps, its_total, *its;
+  PetscReal          t, dt, Lx, Ly, hx, hy;
+  PetscBool          setup, stock;
+  char               vectype[32];
+  PetscBool          scatter;
+  /* heat */
+  PetscReal          D, theta, mms_tol;
+  /* Gray-Scott */
+  PetscReal          Du, Dv, F, k;
+  PetscInt           gs_seed;
+};
+
+struct _ScenarioOps {
+  const char    *name;
+  PetscInt       dof;
+  DMBoundaryType boundary;
+  PetscErrorCode (*setfromoptions)(Solver);
+  PetscErrorCode (*coefficients)(Solver, PetscReal coef[]);
+  PetscErrorCode (*initial)(Solver, Vec u);
+  PetscErrorCode (*rhs)(Solver, Vec u, Vec b); /* b for the step t -> t+dt */
+  PetscErrorCode (*verify)(Solver, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len);
+};
+
+extern const ScenarioOps HeatScenario, GrayScottScenario;
+
+#endif

@@ -1,0 +1,261 @@
+/* solver/vecred.c: a PETSc Vec type whose every reduction goes through
+ * kernels/reduce.h with a chosen strategy. The type builds a standard Seq/MPI
+ * vector and replaces its reduction ops; VecDuplicate keeps the type, so KSP
+ * work vectors carry it too. Not here: element-wise ops (PETSc's are exact
+ * per element, hence order-free).
+ * Registered types: "fpna" (the compiled strategy, what the app uses) and
+ * "fpna_atomic", "fpna_deterministic", "fpna_reproducible" (for benchmarks
+ * that compare strategies side by side in one process).
+ * Across ranks: atomic uses MPI_Allreduce (order up to MPI); deterministic
+ * gathers the per-rank partials and sums them in rank order on every rank;
+ * reproducible gathers the exact accumulators and merges them (exact).
+ * The *_local ops (used by VecDotBegin/End in pipelined Krylov methods) give
+ * rank-local values only: PETSc then adds them with MPI_Allreduce, outside
+ * the switch; solver.c rejects those methods in non-atomic builds. */
+#include "vecred.h"
+#include "solver.h" /* PETSC_SUCCESS on PETSc 3.18 */
+#include "solver_reduction.h"
+
+#include <petsc/private/vecimpl.h>
+
+PETSC_EXTERN PetscErrorCode VecCreate_Seq(Vec);
+PETSC_EXTERN PetscErrorCode VecCreate_MPI(Vec);
+
+static PetscInt64 reduction_count = 0; /* global reductions through these ops */
+
+PetscInt64 VecFPNAGetReductionCount(void) { return reduction_count; }
+
+/* out[j] = global value of partials p[j], j < n, combined with strategy s. */
+static PetscErrorCode CombineAcrossRanks(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  reduction_count++;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (s == RED_ATOMIC) {
+    PetscReal loc[64];
+    PetscCheck(n <= 64, comm, PETSC_ERR_SUP, "at most 64 simultaneous reductions");
+    for (PetscInt j = 0; j < n; j++) loc[j] = p[j].d;
+    if (size == 1) {
+      for (PetscInt j = 0; j < n; j++) out[j] = loc[j];
+    } else PetscCallMPI(MPI_Allreduce(loc, out, (PetscMPIInt)n, MPIU_REAL, MPI_SUM, comm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (size == 1) {
+    for (PetscInt j = 0; j < n; j++) out[j] = red_combine(s, 1, &p[j]);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  red_partial_t *all, *col;
+  PetscCall(PetscMalloc2((size_t)size * n, &all, size, &col));
+  PetscCallMPI(MPI_Allgather(p, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, all, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, comm));
+  for (PetscInt j = 0; j < n; j++) {
+    for (PetscMPIInt r = 0; r < size; r++) col[r] = all[(size_t)r * n + j]; /* rank order */
+    out[j] = red_combine(s, size, col);
+  }
+  PetscCall(PetscFree2(all, col));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p)
+{
+  const PetscScalar *xa, *ya = NULL;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (y) PetscCall(VecGetArrayRead(y, &ya));
+  red_local(s, op, (size_t)n, xa, ya, p);
+  if (y) PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LocalMaxAbs(Vec x, PetscReal *m)
+{
+  const PetscScalar *xa;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  *m = 0.0;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal a = PetscAbsScalar(xa[i]);
+    if (a > *m || PetscIsNanReal(a)) *m = a;
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Dot(red_strategy_t s, Vec x, Vec y, PetscScalar *z)
+{
+  red_partial_t p;
+
+  PetscFunctionBegin;
+  PetscCall(LocalPartial(s, RED_OP_DOT, x, y, &p));
+  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 1, &p, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MDot(red_strategy_t s, Vec x, PetscInt nv, const Vec y[], PetscScalar *z)
+{
+  red_partial_t p[64];
+
+  PetscFunctionBegin;
+  for (PetscInt j0 = 0; j0 < nv; j0 += 64) { /* batches of 64: one collective each */
+    PetscInt m = PetscMin(64, nv - j0);
+    for (PetscInt j = 0; j < m; j++) PetscCall(LocalPartial(s, RED_OP_DOT, x, y[j0 + j], &p[j]));
+    PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, m, p, z + j0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Norm(red_strategy_t s, Vec x, NormType type, PetscReal *z)
+{
+  MPI_Comm      comm = PetscObjectComm((PetscObject)x);
+  red_partial_t p[2];
+
+  PetscFunctionBegin;
+  if (type == NORM_INFINITY) { /* a max is exact in any order */
+    PetscReal m;
+    PetscCall(LocalMaxAbs(x, &m));
+    PetscCall(MPIU_Allreduce(&m, z, 1, MPIU_REAL, MPIU_MAX, comm));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (type == NORM_1 || type == NORM_1_AND_2) PetscCall(LocalPartial(s, RED_OP_ASUM, x, NULL, &p[0]));
+  if (type != NORM_1) PetscCall(LocalPartial(s, RED_OP_SUMSQ, x, NULL, &p[type == NORM_1_AND_2 ? 1 : 0]));
+  PetscCall(CombineAcrossRanks(comm, s, type == NORM_1_AND_2 ? 2 : 1, p, z));
+  if (type == NORM_2 || type == NORM_FROBENIUS) z[0] = PetscSqrtReal(z[0]);
+  if (type == NORM_1_AND_2) z[1] = PetscSqrtReal(z[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DotNorm2(red_strategy_t s, Vec x, Vec y, PetscScalar *dp, PetscScalar *nm)
+{
+  red_partial_t p[2];
+  PetscReal     z[2];
+
+  PetscFunctionBegin;
+  PetscCall(LocalPartial(s, RED_OP_DOT, x, y, &p[0]));
+  PetscCall(LocalPartial(s, RED_OP_SUMSQ, y, NULL, &p[1]));
+  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 2, p, z));
+  *dp = z[0], *nm = z[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Sum(red_strategy_t s, Vec x, PetscScalar *z)
+{
+  red_partial_t p;
+
+  PetscFunctionBegin;
+  PetscCall(LocalPartial(s, RED_OP_SUM, x, NULL, &p));
+  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 1, &p, z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank-local values (VecDotBegin/End): see the file comment. */
+static PetscErrorCode DotLocal(red_strategy_t s, Vec x, Vec y, PetscScalar *z)
+{
+  red_partial_t p;
+
+  PetscFunctionBegin;
+  PetscCall(LocalPartial(s, RED_OP_DOT, x, y, &p));
+  *z = red_combine(s, 1, &p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MDotLocal(red_strategy_t s, Vec x, PetscInt nv, const Vec y[], PetscScalar *z)
+{
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < nv; j++) PetscCall(DotLocal(s, x, y[j], &z[j]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode NormLocal(red_strategy_t s, Vec x, NormType type, PetscReal *z)
+{
+  red_partial_t p;
+
+  PetscFunctionBegin;
+  if (type == NORM_INFINITY) {
+    PetscCall(LocalMaxAbs(x, z));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (type == NORM_1 || type == NORM_1_AND_2) {
+    PetscCall(LocalPartial(s, RED_OP_ASUM, x, NULL, &p));
+    z[0] = red_combine(s, 1, &p);
+  }
+  if (type != NORM_1) {
+    PetscCall(LocalPartial(s, RED_OP_SUMSQ, x, NULL, &p));
+    z[type == NORM_1_AND_2 ? 1 : 0] = red_combine(s, 1, &p); /* squared, as PETSc expects */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One set of ops per strategy, each with its strategy as a constant. */
+#define DEFINE_OPS(tag, S)                                                                                                          \
+  static PetscErrorCode Dot_##tag(Vec x, Vec y, PetscScalar *z) { return Dot(S, x, y, z); }                                       \
+  static PetscErrorCode MDot_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) { return MDot(S, x, nv, y, z); }            \
+  static PetscErrorCode Norm_##tag(Vec x, NormType t, PetscReal *z) { return Norm(S, x, t, z); }                                 \
+  static PetscErrorCode DotNorm2_##tag(Vec x, Vec y, PetscScalar *d, PetscScalar *n) { return DotNorm2(S, x, y, d, n); }         \
+  static PetscErrorCode Sum_##tag(Vec x, PetscScalar *z) { return Sum(S, x, z); }                                                 \
+  static PetscErrorCode DotLocal_##tag(Vec x, Vec y, PetscScalar *z) { return DotLocal(S, x, y, z); }                             \
+  static PetscErrorCode MDotLocal_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) { return MDotLocal(S, x, nv, y, z); }  \
+  static PetscErrorCode NormLocal_##tag(Vec x, NormType t, PetscReal *z) { return NormLocal(S, x, t, z); }                       \
+  static PetscErrorCode VecCreate_FPNA_##tag(Vec v)                                                                               \
+  {                                                                                                                               \
+    PetscMPIInt size;                                                                                                             \
+    PetscFunctionBegin;                                                                                                           \
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size));                                                          \
+    PetscCall(size > 1 ? VecCreate_MPI(v) : VecCreate_Seq(v));                                                                    \
+    v->ops->dot = v->ops->tdot = Dot_##tag; /* real scalars: tdot == dot */                                                      \
+    v->ops->mdot = v->ops->mtdot = MDot_##tag;                                                                                    \
+    v->ops->norm                 = Norm_##tag;                                                                                    \
+    v->ops->dotnorm2             = DotNorm2_##tag;                                                                                \
+    v->ops->sum                  = Sum_##tag;                                                                                     \
+    v->ops->dot_local = v->ops->tdot_local = DotLocal_##tag;                                                                      \
+    v->ops->mdot_local = v->ops->mtdot_local = MDotLocal_##tag;                                                                   \
+    v->ops->norm_local                       = NormLocal_##tag;                                                                   \
+    PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNA_##S));                                                            \
+    PetscFunctionReturn(PETSC_SUCCESS);                                                                                           \
+  }
+
+#define VECFPNA_RED_ATOMIC        VECFPNA_ATOMIC
+#define VECFPNA_RED_DETERMINISTIC VECFPNA_DETERMINISTIC
+#define VECFPNA_RED_REPRODUCIBLE  VECFPNA_REPRODUCIBLE
+DEFINE_OPS(atomic, RED_ATOMIC)
+DEFINE_OPS(deterministic, RED_DETERMINISTIC)
+DEFINE_OPS(reproducible, RED_REPRODUCIBLE)
+
+/* "fpna": the compiled strategy, under its own name so that duplicates
+ * (which re-create by type name) come back as "fpna". */
+static PetscErrorCode VecCreate_FPNA(Vec v)
+{
+  PetscFunctionBegin;
+#if defined(MINIAPP_SOLVER_REDUCTION_ATOMIC)
+  PetscCall(VecCreate_FPNA_atomic(v));
+#elif defined(MINIAPP_SOLVER_REDUCTION_DETERMINISTIC)
+  PetscCall(VecCreate_FPNA_deterministic(v));
+#else
+  PetscCall(VecCreate_FPNA_reproducible(v));
+#endif
+  PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNARegister(void)
+{
+  static PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecRegister(VECFPNA, VecCreate_FPNA));
+  PetscCall(VecRegister(VECFPNA_ATOMIC, VecCreate_FPNA_atomic));
+  PetscCall(VecRegister(VECFPNA_DETERMINISTIC, VecCreate_FPNA_deterministic));
+  PetscCall(VecRegister(VECFPNA_REPRODUCIBLE, VecCreate_FPNA_reproducible));
+  done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *VecFPNACompiledStrategy(void) { return red_strategy_name(SOLVER_STRATEGY); }
