@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# tests/solver_tests.sh: end-to-end tests of the miniapp executable, one per
+# ctest entry: solver_tests.sh NAME MINIAPP STRATEGY
+# Each test asserts the promise of the build's own reduction STRATEGY.
+set -u
+name=$1 app=$2 strategy=$3
+export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# key VALUE from a summary file
+key() { sed -n "s/^$2: *//p" "$1" | tr -d '"'; }
+run() { # run OUT [mpiexec -n N] ARGS...: summary in OUT, must be VALID
+  local out=$1; shift
+  local np=1
+  if [ "$1" = "-np" ]; then np=$2; shift 2; fi
+  if [ "$np" = 1 ]; then "$app" "$@" -summary "$out" > "$out.log" 2>&1
+  else mpiexec -n "$np" "$app" "$@" -summary "$out" > "$out.log" 2>&1; fi
+  local rc=$?
+  [ $rc = 0 ] || { cat "$out.log"; fail "exit $rc for: $app $*"; }
+  [ "$(key "$out" verification)" = VALID ] || fail "not VALID: $*"
+}
+
+case $name in
+mms_order) # heat MMS error falls as h^2 under refinement (Crank-Nicolson, dt ~ h)
+  prev=""; orders=""
+  for m in 15 31 63; do
+    s=$(( (m + 1) / 16 * 8 ))
+    run "$tmp/h$m" -scenario heat -da_grid_x $m -da_grid_y $m -ts_max_steps $s -ts_dt $(awk "BEGIN{print 0.1/$s}")
+    e=$(key "$tmp/h$m" mms_error_l2)
+    [ -n "$prev" ] && orders="$orders $(awk "BEGIN{print log($prev/$e)/log(2)}")"
+    prev=$e
+    echo "grid $m: L2 error $e"
+  done
+  echo "observed orders:$orders"
+  for o in $orders; do awk "BEGIN{exit !($o > 1.8 && $o < 2.3)}" || fail "order $o not near 2"; done
+  ;;
+valid) # both scenarios run, verify VALID and report their keys
+  run "$tmp/h" -scenario heat -da_grid_x 40 -da_grid_y 24
+  run "$tmp/g" -scenario grayscott -da_grid_x 48 -da_grid_y 40 -ts_max_steps 20
+  for k in solver_reduction surrogate_reduction scenario grid steps ksp_iterations_total ksp_iterations mms_error_l2 state_hash verification; do
+    grep -q "^$k:" "$tmp/h" || fail "summary lacks $k"
+  done
+  [ "$(key "$tmp/h" solver_reduction)" = "$strategy" ] || fail "summary says solver_reduction $(key "$tmp/h" solver_reduction), build is $strategy"
+  if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
+    /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert len(d["ksp_iterations"]) == d["steps"]' "$tmp/g" || fail "summary is not the documented YAML"
+  fi
+  ;;
+routing) # every Krylov reduction passes through the switch: CG does >= 3 per iteration
+  run "$tmp/a" -scenario heat -da_grid_x 33 -da_grid_y 17
+  its=$(key "$tmp/a" ksp_iterations_total) calls=$(key "$tmp/a" reduction_calls)
+  echo "iterations $its, reductions through the fpna Vec type $calls"
+  [ "$calls" -ge $((3 * its)) ] || fail "only $calls reductions for $its CG iterations: work vectors bypass the switch"
+  run "$tmp/b" -scenario heat -da_grid_x 33 -da_grid_y 17 -solver_stock_vec
+  [ "$(key "$tmp/b" reduction_calls)" = 0 ] || fail "stock vectors should not use the fpna ops"
+  ;;
+stock_cg) # PETSc's own vectors on the same operator: same iterations per step, +-1
+  for sc in heat grayscott; do
+    run "$tmp/o" -scenario $sc -da_grid_x 61 -da_grid_y 47 -ts_max_steps 12
+    run "$tmp/s" -scenario $sc -da_grid_x 61 -da_grid_y 47 -ts_max_steps 12 -solver_stock_vec
+    a=$(key "$tmp/o" ksp_iterations | tr -d '[],') b=$(key "$tmp/s" ksp_iterations | tr -d '[],')
+    echo "$sc ours:  $a"; echo "$sc stock: $b"
+    paste <(tr ' ' '\n' <<< "$a") <(tr ' ' '\n' <<< "$b") | awk '{d=$1-$2; if (d>1||d<-1) bad=1} END{exit bad}' || fail "$sc: iteration counts differ by more than 1"
+  done
+  ;;
+bitwise) # the build's determinism promise, on a sensitive problem with odd sizes
+  args="-scenario grayscott -da_grid_x 67 -da_grid_y 53 -ts_max_steps 30"
+  case $strategy in
+  reproducible) # identical for any rank and thread count
+    run "$tmp/r1" $args -threads 1
+    run "$tmp/r2" $args -threads 2
+    run "$tmp/r3" -np 2 $args -threads 1
+    run "$tmp/r4" -np 3 $args -threads 1
+    h=$(key "$tmp/r1" state_hash)
+    for f in r2 r3 r4; do [ "$(key "$tmp/$f" state_hash)" = "$h" ] || fail "state_hash $f $(key "$tmp/$f" state_hash) != 1 rank x 1 thread $h"; done
+    echo "state_hash $h for 1x1, 1x2, 2x1 and 3x1 ranks x threads"
+    ;;
+  deterministic) # identical on reruns of one configuration (any thread count)
+    run "$tmp/d1" -np 2 $args -threads 2
+    run "$tmp/d2" -np 2 $args -threads 2
+    run "$tmp/d3" -np 2 $args -threads 1
+    [ "$(key "$tmp/d1" state_hash)" = "$(key "$tmp/d2" state_hash)" ] || fail "deterministic rerun changed the state_hash"
+    [ "$(key "$tmp/d1" state_hash)" = "$(key "$tmp/d3" state_hash)" ] || fail "deterministic: the thread count changed the state_hash"
+    echo "state_hash $(key "$tmp/d1" state_hash) on reruns"
+    ;;
+  atomic) # seeded orders replay exactly; different seeds give different bits
+    run "$tmp/a1" $args -atomic_order_seed 1
+    run "$tmp/a1b" $args -atomic_order_seed 1
+    run "$tmp/a2" $args -atomic_order_seed 2
+    [ "$(key "$tmp/a1" state_hash)" = "$(key "$tmp/a1b" state_hash)" ] || fail "the same atomic_order_seed must replay the same bits"
+    [ "$(key "$tmp/a1" state_hash)" != "$(key "$tmp/a2" state_hash)" ] || fail "seeds 1 and 2 gave identical bits: the atomic order has no effect"
+    echo "seed 1: $(key "$tmp/a1" state_hash), seed 2: $(key "$tmp/a2" state_hash)"
+    ;;
+  esac
+  ;;
+bad_input) # one clear line naming the problem, nonzero exit, no output file
+  check() { # check REGEX ARGS...
+    local re=$1; shift
+    rm -f "$tmp/out.yaml"*
+    local sum=(-summary "$tmp/out.yaml")
+    case " $* " in *" -summary "*) sum=() ;; esac
+    "$app" "$@" "${sum[@]}" > "$tmp/stdout" 2> "$tmp/stderr"
+    local rc=$?
+    [ $rc != 0 ] || fail "exit 0 for bad input: $*"
+    [ "$(wc -l < "$tmp/stderr")" = 1 ] || { cat "$tmp/stderr"; fail "expected one error line for: $*"; }
+    grep -Eq -- "$re" "$tmp/stderr" || { cat "$tmp/stderr"; fail "message does not match '$re' for: $*"; }
+    [ -z "$(ls "$tmp"/out.yaml* 2>/dev/null)" ] || fail "an output file was left behind for: $*"
+    echo "ok ($rc): $* -> $(cat "$tmp/stderr")"
+  }
+  check 'da_grid_x 0' -da_grid_x 0
+  check 'da_grid_y -5' -da_grid_y -5
+  check 'da_grid_x 1000000' -da_grid_x 1000000
+  check 'ts_dt 0' -ts_dt 0
+  check 'ts_dt -1' -ts_dt -1
+  check 'ts_dt nan' -ts_dt nan
+  check 'ts_max_steps -3' -ts_max_steps -3
+  check 'scenario' -scenario nosuch
+  check 'heat_theta 0.2' -scenario heat -heat_theta 0.2
+  check 'threads -1' -threads -1
+  check 'ts_max_step: unknown' -ts_max_step 3
+  check 'gs_F: unknown' -scenario heat -gs_F 0.03
+  check 'options_file .*nosuch.opts' -options_file "$tmp/nosuch.opts"
+  check 'summary .*cannot write' -ts_max_steps 1 -summary /nonexistent-dir/x.yaml
+  if [ "$strategy" != atomic ]; then check 'ksp_type pipecg' -ksp_type pipecg; fi
+  ;;
+*) fail "unknown test $name" ;;
+esac
+echo "PASS $name"
