@@ -14,22 +14,39 @@
 /* Below this many points per rank the OpenMP fork costs more than it saves. */
 #define OP_PAR_MIN_POINTS 32768
 
-static PetscErrorCode MultGather(OpCtx *op, const PetscScalar ***u, PetscScalar ***y)
-{
-  DMDALocalInfo info;
+/* Raw-array layout of the ghosted local vector: point (i, j), component c
+ * is at ((j - gys) * gxm + (i - gxs)) * dof + c. */
+typedef struct {
+  PetscInt xs, ys, xm, ym, gxs, gys, gxm, dof;
+} Layout;
 
+static PetscErrorCode GetLayout(DM da, Layout *L)
+{
   PetscFunctionBegin;
-  PetscCall(DMDAGetLocalInfo(op->da, &info));
-  const PetscReal ihx2 = op->ihx2, ihy2 = op->ihy2;
-#pragma omp parallel for schedule(static) if (info.xm * info.ym > OP_PAR_MIN_POINTS)
-  for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
-    for (PetscInt i = info.xs; i < info.xs + info.xm; i++)
-      for (PetscInt c = 0; c < info.dof; c++) {
-        PetscScalar p   = u[j][i][c];
-        PetscScalar lap = ((u[j][i - 1][c] - p) + (u[j][i + 1][c] - p)) * ihx2 + ((u[j - 1][i][c] - p) + (u[j + 1][i][c] - p)) * ihy2;
-        y[j][i][c]      = p - op->coef[c] * lap;
-      }
+  PetscCall(DMDAGetCorners(da, &L->xs, &L->ys, NULL, &L->xm, &L->ym, NULL));
+  PetscCall(DMDAGetGhostCorners(da, &L->gxs, &L->gys, NULL, &L->gxm, NULL, NULL));
+  PetscCall(DMDAGetInfo(da, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &L->dof, NULL, NULL, NULL, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline const PetscScalar *Row(const Layout *L, const PetscScalar *u, PetscInt j) { return u + ((j - L->gys) * L->gxm + (L->xs - L->gxs)) * L->dof; }
+
+static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
+{
+  const PetscReal ihx2 = op->ihx2, ihy2 = op->ihy2;
+  const PetscInt  d = L->dof, n = L->xm * d, stride = L->gxm * d;
+#pragma omp parallel for schedule(static) if (L->xm * L->ym > OP_PAR_MIN_POINTS)
+  for (PetscInt j = L->ys; j < L->ys + L->ym; j++) {
+    const PetscScalar *r = Row(L, u, j), *rs = r - stride, *rn = r + stride;
+    PetscScalar       *yr = y + (j - L->ys) * n;
+    for (PetscInt c = 0; c < d; c++) {
+      const PetscReal cf = op->coef[c];
+      for (PetscInt k = c; k < n; k += d) {
+        PetscScalar p = r[k], lap = ((r[k - d] - p) + (r[k + d] - p)) * ihx2 + ((rs[k] - p) + (rn[k] - p)) * ihy2;
+        yr[k]         = p - cf * lap;
+      }
+    }
+  }
 }
 
 /* Faces of the owned block, per component: x-faces (i-1|i) for i in
@@ -61,54 +78,58 @@ static PetscErrorCode BuildFacePlan(OpCtx *op)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MultScatter(OpCtx *op, const PetscScalar ***u, PetscScalar ***y)
+static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
 {
-  DMDALocalInfo info;
-
-  PetscFunctionBegin;
-  PetscCall(DMDAGetLocalInfo(op->da, &info));
-  const PetscInt xs = info.xs, ys = info.ys, xm = info.xm, ym = info.ym, dof = info.dof;
-  const size_t   nx = (size_t)(xm + 1) * ym, per_c = nx + (size_t)xm * (ym + 1);
+  const PetscInt xs = L->xs, ys = L->ys, xm = L->xm, ym = L->ym, d = L->dof, stride = L->gxm * d;
+  const size_t   per_c = (size_t)(xm + 1) * ym + (size_t)xm * (ym + 1), nowned = (size_t)xm * ym * d;
   double        *flux = op->flux;
 #pragma omp parallel for schedule(static) if (xm * ym > OP_PAR_MIN_POINTS)
-  for (PetscInt c = 0; c < dof; c++) { /* face fluxes, each computed once */
+  for (PetscInt c = 0; c < d; c++) { /* face fluxes, each computed once */
     size_t f = c * per_c;
-    for (PetscInt j = ys; j < ys + ym; j++)
-      for (PetscInt i = xs; i <= xs + xm; i++, f++) {
-        double F = (u[j][i][c] - u[j][i - 1][c]) * op->ihx2;
+    for (PetscInt j = ys; j < ys + ym; j++) {
+      const PetscScalar *r = Row(L, u, j) + c;
+      for (PetscInt i = 0; i <= xm; i++, f++) {
+        double F = (r[i * d] - r[(i - 1) * d]) * op->ihx2;
         flux[2 * f] = F, flux[2 * f + 1] = -F;
       }
-    for (PetscInt j = ys; j <= ys + ym; j++)
-      for (PetscInt i = xs; i < xs + xm; i++, f++) {
-        double F = (u[j][i][c] - u[j - 1][i][c]) * op->ihy2;
+    }
+    for (PetscInt j = ys; j <= ys + ym; j++) {
+      const PetscScalar *r = Row(L, u, j) + c, *rs = r - stride;
+      for (PetscInt i = 0; i < xm; i++, f++) {
+        double F = (r[i * d] - rs[i * d]) * op->ihy2;
         flux[2 * f] = F, flux[2 * f + 1] = -F;
       }
+    }
   }
-  size_t nowned = (size_t)xm * ym * dof;
-  PetscCall(PetscArrayzero(op->lap, nowned + 1));
+  for (size_t k = 0; k <= nowned; k++) op->lap[k] = 0.0;
   scatter_add(RED_ATOMIC, op->plan, flux, op->lap);
 #pragma omp parallel for schedule(static) if (xm * ym > OP_PAR_MIN_POINTS)
-  for (PetscInt j = ys; j < ys + ym; j++)
-    for (PetscInt i = xs; i < xs + xm; i++)
-      for (PetscInt c = 0; c < dof; c++) y[j][i][c] = u[j][i][c] - op->coef[c] * op->lap[((j - ys) * xm + (i - xs)) * dof + c];
-  PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt j = ys; j < ys + ym; j++) {
+    const PetscScalar *r = Row(L, u, j);
+    for (PetscInt k = 0; k < xm * d; k++) {
+      size_t o = (size_t)(j - ys) * xm * d + k;
+      y[o]     = r[k] - op->coef[k % d] * op->lap[o];
+    }
+  }
 }
 
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 {
-  OpCtx              *op;
-  const PetscScalar ***u;
-  PetscScalar      ***yy;
+  OpCtx             *op;
+  Layout             L;
+  const PetscScalar *u;
+  PetscScalar       *yy;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  PetscCall(GetLayout(op->da, &L));
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
-  PetscCall(DMDAVecGetArrayDOFRead(op->da, op->uloc, &u));
-  PetscCall(DMDAVecGetArrayDOF(op->da, y, &yy));
-  if (op->scatter) PetscCall(MultScatter(op, u, yy));
-  else PetscCall(MultGather(op, u, yy));
-  PetscCall(DMDAVecRestoreArrayDOF(op->da, y, &yy));
-  PetscCall(DMDAVecRestoreArrayDOFRead(op->da, op->uloc, &u));
+  PetscCall(VecGetArrayRead(op->uloc, &u));
+  PetscCall(VecGetArrayWrite(y, &yy));
+  if (op->scatter) MultScatter(op, &L, u, yy);
+  else MultGather(op, &L, u, yy);
+  PetscCall(VecRestoreArrayWrite(y, &yy));
+  PetscCall(VecRestoreArrayRead(op->uloc, &u));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

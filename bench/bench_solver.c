@@ -1,0 +1,128 @@
+/* bench/bench_solver.c: cost of each reduction strategy in the solver, side
+ * by side in one process. The same CG + Jacobi solve (heat operator, fixed
+ * iteration count) runs with PETSc's stock vectors and with the fpna Vec type
+ * of each strategy, repetitions interleaved, plus a STREAM triad and a dot
+ * measured in the same run. Prints time per iteration, ratios, and achieved
+ * bandwidth of a CG iteration under a stated traffic model. Not a test. */
+#include "solver.h"
+#include "vecred.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void openblas_set_num_threads(int);
+
+typedef struct {
+  const char *label, *vectype;
+  PetscBool   scatter;
+  Solver      s;
+  Vec         b, x;
+  double      best;
+} Config;
+
+/* Best-of-reps seconds for one sweep of a[i] = b[i] + 3 c[i] (triad) and a dot. */
+static void Stream(size_t n, double *triad_gbs, double *dot_gbs)
+{
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c), bt = 1e30, bd = 1e30, sink = 0;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
+  for (int r = 0; r < 10; r++) {
+    double t = MPI_Wtime();
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
+    t = MPI_Wtime() - t, bt = t < bt ? t : bt;
+    double s = 0;
+    t = MPI_Wtime();
+#pragma omp parallel for schedule(static) reduction(+ : s)
+    for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+    t = MPI_Wtime() - t, bd = t < bd ? t : bd, sink += s;
+  }
+  *triad_gbs = 3.0 * 8 * n / bt / 1e9, *dot_gbs = 2.0 * 8 * n / bd / 1e9;
+  if (sink == 42) printf(" ");
+  free(a), free(b), free(c);
+}
+
+static PetscErrorCode SetUpConfig(Config *c, PetscInt its)
+{
+  KSP ksp;
+  Mat A;
+  Vec u;
+
+  PetscFunctionBegin;
+  PetscCall(SolverCreate(PETSC_COMM_WORLD, &c->s));
+  PetscCall(SolverSetFromOptions(c->s));
+  PetscCall(SolverSetReductionOverride(c->s, c->vectype, c->scatter));
+  PetscCall(SolverSetUp(c->s));
+  PetscCall(SolverGetKSP(c->s, &ksp));
+  PetscCall(KSPSetTolerances(ksp, 1e-300, 0, PETSC_DEFAULT, its)); /* exactly `its` iterations */
+  PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(SolverGetState(c->s, &u));
+  PetscCall(VecDuplicate(u, &c->b));
+  PetscCall(VecDuplicate(u, &c->x));
+  PetscCall(MatMult(A, u, c->b));
+  c->best = 1e30;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Config   cfg[] = {{"petsc-stock", VECSTANDARD, PETSC_FALSE}, {"atomic", VECFPNA_ATOMIC, PETSC_TRUE}, {"atomic-vec+gather-op", VECFPNA_ATOMIC, PETSC_FALSE},
+                    {"deterministic", VECFPNA_DETERMINISTIC, PETSC_FALSE}, {"reproducible", VECFPNA_REPRODUCIBLE, PETSC_FALSE}};
+  int      nc = sizeof cfg / sizeof *cfg;
+  PetscInt its = 40, reps = 5, n, N;
+  double   triad, dotbw;
+
+  if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  PetscCall(PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n"));
+  { /* defaults: the heat operator on a grid far larger than the caches */
+    const char *def[][2] = {{"-scenario", "heat"}, {"-da_grid_x", "2048"}, {"-da_grid_y", "2048"}};
+    for (int i = 0; i < 3; i++) {
+      PetscBool set;
+      PetscCall(PetscOptionsHasName(NULL, NULL, def[i][0], &set));
+      if (!set) PetscCall(PetscOptionsSetValue(NULL, def[i][0], def[i][1]));
+    }
+  }
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_its", &its, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
+  PetscCheck(its > 0 && reps > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_its and -bench_reps must be positive");
+  for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
+  PetscCall(VecGetLocalSize(cfg[0].b, &n));
+  PetscCall(VecGetSize(cfg[0].b, &N));
+  for (PetscInt r = 0; r < reps; r++)
+    for (int i = 0; i < nc; i++) {
+      KSP ksp;
+      PetscCall(SolverGetKSP(cfg[i].s, &ksp));
+      PetscCall(VecZeroEntries(cfg[i].x));
+      PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+      double t = MPI_Wtime();
+      PetscCall(KSPSolve(ksp, cfg[i].b, cfg[i].x));
+      t = MPI_Wtime() - t;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+      if (t < cfg[i].best) cfg[i].best = t;
+    }
+  Stream((size_t)n, &triad, &dotbw);
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &triad, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dotbw, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  /* Traffic model of one KSPCG + Jacobi iteration, in vector passes of 8N
+   * bytes: MatMult 4 (global-to-local copy 2, stencil 2), 2 dots 4, norm 1,
+   * 2 AXPY 6, Jacobi 3, AYPX 3 = 21. Write-allocate traffic not counted. */
+  const double passes = 21.0, bytes = passes * 8.0 * (double)N;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_solver: %" PetscInt_FMT " unknowns, %d ranks x %d threads, %" PetscInt_FMT " CG iterations, best of %" PetscInt_FMT "\n", N, size, omp_get_max_threads(), its, reps));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "STREAM triad %.1f GB/s, dot %.1f GB/s (same run, same threads)\n", triad, dotbw));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %10s %10s %12s %10s\n", "variant", "ms/iter", "/atomic", "/stock", "GB/s(model)", "%triad"));
+  for (int i = 0; i < nc; i++) {
+    double ms = 1e3 * cfg[i].best / its, gbs = bytes / (cfg[i].best / its) / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.3f %10.3f %10.3f %12.1f %9.0f%%\n", cfg[i].label, ms, cfg[i].best / cfg[1].best, cfg[i].best / cfg[0].best, gbs, 100 * gbs / triad));
+  }
+  for (int i = 0; i < nc; i++) {
+    PetscCall(VecDestroy(&cfg[i].b));
+    PetscCall(VecDestroy(&cfg[i].x));
+    PetscCall(SolverDestroy(&cfg[i].s));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/setup.sh [VARIANT...]: install the Debian packages the project needs
+# (only those missing), then configure and build each variant in
+# build/<variant>, where VARIANT is a strategy used for both halves
+# (atomic|deterministic|reproducible; default: reproducible).
+# Environment: CC, CFLAGS, CMAKE_ARGS (extra configure flags), JOBS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkgs="build-essential cmake pkg-config petsc-dev libopenblas-dev libnetcdf-dev libopenmpi-dev openmpi-bin python3-yaml python3-netcdf4 python3-matplotlib"
+missing=""
+for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+variants=${*:-reproducible}
+for v in $variants; do
+  case $v in atomic|deterministic|reproducible) ;; *) echo "setup: unknown variant '$v' (atomic|deterministic|reproducible)" >&2; exit 2 ;; esac
+  cmake -S . -B "build/$v" -DMINIAPP_SOLVER_REDUCTION="$v" -DMINIAPP_SURROGATE_REDUCTION="$v" ${CMAKE_ARGS:-} > "build-$v.configure.log" 2>&1 \
+    || { cat "build-$v.configure.log"; exit 1; }
+  grep "miniapp:" "build-$v.configure.log" | sed "s/^/[$v] /"
+  rm -f "build-$v.configure.log"
+  cmake --build "build/$v" -j "${JOBS:-2}" > /dev/null || cmake --build "build/$v" -j 1
+done
