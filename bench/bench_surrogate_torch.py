@@ -1,0 +1,98 @@
+"""bench/bench_surrogate_torch.py: the PyTorch reference for bench_surrogate.c.
+
+Same MLP (5-32-32-1 by default, leaky ReLU 2^-6, MSE, AdamW), same data (one
+explicit heat step on random 5-point stencils) and batch (512x512 samples),
+trained once in PyTorch's default mode and once with
+torch.use_deterministic_algorithms(True), in the same run; prints samples/s and
+the ratio deterministic/default. Runs on CUDA when available, else on the CPU.
+Usage: python3 bench/bench_surrogate_torch.py [--n 262144] [--steps 20] [--layers 32,32]
+(on CUDA set CUBLAS_WORKSPACE_CONFIG=:4096:8 for the deterministic mode; the
+script sets it when unset). The data are drawn with torch's generator, not the
+project's counter-based RNG: the same map and distribution, not the same bits.
+"""
+import argparse
+import os
+import time
+
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+import torch  # noqa: E402
+
+
+def heat_data(n, r, device, seed=7):
+    g = torch.Generator().manual_seed(seed)
+    u = torch.rand(n, 5, generator=g)
+    lap = (u[:, 1] + u[:, 2]) + (u[:, 3] + u[:, 4]) - 4.0 * u[:, 0]
+    t = (u[:, 0] + r * lap).unsqueeze(1)
+    # normalization from the batch, as the C surrogate does on its first batch
+    u = (u - u.mean(0)) / u.std(0, unbiased=False)
+    t = (t - t.mean(0)) / t.std(0, unbiased=False)
+    return u.to(device), t.to(device)
+
+
+def model(widths, device):
+    dims = [5] + widths + [1]
+    layers = []
+    for i in range(len(dims) - 1):
+        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
+        if i + 2 < len(dims):
+            layers.append(torch.nn.LeakyReLU(2.0**-6))
+    torch.manual_seed(42)
+    return torch.nn.Sequential(*layers).to(device)
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def run(deterministic, args, device, x, t):
+    torch.use_deterministic_algorithms(deterministic)
+    net = model(args.widths, device)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
+    lossf = torch.nn.MSELoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = lossf(net(x), t)
+        loss.backward()
+        opt.step()
+        return loss
+
+    step()  # warm-up
+    sync(device)
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    sync(device)
+    t1 = time.perf_counter()
+    with torch.no_grad():
+        for _ in range(args.steps):
+            net(x)
+    sync(device)
+    t2 = time.perf_counter()
+    torch.use_deterministic_algorithms(False)
+    return (t1 - t0) / args.steps, (t2 - t1) / args.steps
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=512 * 512)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--layers", default="32,32")
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = p.parse_args()
+    args.widths = [int(w) for w in args.layers.split(",")]
+    device = torch.device(args.device)
+    x, t = heat_data(args.n, 0.2, device)
+    res = {}
+    for name, det in (("default", False), ("deterministic", True)):
+        res[name] = run(det, args, device, x, t)
+    dev = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu (%d threads)" % torch.get_num_threads()
+    print("bench_surrogate_torch: torch %s, device %s, batch %d, MLP 5-%s-1, %d steps" % (torch.__version__, dev, args.n, args.layers.replace(",", "-"), args.steps))
+    print("%-14s %12s %14s %10s %14s" % ("mode", "step ms", "train samp/s", "vs default", "infer samp/s"))
+    for name, (tt, tp) in res.items():
+        print("%-14s %12.3f %14.4g %10.3f %14.4g" % (name, 1e3 * tt, args.n / tt, tt / res["default"][0], args.n / tp))
+
+
+if __name__ == "__main__":
+    main()

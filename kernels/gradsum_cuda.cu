@@ -1,0 +1,170 @@
+/* kernels/gradsum_cuda.cu: the GPU tall-skinny reductions (see gradsum_cuda.h).
+ * Why each strategy is built this way:
+ *   atomic: one float partial per (pair, block) of GS_CHUNK samples, added to
+ *     the result with atomicAdd in arrival order, like common DL frameworks.
+ *   deterministic: the same partials written to memory and combined by a fixed
+ *     pairwise tree per pair; the split depends only on len, never on the GPU.
+ *   reproducible: products are exact in double; a first pass finds the largest
+ *     |product| (atomicMax on the bits of non-negative doubles is order-free),
+ *     a second pass adds every product's canonical split into int64 bins with
+ *     integer atomics (associative), so the bins equal rsum.c's.
+ * The CPU counterparts are surrogate/tallskinny_cpu.c and kernels/rsum.c. */
+#include "gradsum_cuda.h"
+
+#include <cuda_runtime.h>
+
+#define GS_THREADS 256
+#define GS_CHUNK   4096
+
+__device__ __forceinline__ void gs_rows(int p, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, const float **x, const float **y)
+{
+  int j = p / (ny + 1), k = p % (ny + 1);
+  *x = X + (size_t)j * ldx;
+  *y = k < ny ? Y + (size_t)k * ldy : nullptr;
+}
+
+__global__ void gradsum_float_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, float *partial, float *acc)
+{
+  __shared__ float sh[GS_THREADS];
+  const float     *x, *y;
+  int              p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
+  size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+  float  a  = 0.0f;
+  for (size_t i = s0 + t; i < s1; i += GS_THREADS) a = __fadd_rn(a, y ? __fmul_rn(x[i], y[i]) : x[i]);
+  sh[t] = a;
+  __syncthreads();
+  for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* fixed tree inside the block */
+    if (t < h) sh[t] = __fadd_rn(sh[t], sh[t + h]);
+    __syncthreads();
+  }
+  if (t == 0) {
+    if (acc) atomicAdd(&acc[p], sh[0]);
+    else partial[(size_t)p * nchunk + c] = sh[0];
+  }
+}
+
+/* One thread per pair: level-by-level pairwise tree over its chunk partials. */
+__global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float *out)
+{
+  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= npair) return;
+  float *q = partial + (size_t)p * nchunk;
+  for (int st = 1; st < nchunk; st *= 2)
+    for (int c = 0; c + st < nchunk; c += 2 * st) q[c] = __fadd_rn(q[c], q[c + st]);
+  out[p] = q[0];
+}
+
+__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, unsigned long long *mx)
+{
+  __shared__ double sh[GS_THREADS];
+  const float      *x, *y;
+  int               p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
+  size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+  double m  = 0.0;
+  for (size_t i = s0 + t; i < s1; i += GS_THREADS) m = fmax(m, fabs(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i]));
+  sh[t] = m;
+  __syncthreads();
+  for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
+    if (t < h) sh[t] = fmax(sh[t], sh[t + h]);
+    __syncthreads();
+  }
+  if (t == 0) atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[0]));
+}
+
+__global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, const unsigned long long *mx, unsigned long long *bins)
+{
+  __shared__ long long sh[3][GS_THREADS];
+  const float         *x, *y;
+  int                  p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  double               m = __longlong_as_double((long long)mx[p]);
+  if (!(m > 0.0)) return; /* uniform across the block */
+  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
+  int       top = gradsum_top_bin(m);
+  size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+  long long b[3] = {0, 0, 0}, q[3];
+  for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
+    gradsum_split(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i], top, q);
+    b[0] += q[0], b[1] += q[1], b[2] += q[2];
+  }
+  for (int k = 0; k < 3; k++) sh[k][t] = b[k];
+  __syncthreads();
+  for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* integer adds: any order is exact */
+    if (t < h)
+      for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
+    __syncthreads();
+  }
+  if (t == 0)
+    for (int k = 0; k < 3; k++) atomicAdd(&bins[3 * (size_t)p + k], (unsigned long long)sh[k][0]);
+}
+
+static int ws_reserve(gradsum_ws *ws, size_t dbytes, size_t hbytes)
+{
+  if (dbytes > ws->bytes) {
+    cudaFree(ws->dev);
+    ws->dev = nullptr, ws->bytes = 0;
+    cudaError_t e = cudaMalloc(&ws->dev, dbytes);
+    if (e != cudaSuccess) return (int)e;
+    ws->bytes = dbytes;
+  }
+  if (hbytes > ws->hbytes) {
+    free(ws->host);
+    ws->host   = malloc(hbytes);
+    ws->hbytes = ws->host ? hbytes : 0;
+    if (!ws->host) return (int)cudaErrorMemoryAllocation;
+  }
+  return 0;
+}
+
+extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part)
+{
+  int  nchunk = (int)((len + GS_CHUNK - 1) / GS_CHUNK);
+  if (npair <= 0) return 0;
+  if (nchunk == 0) {
+    for (int p = 0; p < npair; p++) part[p].d = 0.0, rsum_init(&part[p].r);
+    return 0;
+  }
+  dim3 grid((unsigned)npair, (unsigned)nchunk);
+  int  rc;
+  if (st == RED_REPRODUCIBLE) {
+    size_t bytes = 4 * (size_t)npair * sizeof(unsigned long long);
+    if ((rc = ws_reserve(ws, bytes, bytes))) return rc;
+    unsigned long long *mx = (unsigned long long *)ws->dev, *bins = mx + npair;
+    cudaMemsetAsync(mx, 0, bytes);
+    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, mx);
+    gradsum_bins_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, mx, bins);
+    if ((rc = (int)cudaMemcpy(ws->host, ws->dev, bytes, cudaMemcpyDeviceToHost))) return rc;
+    const unsigned long long *hm = (const unsigned long long *)ws->host, *hb = hm + npair;
+    for (int p = 0; p < npair; p++) {
+      double    m;
+      long long b[3];
+      memcpy(&m, &hm[p], sizeof m);
+      memcpy(b, &hb[3 * (size_t)p], sizeof b);
+      part[p].d = 0.0;
+      gradsum_to_rsum(m, b, &part[p].r);
+    }
+  } else {
+    int    det   = st == RED_DETERMINISTIC;
+    size_t bytes = (size_t)npair * sizeof(float) * (det ? (size_t)nchunk + 1 : 1);
+    if ((rc = ws_reserve(ws, bytes, (size_t)npair * sizeof(float)))) return rc;
+    float *out = (float *)ws->dev, *partial = out + npair;
+    if (det) {
+      gradsum_float_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, partial, nullptr);
+      gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, nchunk, partial, out);
+    } else {
+      cudaMemsetAsync(out, 0, (size_t)npair * sizeof(float));
+      gradsum_float_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, nullptr, out);
+    }
+    if ((rc = (int)cudaMemcpy(ws->host, out, (size_t)npair * sizeof(float), cudaMemcpyDeviceToHost))) return rc;
+    for (int p = 0; p < npair; p++) part[p].d = ((const float *)ws->host)[p];
+  }
+  return (int)cudaGetLastError();
+}
+
+extern "C" void gradsum_cuda_free(gradsum_ws *ws)
+{
+  cudaFree(ws->dev);
+  free(ws->host);
+  memset(ws, 0, sizeof *ws);
+}

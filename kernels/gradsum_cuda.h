@@ -1,0 +1,85 @@
+/* kernels/gradsum_cuda.h: batch sums of products on the GPU ("gradsum"), for
+ * the surrogate's tall-skinny gradient reductions, in the three strategies.
+ * Pair p (< npair) sums x[i]*y[i] over i < len, with x = X + (p/(ny+1))*ldx and
+ * y = Y + (p%(ny+1))*ldy, or y = 1 when p%(ny+1) == ny (the bias sums).
+ * The split helpers below are shared by host and device: the reproducible
+ * kernel's bins, rebuilt on the host with gradsum_to_rsum(), equal the state
+ * kernels/rsum.c reaches on the same products, whatever the order. */
+#ifndef MINIAPP_KERNELS_GRADSUM_CUDA_H
+#define MINIAPP_KERNELS_GRADSUM_CUDA_H
+
+#include "reduce.h"
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__CUDACC__)
+#define GS_HD __host__ __device__ __forceinline__
+#else
+#define GS_HD static inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define GS_DADD(a, b) __dadd_rn((a), (b))
+#define GS_DSUB(a, b) __dsub_rn((a), (b))
+#define GS_DMUL(a, b) __dmul_rn((a), (b))
+#else
+#define GS_DADD(a, b) ((a) + (b))
+#define GS_DSUB(a, b) ((a) - (b))
+#define GS_DMUL(a, b) ((a) * (b))
+#endif
+
+/* rsum.c's bin of a maximum magnitude mx > 0 (smallest K, mx < 2^((K+1)W-1)). */
+GS_HD int gradsum_top_bin(double mx)
+{
+  int e;
+  (void)frexp(mx, &e);
+  int a = e + RSUM_W;
+  int q = a >= 0 ? a / RSUM_W : -((-a + RSUM_W - 1) / RSUM_W);
+  return q - 1;
+}
+
+/* The canonical 3-fold split of v under top bin `top`, as integer counts of
+ * 2^((top-k)W); the same operations as rsum.c's chunk extraction. */
+GS_HD void gradsum_split(double v, int top, long long q[3])
+{
+  int sh = -top * RSUM_W;
+  if (sh > 1000) v = GS_DMUL(v, ldexp(1.0, 600)), sh -= 600;
+  double r  = GS_DMUL(v, ldexp(1.0, sh));
+  double q0 = GS_DSUB(GS_DADD(r, 0x1.8p52), 0x1.8p52);
+  r         = GS_DSUB(r, q0);
+  double q1 = GS_DSUB(GS_DADD(r, 0x1.8p12), 0x1.8p12);
+  r         = GS_DSUB(r, q1);
+  double q2 = GS_DSUB(GS_DADD(r, 0x1.8p-28), 0x1.8p-28);
+  q[0] = (long long)q0, q[1] = (long long)ldexp(q1, RSUM_W), q[2] = (long long)ldexp(q2, 2 * RSUM_W);
+}
+
+/* Host: the rsum state of a sum whose largest |summand| is mx, with bins. */
+static inline void gradsum_to_rsum(double mx, const long long bins[3], rsum_t *r)
+{
+  rsum_init(r);
+  if (!(mx > 0.0)) return;
+  r->top = gradsum_top_bin(mx);
+  for (int k = 0; k < 3; k++) r->bin[k] = (__int128)bins[k];
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Workspace grown on demand (device memory); zero-initialize before first use. */
+typedef struct {
+  void  *dev;
+  size_t bytes;
+  void  *host;
+  size_t hbytes;
+} gradsum_ws;
+
+/* Launch on the current stream and copy the npair results to part (host):
+ * part[p].d for atomic/deterministic, part[p].r for reproducible. Returns 0 or
+ * a cudaError_t value. Requires len < 2^23 (int64 bins). */
+int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part);
+void gradsum_cuda_free(gradsum_ws *ws);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+/* surrogate/backend_cuda.c: the CUDA backend's SurrogateOps: PETSc error frames
+ * around the plain-C engine in mlp_cuda.cu. Built only when CUDA is enabled.
+ * Device state is authoritative after a train step; the host copy is pulled
+ * lazily (weights, hash, checkpoint) and pushed after a load or set. */
+#include "surrogate_impl.h"
+#include "mlp_cuda.h"
+
+#define PetscCallMLP(call) \
+  do { \
+    int rc_ = (call); \
+    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), #call); \
+  } while (0)
+
+int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
+
+static PetscErrorCode CUDASetUp(Surrogate s)
+{
+  long long dim[SURR_MAX_LAYERS + 1];
+  mlp_cuda *m = NULL;
+
+  PetscFunctionBeginUser;
+  for (int l = 0; l <= s->nlayer; l++) dim[l] = s->dim[l];
+  PetscCallMLP(mlp_cuda_create(s->nlayer, dim, s->woff, s->boff, s->nparam, &m));
+  s->be = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* mu_in, sd_in, mu_out, sd_out packed as the engine wants them */
+static PetscErrorCode PackNorm(Surrogate s, float **norm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * (s->n_in + s->n_out), norm));
+  PetscCall(PetscArraycpy(*norm, s->mu_in, s->n_in));
+  PetscCall(PetscArraycpy(*norm + s->n_in, s->sd_in, s->n_in));
+  PetscCall(PetscArraycpy(*norm + 2 * s->n_in, s->mu_out, s->n_out));
+  PetscCall(PetscArraycpy(*norm + 2 * s->n_in + s->n_out, s->sd_out, s->n_out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, float *out)
+{
+  float *norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PackNorm(s, &norm));
+  PetscCallMLP(mlp_cuda_predict((mlp_cuda *)s->be, (size_t)n, in, norm, out));
+  PetscCall(PetscFree(norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale, red_partial_t *part)
+{
+  float *norm;
+
+  PetscFunctionBeginUser;
+  PetscCheck(n < (1 << 23), PETSC_COMM_SELF, PETSC_ERR_SUP, "CUDA backend: %" PetscInt_FMT " samples per rank exceed the 2^23 limit of its int64 bins", n);
+  PetscCall(PackNorm(s, &norm));
+  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part));
+  PetscCall(PetscFree(norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAAdam(Surrogate s, const float *grad, surr_adam_coef c)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_adam((mlp_cuda *)s->be, grad, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAPull(Surrogate s)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_get_state((mlp_cuda *)s->be, s->w, s->m, s->v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAPush(Surrogate s)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_set_state((mlp_cuda *)s->be, s->w, s->m, s->v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDADestroy(Surrogate s)
+{
+  PetscFunctionBeginUser;
+  mlp_cuda_destroy((mlp_cuda *)s->be);
+  s->be = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const SurrogateOps SurrogateOps_CUDA = {CUDASetUp, CUDAPredict, CUDAGradPartials, CUDAAdam, CUDAPull, CUDAPush, CUDADestroy};

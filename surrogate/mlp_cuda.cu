@@ -1,0 +1,214 @@
+/* surrogate/mlp_cuda.cu: the CUDA MLP engine: normalization, forward,
+ * backward-data and Adam kernels, one thread per sample (or parameter), with
+ * exactly the arithmetic of backend_cpu.c (surrogate_math.h: _rn intrinsics,
+ * k and j loops in index order); batch reductions in kernels/gradsum_cuda.cu.
+ * A train step copies the inputs in once; only the per-parameter partials
+ * (KBs) cross back to the host, where ranks and strategies combine them. */
+#include "mlp_cuda.h"
+#include "gradsum_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#define MAXL 16
+#define TPB  128
+
+struct mlp_cuda {
+  int       nlayer;
+  size_t    dim[MAXL + 1], woff[MAXL], boff[MAXL], nparam, cap, maxdim;
+  float    *w, *m, *v, *g, *norm; /* device */
+  float    *in, *tgt, *A[MAXL + 1], *D[2], *E;
+  gradsum_ws ws;
+  red_partial_t *tmp; /* host, per-pair partials of one layer */
+};
+
+#define CK(x) \
+  do { \
+    int e_ = (int)(x); \
+    if (e_ != 0) return e_; \
+  } while (0)
+
+__global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, const float *mu, const float *sd, float *A0)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t f = 0; f < nin; f++) A0[f * cap + i] = surr_normalize(in[i * nin + f], mu[f], sd[f]);
+}
+
+__global__ void k_forward(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t j = 0; j < dout; j++) {
+    float acc = 0.0f;
+    for (size_t k = 0; k < din; k++) acc = surr_madd(acc, W[j * din + k], in[k * cap + i]);
+    float z          = SURR_ADD(acc, b[j]);
+    out[j * cap + i] = hidden ? surr_act(z) : z;
+  }
+}
+
+__global__ void k_output(size_t n, size_t nout, size_t cap, const float *z, const float *tgt, const float *mu, const float *sd, float cscale, float *D, float *E)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t j = 0; j < nout; j++) {
+    float e          = SURR_SUB(z[j * cap + i], surr_normalize(tgt[i * nout + j], mu[j], sd[j]));
+    D[j * cap + i]   = SURR_MUL(cscale, e);
+    E[j * n + i]     = e;
+  }
+}
+
+__global__ void k_denormalize(size_t n, size_t nout, size_t cap, const float *z, const float *mu, const float *sd, float *out)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t j = 0; j < nout; j++) out[i * nout + j] = surr_denormalize(z[j * cap + i], mu[j], sd[j]);
+}
+
+__global__ void k_backdata(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t n, size_t cap)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t k = 0; k < din; k++) {
+    float acc = 0.0f;
+    for (size_t j = 0; j < dout; j++) acc = surr_madd(acc, W[j * din + k], d[j * cap + i]);
+    dprev[k * cap + i] = surr_act_grad(acc, aprev[k * cap + i]);
+  }
+}
+
+__global__ void k_adam(size_t np, float *w, float *m, float *v, const float *g, surr_adam_coef c)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < np) surr_adam(&w[i], &m[i], &v[i], g[i], c);
+}
+
+static unsigned nblk(size_t n) { return (unsigned)((n + TPB - 1) / TPB); }
+
+extern "C" int mlp_cuda_available(void)
+{
+  static int avail = -1;
+  if (avail < 0) {
+    int n = 0;
+    avail = (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) ? 1 : 0;
+    cudaGetLastError(); /* clear the sticky "no driver" error */
+  }
+  return avail;
+}
+
+extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorString((cudaError_t)code); }
+
+extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **out)
+{
+  mlp_cuda *m = (mlp_cuda *)calloc(1, sizeof *m);
+  if (!m || nlayer > MAXL) return (int)cudaErrorMemoryAllocation;
+  *out = m;
+  m->nlayer = nlayer, m->nparam = nparam;
+  for (int l = 0; l <= nlayer; l++) m->dim[l] = (size_t)dim[l], m->maxdim = m->dim[l] > m->maxdim ? m->dim[l] : m->maxdim;
+  for (int l = 0; l < nlayer; l++) m->woff[l] = woff[l], m->boff[l] = boff[l];
+  CK(cudaMalloc(&m->w, 4 * nparam * sizeof(float)));
+  m->m = m->w + nparam, m->v = m->m + nparam, m->g = m->v + nparam;
+  CK(cudaMalloc(&m->norm, 2 * (m->dim[0] + m->dim[nlayer]) * sizeof(float)));
+  m->tmp = (red_partial_t *)malloc((m->maxdim + 1) * m->maxdim * sizeof(red_partial_t));
+  return m->tmp ? 0 : (int)cudaErrorMemoryAllocation;
+}
+
+static void free_batch(mlp_cuda *m)
+{
+  cudaFree(m->in), cudaFree(m->tgt), cudaFree(m->D[0]), cudaFree(m->D[1]), cudaFree(m->E);
+  for (int l = 0; l <= m->nlayer; l++) cudaFree(m->A[l]), m->A[l] = nullptr;
+  m->in = m->tgt = m->D[0] = m->D[1] = m->E = nullptr;
+  m->cap = 0;
+}
+
+static int reserve(mlp_cuda *m, size_t n)
+{
+  if (n <= m->cap) return 0;
+  free_batch(m);
+  size_t nin = m->dim[0], nout = m->dim[m->nlayer];
+  CK(cudaMalloc(&m->in, n * nin * sizeof(float)));
+  CK(cudaMalloc(&m->tgt, n * nout * sizeof(float)));
+  CK(cudaMalloc(&m->E, n * nout * sizeof(float)));
+  CK(cudaMalloc(&m->D[0], n * m->maxdim * sizeof(float)));
+  CK(cudaMalloc(&m->D[1], n * m->maxdim * sizeof(float)));
+  for (int l = 0; l <= m->nlayer; l++) CK(cudaMalloc(&m->A[l], n * m->dim[l] * sizeof(float)));
+  m->cap = n;
+  return 0;
+}
+
+extern "C" int mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const float *v)
+{
+  CK(cudaMemcpy(m->w, w, m->nparam * sizeof(float), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(m->m, mo, m->nparam * sizeof(float), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(m->v, v, m->nparam * sizeof(float), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+extern "C" int mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v)
+{
+  CK(cudaMemcpy(w, m->w, m->nparam * sizeof(float), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(mo, m->m, m->nparam * sizeof(float), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(v, m->v, m->nparam * sizeof(float), cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
+{
+  size_t nin = m->dim[0], nout = m->dim[m->nlayer];
+  CK(reserve(m, n));
+  CK(cudaMemcpy(m->norm, norm, 2 * (nin + nout) * sizeof(float), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
+  k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
+  for (int l = 0; l < m->nlayer; l++)
+    k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out)
+{
+  size_t nin = m->dim[0], nout = m->dim[m->nlayer];
+  CK(forward(m, n, in, norm));
+  k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout, m->D[0]);
+  CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part)
+{
+  size_t nin = m->dim[0], nout = m->dim[m->nlayer];
+  int    L = m->nlayer, cur = 0, rc;
+  CK(forward(m, n, in, norm));
+  CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
+  k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale, m->D[0], m->E);
+  /* loss: one pair, sum over all n*nout errors of e*e */
+  if ((rc = gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, &part[m->nparam]))) return rc;
+  for (int l = L - 1; l >= 0; l--) {
+    size_t din = m->dim[l], dout = m->dim[l + 1], npair = dout * (din + 1);
+    if ((rc = gradsum_cuda(st, (int)npair, (int)din, m->D[cur], m->cap, m->A[l], m->cap, n, &m->ws, m->tmp))) return rc;
+    for (size_t j = 0; j < dout; j++) { /* pair j*(din+1)+k -> W[j][k]; k == din -> b[j] */
+      for (size_t k = 0; k < din; k++) part[m->woff[l] + j * din + k] = m->tmp[j * (din + 1) + k];
+      part[m->boff[l] + j] = m->tmp[j * (din + 1) + din];
+    }
+    if (l > 0) {
+      k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
+      cur = 1 - cur;
+    }
+  }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c)
+{
+  CK(cudaMemcpy(m->g, grad, m->nparam * sizeof(float), cudaMemcpyHostToDevice));
+  k_adam<<<nblk(m->nparam), TPB>>>(m->nparam, m->w, m->m, m->v, m->g, c);
+  return (int)cudaGetLastError();
+}
+
+extern "C" void mlp_cuda_destroy(mlp_cuda *m)
+{
+  if (!m) return;
+  free_batch(m);
+  cudaFree(m->w), cudaFree(m->norm);
+  gradsum_cuda_free(&m->ws);
+  free(m->tmp);
+  free(m);
+}

@@ -1,0 +1,31 @@
+/* surrogate/mlp_cuda.h: plain-C interface of the CUDA MLP engine (mlp_cuda.cu),
+ * free of PETSc so that nvcc never sees PETSc headers; backend_cuda.c wraps it
+ * in PETSc error frames. Functions return 0 or a cudaError_t value. */
+#ifndef MINIAPP_SURROGATE_MLP_CUDA_H
+#define MINIAPP_SURROGATE_MLP_CUDA_H
+
+#include "reduce.h"
+#include "surrogate_math.h"
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct mlp_cuda mlp_cuda;
+
+int         mlp_cuda_available(void); /* 1: cudaGetDeviceCount > 0, else 0 */
+const char *mlp_cuda_error_string(int code);
+/* nlayer affine maps; dim[0..nlayer]; parameter offsets as in surrogate_impl.h */
+int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **m);
+int  mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const float *v);
+int  mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v);
+/* norm = {mu_in[n_in], sd_in[n_in], mu_out[n_out], sd_out[n_out]} (host) */
+int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out);
+/* part[nparam] gradient partials, part[nparam] (one more) loss partial */
+int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part);
+int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);
+void mlp_cuda_destroy(mlp_cuda *m);
+#ifdef __cplusplus
+}
+#endif
+#endif

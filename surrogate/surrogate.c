@@ -1,0 +1,199 @@
+/* surrogate/surrogate.c: the Surrogate object: options, set-up (architecture,
+ * seeded initialization, backend choice), the train step's strategy combine
+ * across ranks, Adam bookkeeping, normalization. Arithmetic on samples lives in
+ * the backends (backend_cpu.c, backend_cuda.cu); checkpoints in surrogate_io.c. */
+#include "surrogate_impl.h"
+#include "surrogate_reduction.h"
+#include "hashrng.h"
+
+#include <string.h>
+
+PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
+{
+  Surrogate s;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&s));
+  s->comm = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &s->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &s->size));
+  s->nhidden   = 2;
+  s->hidden[0] = 32, s->hidden[1] = 32;
+  s->lr = 1e-3f, s->beta1 = 0.9f, s->beta2 = 0.999f, s->eps = 1e-8f, s->wd = 0.0f;
+  s->seed       = 42;
+  s->strategy   = SURROGATE_REDUCTION;
+  s->device_req = SURROGATE_DEVICE_AUTO;
+  s->beta1_t = 1.0f, s->beta2_t = 1.0f;
+  *out = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetOptionsPrefix(Surrogate s, const char prefix[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->prefix));
+  PetscCall(PetscStrallocpy(prefix, &s->prefix));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetSizes() must come before SurrogateSetUp()");
+  PetscCheck(n_in >= 1 && n_out >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Surrogate sizes n_in=%" PetscInt_FMT " n_out=%" PetscInt_FMT " must be >= 1", n_in, n_out);
+  s->n_in = n_in, s->n_out = n_out;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetHiddenLayers(Surrogate s, PetscInt nh, const PetscInt widths[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetHiddenLayers() must come before SurrogateSetUp()");
+  PetscCheck(nh >= 0 && nh < SURR_MAX_LAYERS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: %" PetscInt_FMT " hidden layers, at most %d allowed", nh, SURR_MAX_LAYERS - 1);
+  for (PetscInt i = 0; i < nh; i++)
+    PetscCheck(widths[i] >= 1 && widths[i] <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be in [1, 65536]", widths[i], i + 1);
+  s->nhidden = nh;
+  for (PetscInt i = 0; i < nh; i++) s->hidden[i] = widths[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetDevice() must come before SurrogateSetUp()");
+  s->device_req = dev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetFromOptions(Surrogate s)
+{
+  PetscInt  widths[SURR_MAX_LAYERS], nw = SURR_MAX_LAYERS, seed = (PetscInt)s->seed;
+  PetscReal lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
+  PetscBool set, dset;
+  char      dev[16] = "auto";
+  const char *devnames[] = {"auto", "cpu", "cuda"};
+
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetFromOptions() must come before SurrogateSetUp()");
+  PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
+  PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
+  PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
+  if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
+  PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate", "", lr, &lr, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_beta2", "Adam beta2", "", b2, &b2, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_eps", "Adam epsilon", "", eps, &eps, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_weight_decay", "decoupled (AdamW) weight decay", "", wd, &wd, NULL));
+  PetscCall(PetscOptionsInt("-surrogate_seed", "seed of the initial weights", "", seed, &seed, NULL));
+  PetscCall(PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
+  PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
+  PetscOptionsEnd();
+
+  PetscCheck(lr > 0 && PetscIsNormalReal(lr), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be a positive number", (double)lr);
+  PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
+  PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
+  PetscCheck(eps > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be > 0", (double)eps);
+  PetscCheck(wd >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be >= 0", (double)wd);
+  PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);
+  s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
+  s->seed = (uint64_t)seed;
+  if (dset) {
+    int k = -1;
+    for (int i = 0; i < 3; i++)
+      if (!strcmp(dev, devnames[i])) k = i;
+    PetscCheck(k >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_device %s is unknown: use auto, cpu or cuda", dev);
+    s->device_req = (SurrogateDevice)k;
+  }
+  { /* The atomic strategy's seeded replay is a process-wide kernels/ setting. */
+    PetscInt  aseed;
+    PetscBool aset;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, &aset));
+    if (aset) {
+      PetscCheck(aseed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT " must be >= 0", aseed);
+      red_set_atomic_order_seed((uint64_t)aseed);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const float si[], const float mo[], const float so[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->n_in > 0, s->comm, PETSC_ERR_ORDER, "SurrogateSetSizes() must come before SurrogateSetNormalization()");
+  if (!s->mu_in) PetscCall(PetscMalloc4(s->n_in, &s->mu_in, s->n_in, &s->sd_in, s->n_out, &s->mu_out, s->n_out, &s->sd_out));
+  for (PetscInt i = 0; i < s->n_in; i++) {
+    s->mu_in[i] = mi ? mi[i] : 0.0f, s->sd_in[i] = si ? si[i] : 1.0f;
+    PetscCheck(s->sd_in[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "input std %g of feature %" PetscInt_FMT " must be > 0", (double)s->sd_in[i], i);
+  }
+  for (PetscInt i = 0; i < s->n_out; i++) {
+    s->mu_out[i] = mo ? mo[i] : 0.0f, s->sd_out[i] = so ? so[i] : 1.0f;
+    PetscCheck(s->sd_out[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "output std %g of value %" PetscInt_FMT " must be > 0", (double)s->sd_out[i], i);
+  }
+  s->have_norm = PETSC_TRUE; /* backends read the statistics at every call */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Device choice: auto prefers a usable GPU and says so when it falls back. */
+static PetscErrorCode SurrogateChooseBackend(Surrogate s)
+{
+  PetscFunctionBeginUser;
+  int have = SurrogateCUDAAvailable();
+  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS,
+             "-surrogate_device cuda: %s", have < 0 ? "this build has no CUDA support" : "no usable CUDA device found");
+  s->device = (s->device_req == SURROGATE_DEVICE_CPU || have <= 0) ? SURROGATE_DEVICE_CPU : SURROGATE_DEVICE_CUDA;
+  if (s->device_req == SURROGATE_DEVICE_AUTO && s->device == SURROGATE_DEVICE_CPU)
+    PetscCall(PetscPrintf(s->comm, "Surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : "no usable CUDA device"));
+  s->ops = &SurrogateOps_CPU;
+#if defined(MINIAPP_HAVE_CUDA)
+  if (s->device == SURROGATE_DEVICE_CUDA) s->ops = &SurrogateOps_CUDA;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetUp(Surrogate s)
+{
+  PetscFunctionBeginUser;
+  if (s->setup) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(s->n_in >= 1 && s->n_out >= 1, s->comm, PETSC_ERR_ORDER, "call SurrogateSetSizes() before SurrogateSetUp()");
+  s->nlayer = (int)s->nhidden + 1;
+  s->dim[0] = s->n_in;
+  for (int l = 1; l < s->nlayer; l++) s->dim[l] = s->hidden[l - 1];
+  s->dim[s->nlayer] = s->n_out;
+  s->nparam         = 0;
+  for (int l = 0; l < s->nlayer; l++) {
+    s->woff[l] = s->nparam;
+    s->boff[l] = s->woff[l] + (size_t)s->dim[l + 1] * (size_t)s->dim[l];
+    s->nparam  = s->boff[l] + (size_t)s->dim[l + 1];
+  }
+  PetscCall(PetscCalloc3(s->nparam, &s->w, s->nparam, &s->m, s->nparam, &s->v));
+  if (!s->mu_in) { /* identity until the first batch (or the user) sets it */
+    PetscCall(SurrogateSetNormalization(s, NULL, NULL, NULL, NULL));
+    s->have_norm = PETSC_FALSE;
+  }
+  PetscCall(PetscMalloc4(s->nparam + 1, &s->part, (size_t)s->size * (s->nparam + 1), &s->allpart, s->nparam + 1, &s->gsum, s->nparam, &s->grad));
+  /* He-uniform weights from the counter-based RNG, keyed by the global
+   * parameter index: the same numbers on every rank and every device. */
+  for (int l = 0; l < s->nlayer; l++) {
+    float lim = sqrtf(6.0f / (float)s->dim[l]);
+    for (size_t i = s->woff[l]; i < s->boff[l]; i++) s->w[i] = (2.0f * rng_uniformf(s->seed, i) - 1.0f) * lim;
+  }
+  PetscCall(SurrogateChooseBackend(s));
+  PetscCall(s->ops->setup(s));
+  s->setup = PETSC_TRUE;
+  if (s->ops->push) PetscCall(s->ops->push(s));
+  if (s->view) PetscCall(SurrogateView(s, PETSC_VIEWER_STDOUT_(s->comm)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strategy_t st)
+{
+  PetscFunctionBeginUser;
+  s->strategy = st;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *SurrogateGetStrategyName(void) { return red_strategy_name(SURROGATE_REDUCTION); }
+
+#if !defined(MINIAPP_HAVE_CUDA)
+int SurrogateCUDAAvailable(void) { return -1; } /* -1: not compiled in */
+#endif

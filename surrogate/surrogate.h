@@ -1,0 +1,69 @@
+/* surrogate/surrogate.h: a small float32 multilayer perceptron trained online
+ * (Adam, MSE) and queried for grid-local predictions, on the CPU or a CUDA GPU.
+ * PETSc-style object and error frame; no knowledge of the solver or the grid.
+ *
+ * Data layout: samples are rows, row-major: in[n][n_in], target/out[n][n_out].
+ * Every reduction of a train step (weight and bias gradients, loss) follows the
+ * compile-time MINIAPP_SURROGATE_REDUCTION strategy (surrogate_reduction.h);
+ * inference uses one fixed summation order in every build.
+ * Lifecycle: SurrogateCreate -> [SurrogateSetSizes] -> SurrogateSetFromOptions
+ *   -> SurrogateSetUp -> SurrogateTrain / SurrogatePredict / SurrogateSave /
+ *   SurrogateLoad -> SurrogateDestroy(&s). */
+#ifndef MINIAPP_SURROGATE_H
+#define MINIAPP_SURROGATE_H
+
+#include <petscsys.h>
+#include <petscviewer.h>
+#include <stdint.h>
+
+#ifndef PETSC_SUCCESS
+#define PETSC_SUCCESS 0 /* spelled this way from PETSc 3.19 on; Debian 12 has 3.18 */
+#endif
+
+typedef struct _p_Surrogate *Surrogate;
+
+typedef enum { SURROGATE_DEVICE_AUTO = 0, SURROGATE_DEVICE_CPU = 1, SURROGATE_DEVICE_CUDA = 2 } SurrogateDevice;
+
+PETSC_EXTERN PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *s);
+PETSC_EXTERN PetscErrorCode SurrogateSetOptionsPrefix(Surrogate s, const char prefix[]);
+/* Options: -surrogate_layers 32,32 (hidden widths), -surrogate_lr,
+ * -surrogate_beta1, -surrogate_beta2, -surrogate_eps, -surrogate_weight_decay,
+ * -surrogate_seed, -surrogate_device auto|cpu|cuda, -surrogate_view,
+ * -atomic_order_seed (atomic build: replay a seeded combination order). */
+PETSC_EXTERN PetscErrorCode SurrogateSetFromOptions(Surrogate s);
+PETSC_EXTERN PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out);
+PETSC_EXTERN PetscErrorCode SurrogateSetHiddenLayers(Surrogate s, PetscInt nhidden, const PetscInt widths[]);
+PETSC_EXTERN PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev);
+/* Explicit normalization x_n = (x - mean)/std per feature. Without it, the
+ * statistics are computed from the first training batch (all ranks) and
+ * frozen; they are part of the checkpoint. NULL std means 1. */
+PETSC_EXTERN PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mean_in[], const float std_in[], const float mean_out[], const float std_out[]);
+PETSC_EXTERN PetscErrorCode SurrogateSetUp(Surrogate s);
+
+/* One Adam step on the n local samples (all ranks together form the batch);
+ * loss = MSE in normalized output units over the global batch (may be NULL). */
+PETSC_EXTERN PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[], float *loss);
+/* The batch gradient (same order as SurrogateGetWeights) without stepping. */
+PETSC_EXTERN PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss);
+PETSC_EXTERN PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float out[]);
+
+/* Checkpoint: weights, Adam moments and step count, normalization; bit-exact. */
+PETSC_EXTERN PetscErrorCode SurrogateSave(Surrogate s, const char path[]);
+PETSC_EXTERN PetscErrorCode SurrogateLoad(Surrogate s, const char path[]);
+
+/* Parameters in the order W_1, b_1, W_2, b_2, ... with W_l row-major [out][in]. */
+PETSC_EXTERN PetscErrorCode SurrogateGetNumWeights(Surrogate s, PetscInt *n);
+PETSC_EXTERN PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n);
+PETSC_EXTERN PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n);
+/* Wrapping sum of hash_termf(i, w_i): equal hashes <=> (almost surely) equal bits. */
+PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash);
+PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
+PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
+PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
+PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
+PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
+
+/* 1: a usable CUDA device exists (cudaGetDeviceCount > 0); 0: none; -1: built without CUDA. */
+PETSC_EXTERN int SurrogateCUDAAvailable(void);
+
+#endif

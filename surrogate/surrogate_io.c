@@ -1,0 +1,160 @@
+/* surrogate/surrogate_io.c: checkpoints. One little-endian binary file: a fixed
+ * header (magic, version, architecture, Adam step and beta powers), the
+ * normalization statistics, weights, Adam moments, then a 64-bit checksum of
+ * everything before it. Floats are stored as their bits: the round trip is
+ * bit-exact. Rank 0 reads and writes; writes go to a temporary file that is
+ * renamed, so a crash never leaves a half-written checkpoint under the name. */
+#include "surrogate_impl.h"
+#include "hashrng.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SURR_MAGIC   "MLPSURR1"
+#define SURR_VERSION 1u
+
+typedef struct {
+  char     magic[8];
+  uint32_t version, endian; /* endian = 0x01020304 as written by the host */
+  uint32_t n_in, n_out, nlayer, have_norm;
+  uint32_t dim[SURR_MAX_LAYERS + 1];
+  uint32_t pad;
+  uint64_t nparam;
+  int64_t  step;
+  float    beta1_t, beta2_t;
+} SurrHeader;
+
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+  uint64_t h = 0x243f6a8885a308d3ULL;
+  for (size_t i = 0; i < n; i++) h = mix64(h ^ p[i]);
+  return h;
+}
+
+static size_t payload_floats(Surrogate s) { return 2 * (size_t)s->n_in + 2 * (size_t)s->n_out + 3 * s->nparam; }
+
+static void arch_string(const uint32_t *dim, uint32_t nlayer, char *buf, size_t len)
+{
+  size_t o = 0;
+  for (uint32_t l = 0; l <= nlayer && o < len; l++) o += (size_t)snprintf(buf + o, len - o, l ? "-%u" : "%u", dim[l]);
+}
+
+PetscErrorCode SurrogateSave(Surrogate s, const char path[])
+{
+  SurrHeader h;
+  int        status = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateSave()");
+  PetscCall(SurrogateSyncHost_Private(s));
+  if (s->rank == 0) {
+    size_t         nf = payload_floats(s), bytes = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
+    unsigned char *buf;
+    char           tmp[PETSC_MAX_PATH_LEN];
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, SURR_MAGIC, 8);
+    h.version = SURR_VERSION, h.endian = 0x01020304u;
+    h.n_in = (uint32_t)s->n_in, h.n_out = (uint32_t)s->n_out, h.nlayer = (uint32_t)s->nlayer, h.have_norm = (uint32_t)s->have_norm;
+    for (int l = 0; l <= s->nlayer; l++) h.dim[l] = (uint32_t)s->dim[l];
+    h.nparam = s->nparam, h.step = s->step, h.beta1_t = s->beta1_t, h.beta2_t = s->beta2_t;
+    PetscCall(PetscMalloc1(bytes, &buf));
+    float *f = (float *)(buf + sizeof h);
+    memcpy(buf, &h, sizeof h);
+    memcpy(f, s->mu_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
+    memcpy(f, s->sd_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
+    memcpy(f, s->mu_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
+    memcpy(f, s->sd_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
+    memcpy(f, s->w, s->nparam * sizeof(float)), f += s->nparam;
+    memcpy(f, s->m, s->nparam * sizeof(float)), f += s->nparam;
+    memcpy(f, s->v, s->nparam * sizeof(float));
+    uint64_t ck = checksum(buf, bytes - sizeof ck);
+    memcpy(buf + bytes - sizeof ck, &ck, sizeof ck);
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) status = 1;
+    else {
+      if (fwrite(buf, 1, bytes, fp) != bytes) status = 2;
+      if (fclose(fp)) status = 2;
+      if (!status && rename(tmp, path)) status = 3;
+      if (status) remove(tmp);
+    }
+    PetscCall(PetscFree(buf));
+  }
+  PetscCallMPI(MPI_Bcast(&status, 1, MPI_INT, 0, s->comm));
+  PetscCheck(status != 1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateSave: cannot create a temporary file next to %s", path);
+  PetscCheck(status != 2, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: writing checkpoint %s failed (disk full?)", path);
+  PetscCheck(status != 3, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: cannot rename the temporary file to %s", path);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rank 0 reads the whole file; every rank gets the bytes (or the reason). */
+static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **buf, size_t *len)
+{
+  long n = -1;
+
+  PetscFunctionBeginUser;
+  *buf = NULL;
+  if (s->rank == 0) {
+    FILE *fp = fopen(path, "rb");
+    if (fp && !fseek(fp, 0, SEEK_END)) n = ftell(fp);
+    if (fp && n >= 0) {
+      rewind(fp);
+      PetscCall(PetscMalloc1((size_t)n + 1, buf));
+      if (fread(*buf, 1, (size_t)n, fp) != (size_t)n) n = -2;
+    }
+    if (fp) fclose(fp);
+  }
+  PetscCallMPI(MPI_Bcast(&n, 1, MPI_LONG, 0, s->comm));
+  PetscCheck(n != -1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: cannot open checkpoint %s", path);
+  PetscCheck(n != -2, s->comm, PETSC_ERR_FILE_READ, "SurrogateLoad: reading checkpoint %s failed", path);
+  if (s->rank != 0) PetscCall(PetscMalloc1((size_t)n + 1, buf));
+  PetscCallMPI(MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, s->comm));
+  *len = (size_t)n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateLoad(Surrogate s, const char path[])
+{
+  SurrHeader     h;
+  unsigned char *buf;
+  size_t         len = 0;
+  char           have[128], want[128];
+
+  PetscFunctionBeginUser;
+  if (!s->setup) PetscCall(SurrogateSetUp(s));
+  PetscCall(ReadAll(s, path, &buf, &len));
+  size_t nf = payload_floats(s), expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
+  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is truncated (%zu bytes, shorter than its header)", path, len);
+  memcpy(&h, buf, sizeof h);
+  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: %s is not a surrogate checkpoint (bad magic)", path);
+  PetscCheck(h.endian == 0x01020304u && h.version == SURR_VERSION, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has version %u (this build reads %u) or foreign byte order", path,
+             h.version, SURR_VERSION);
+  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has a corrupt header (%u layers)", path, h.nlayer);
+  PetscBool same = (h.nlayer == (uint32_t)s->nlayer && h.nparam == s->nparam) ? PETSC_TRUE : PETSC_FALSE;
+  for (int l = 0; same && l <= s->nlayer; l++) same = (h.dim[l] == (uint32_t)s->dim[l]) ? PETSC_TRUE : PETSC_FALSE;
+  if (!same) {
+    uint32_t d[SURR_MAX_LAYERS + 1];
+    for (int l = 0; l <= s->nlayer; l++) d[l] = (uint32_t)s->dim[l];
+    arch_string(h.dim, h.nlayer, have, sizeof have);
+    arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
+  }
+  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP, "SurrogateLoad: checkpoint %s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", path, have, want);
+  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is truncated (%zu bytes, expected %zu)", path, len, expect);
+  PetscCheck(len == expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has %zu trailing bytes", path, len - expect);
+  uint64_t ck;
+  memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
+  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is corrupt (checksum mismatch)", path);
+
+  const unsigned char *f = buf + sizeof h;
+#define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))
+  TAKE(s->mu_in, s->n_in), TAKE(s->sd_in, s->n_in), TAKE(s->mu_out, s->n_out), TAKE(s->sd_out, s->n_out);
+  TAKE(s->w, s->nparam), TAKE(s->m, s->nparam), TAKE(s->v, s->nparam);
+#undef TAKE
+  s->have_norm = h.have_norm ? PETSC_TRUE : PETSC_FALSE;
+  s->step = h.step, s->beta1_t = h.beta1_t, s->beta2_t = h.beta2_t;
+  s->host_stale = PETSC_FALSE;
+  if (s->ops->push) PetscCall(s->ops->push(s));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

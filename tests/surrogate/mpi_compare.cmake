@@ -1,0 +1,28 @@
+# tests/surrogate/mpi_compare.cmake: train the same global batch on 1 and 2 MPI
+# ranks (twice on 2) and compare the weights hashes the driver prints:
+# reproducible: all equal; deterministic: the two 2-rank runs equal; atomic:
+# only that both rank counts train. Run as root needs --allow-run-as-root.
+set(args -train_steps 3 -train_batch 20000 -surrogate_device cpu)
+set(mpiflags -n 2 --oversubscribe)
+if("$ENV{USER}" STREQUAL "root" OR "$ENV{HOME}" STREQUAL "/root")
+  list(APPEND mpiflags --allow-run-as-root)
+endif()
+foreach(run 1 2 3)
+  if(run EQUAL 1)
+    execute_process(COMMAND ${TRAIN} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  else()
+    execute_process(COMMAND ${MPIEXEC} ${mpiflags} ${TRAIN} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  endif()
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "weights hash ([0-9a-f]+)")
+    message(FATAL_ERROR "run ${run} failed (${rc}):\n${out}${err}")
+  endif()
+  set(h${run} "${CMAKE_MATCH_1}")
+  message(STATUS "run ${run}: ${out}")
+endforeach()
+if(STRATEGY STREQUAL "reproducible" AND NOT (h1 STREQUAL h2 AND h2 STREQUAL h3))
+  message(FATAL_ERROR "reproducible build: 1 rank (${h1}) and 2 ranks (${h2}, ${h3}) differ")
+endif()
+if(STRATEGY STREQUAL "deterministic" AND NOT h2 STREQUAL h3)
+  message(FATAL_ERROR "deterministic build: two 2-rank runs differ (${h2}, ${h3})")
+endif()
+message(STATUS "hashes: 1 rank ${h1}, 2 ranks ${h2} ${h3} (${STRATEGY})")
