@@ -68,11 +68,15 @@ static uint64_t atomic_calls = 0; /* advances the seeded order call by call */
 
 void     red_set_atomic_order_seed(uint64_t seed) { atomic_seed = seed, atomic_calls = 0; }
 uint64_t red_get_atomic_order_seed(void) { return atomic_seed; }
+void     red_get_atomic_order_state(red_atomic_state *st) { st->seed = atomic_seed, st->calls = atomic_calls; }
+void     red_set_atomic_order_state(const red_atomic_state *st) { atomic_seed = st->seed, atomic_calls = st->calls; }
+
+uint64_t red_atomic_next_call(void) { return atomic_calls++; }
 
 /* A permutation of 0..n-1 drawn from (seed, call): Fisher-Yates. */
 static void seeded_permutation(size_t n, size_t *perm)
 {
-  uint64_t call = atomic_calls++;
+  uint64_t call = red_atomic_next_call();
   for (size_t i = 0; i < n; i++) perm[i] = i;
   for (size_t i = n; i > 1; i--) {
     size_t j = (size_t)(mix64(atomic_seed ^ mix64(call * 0x100000001b3ULL + i)) % i);

@@ -70,6 +70,13 @@ double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, cons
  * combine chunk partials in an order drawn from (seed, call counter). */
 void     red_set_atomic_order_seed(uint64_t seed);
 uint64_t red_get_atomic_order_seed(void);
+/* The whole seeded-order state (seed + call counter), so that several
+ * independent runs in one process (replicas) can each replay their own. */
+typedef struct {
+  uint64_t seed, calls;
+} red_atomic_state;
+void red_get_atomic_order_state(red_atomic_state *st);
+void red_set_atomic_order_state(const red_atomic_state *st);
 
 /* Scatter-add y[target[k]] += val[k] for k < ncontrib (a finite-volume face
  * loop adds each flux to both neighbouring cells this way). The plan groups

@@ -9,6 +9,10 @@
  * OpenMP fork costs more than it saves. Never affects the bits. */
 #define RED_PAR_MIN_BLOCKS 8
 
+/* Seeded atomic replay: the next call number (advances the shared counter
+ * that red_get/set_atomic_order_state save and restore). */
+uint64_t red_atomic_next_call(void);
+
 /* The summand i of op. Inlined with a constant op, the switch disappears. */
 static inline double red_elem(red_op_t op, const double *x, const double *y, size_t i)
 {

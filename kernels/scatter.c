@@ -7,7 +7,7 @@
  *                  starting from its old value.
  *   reproducible:  each target's old value and contributions are summed with
  *                  the order-independent accumulator. */
-#include "reduce.h"
+#include "reduce_impl.h"
 #include "hashrng.h"
 
 #include <stdlib.h>
@@ -69,8 +69,7 @@ static void scatter_atomic(const scatter_plan *p, const double *val, double *y)
   }
   /* Seeded replay: per target, its contributions in a drawn order (a GPU's
    * atomics arrive in some order per address; this draws one). */
-  static uint64_t calls = 0;
-  uint64_t        call  = calls++;
+  uint64_t call = red_atomic_next_call();
 #pragma omp parallel for schedule(static) if (p->ntarget >= 4 * RED_BLOCK)
   for (size_t t = 0; t < p->ntarget; t++) {
     size_t  m = p->start[t + 1] - p->start[t];

@@ -1,0 +1,44 @@
+/* miniapp/metrics.h: the observation metrics of ../docs/metrics.md, comparing
+ * a run B against a reference run A value by value. Plain C (no PETSc, no
+ * MPI): the driver accumulates on each rank and merges the accumulators
+ * across ranks; miniapp-compare uses the same code on whole fields.
+ *
+ *   V_c      = (1/D) #{i : A_i != B_i, compared bitwise}
+ *   V_ermv   = (1/D) sum_i |A_i - B_i| / |A_i|   (term = 1 when A_i == 0 != B_i)
+ *   rel_l2   = ||A - B||_2 / ||A||_2              (= ||B|| when ||A|| == 0)
+ *   max_abs  = max_i |A_i - B_i|
+ *   max_ulp  = max_i (distance of A_i and B_i in units in the last place)
+ *   digits   = -log10(rel_l2), capped at METRICS_DIGITS_MAX (bitwise equal)
+ *   V_s      = 1 - |s_B / s_A| for scalars (loss, residual norm)
+ *   churn    = fraction of points whose prediction differs by more than
+ *              tol * max(|a|, |b|) in any output component */
+#ifndef MINIAPP_METRICS_H
+#define MINIAPP_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define METRICS_DIGITS_MAX 17.0 /* reported when the runs agree bitwise */
+
+typedef struct {
+  double n, ndiff, sum_rel, sum_d2, sum_a2, max_abs, max_ulp; /* counts as doubles: exact to 2^53 */
+} metrics_acc;
+
+typedef struct {
+  double vc, vermv, rel_l2, max_abs, max_ulp, digits;
+} metrics_t;
+
+#define METRICS_NSUM 5 /* n .. sum_a2 merge by sum, the last two by max */
+
+void     metrics_reset(metrics_acc *acc);
+void     metrics_add(metrics_acc *acc, size_t n, const double *a, const double *b);
+void     metrics_addf(metrics_acc *acc, size_t n, const float *a, const float *b);
+void     metrics_merge(metrics_acc *into, const metrics_acc *from);
+void     metrics_finish(const metrics_acc *acc, metrics_t *m);
+uint64_t metrics_ulp_distance(double a, double b);  /* NaN involved: UINT64_MAX */
+double   metrics_digits(double rel);                /* -log10(rel), capped */
+double   metrics_vs(double a, double b);            /* V_s = 1 - |b / a| */
+/* Number of the n points (n_out values each) whose predictions churn. */
+size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, double tol);
+
+#endif

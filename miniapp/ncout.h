@@ -1,0 +1,86 @@
+/* miniapp/ncout.h: the run's NetCDF output (NetCDF-4/HDF5 file, CF-1.8),
+ * written by rank 0 only (NetCDF-C in Debian is serial; the driver gathers).
+ * Plain C, no PETSc/MPI. Every function returns 0 or a NetCDF/errno code and
+ * then leaves one line naming what is wrong in ncout_errmsg(o).
+ *
+ * The file is created as "<path>.partial-<pid>" and renamed to <path> only by
+ * ncout_close(&o, 1, ...): an interrupted or failed run never leaves a file
+ * that looks complete (ncout_close(&o, 0, ...) removes the partial file).
+ *
+ * Layout (docs/output.md documents it for users):
+ *   dimensions  time = nsteps + 1 (step 0 = initial state), epoch (unlimited),
+ *               replica, y, x
+ *   coordinates time(time) [model time units], step(time) int,
+ *               epoch(epoch) int, replica(replica) int, y(y), x(x) [grid units]
+ *   fields      <name>(time, replica, y, x) double, one variable per component
+ *               (grayscott: u, v; heat: u); written every output_every steps
+ *               and at the last step, _FillValue (NaN) elsewhere;
+ *               chunked (1, 1, y, x), so unwritten records take no space
+ *   per step    state_hash(time, replica) uint64, ksp_its(time, replica) int,
+ *               ksp_rnorm(time, replica), closure_rmse(time, replica),
+ *               churn(time, replica), and the metrics against replica 0:
+ *               vc, vermv, rel_l2, max_abs, max_ulp, digits (time, replica)
+ *               (replica 0 holds 0 / 17 digits: compared with itself);
+ *               baseline iterations ksp_its_none(time), ksp_its_fischer(time)
+ *               (-1 when the baselines are not run)
+ *   per epoch   epoch_step(epoch) int (time step whose training ran it),
+ *               loss(epoch, replica), weights_hash(epoch, replica) uint64,
+ *               weights_vc(epoch, replica), weights_rel_l2(epoch, replica)
+ *   final       first_divergent_step(replica), first_divergent_epoch(replica)
+ *               int (-1: never diverged)
+ *   globals     Conventions = "CF-1.8", title, institution, source, history,
+ *               plus every (name, value) string the caller passes
+ *               (reduction strategies, options, scenario, grid, seeds,
+ *               versions, source revision). */
+#ifndef MINIAPP_NCOUT_H
+#define MINIAPP_NCOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ncout ncout;
+
+typedef struct {
+  const char *name, *value;
+} ncout_attr;
+
+typedef struct {
+  int               nx, ny, ncomp, nreplicas, nsteps, output_every;
+  double            dx, dy;        /* grid spacing (x = (i + x0) * dx) */
+  double            x0, y0;        /* offsets of the first point, in cells */
+  const char *const *comp_names;   /* ncomp names, e.g. {"u", "v"} */
+  const ncout_attr  *attrs;        /* extra global attributes */
+  int                nattrs;
+} ncout_info;
+
+/* Per-step record of one replica. */
+typedef struct {
+  uint64_t state_hash;
+  int      ksp_its;
+  double   ksp_rnorm, closure_rmse, churn;
+  double   vc, vermv, rel_l2, max_abs, max_ulp, digits;
+} ncout_step_rec;
+
+/* Per-epoch record of one replica. */
+typedef struct {
+  double   loss, weights_vc, weights_rel_l2;
+  uint64_t weights_hash;
+} ncout_epoch_rec;
+
+int         ncout_create(const char *path, const ncout_info *info, ncout **o);
+/* Step `step` (0..nsteps) at model time t: recs[nreplicas]; its_none/fischer -1 if absent. */
+int         ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, int its_none, int its_fischer);
+/* Fields of one replica at `step`: natural order [y][x][ncomp] (interlaced). */
+int         ncout_write_fields(ncout *o, int step, int replica, const double *field);
+/* The next epoch (numbered from 0), run during time step `step`. */
+int         ncout_write_epoch(ncout *o, int step, const ncout_epoch_rec *recs);
+int         ncout_write_final(ncout *o, const int *first_div_step, const int *first_div_epoch);
+/* keep = 1: close and rename into place; 0: close and delete the partial
+ * file. Frees *o and sets it to NULL; on failure the one-line reason is
+ * copied to err (errlen bytes). */
+int         ncout_close(ncout **o, int keep, char *err, size_t errlen);
+const char *ncout_errmsg(const ncout *o);
+/* For callers that failed before/without an ncout (never NULL). */
+const char *ncout_strerror(int err);
+
+#endif
