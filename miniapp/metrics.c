@@ -30,7 +30,7 @@ static void add_one(metrics_acc *acc, double a, double b, int same_bits, double 
   else if (b != 0 || isnan(b)) acc->sum_rel += 1;
   acc->sum_d2 += d * d;
   acc->sum_a2 += a * a;
-  if (!(d <= acc->max_abs)) acc->max_abs = d; /* NaN propagates */
+  if (!isnan(acc->max_abs) && !(d <= acc->max_abs)) acc->max_abs = d; /* a NaN stays once seen */
   if (ulp > acc->max_ulp) acc->max_ulp = ulp;
 }
 
@@ -49,7 +49,7 @@ void metrics_merge(metrics_acc *into, const metrics_acc *from)
 {
   into->n += from->n, into->ndiff += from->ndiff, into->sum_rel += from->sum_rel;
   into->sum_d2 += from->sum_d2, into->sum_a2 += from->sum_a2;
-  if (!(from->max_abs <= into->max_abs)) into->max_abs = from->max_abs;
+  if (!isnan(into->max_abs) && !(from->max_abs <= into->max_abs)) into->max_abs = from->max_abs;
   if (from->max_ulp > into->max_ulp) into->max_ulp = from->max_ulp;
 }
 

@@ -79,8 +79,10 @@ int         ncout_write_final(ncout *o, const int *first_div_step, const int *fi
  * file. Frees *o and sets it to NULL; on failure the one-line reason is
  * copied to err (errlen bytes). */
 int         ncout_close(ncout **o, int keep, char *err, size_t errlen);
+/* The last failure's one line, "<path>: <what> (<reason>)"; "" if none.
+ * ncout_errmsg(NULL) is why the last ncout_create failed (*o is NULL then). */
 const char *ncout_errmsg(const ncout *o);
-/* For callers that failed before/without an ncout (never NULL). */
+/* The text of a returned code alone, for callers without an ncout (never NULL). */
 const char *ncout_strerror(int err);
 
 #endif

@@ -106,13 +106,16 @@ PetscErrorCode ReportCheckUnusedOptions(PetscBool final)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ReportBanner(MPI_Comm comm, Solver s)
+PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
 {
   PetscMPIInt size;
   const char *sc;
   PetscInt    steps;
 
+  Solver      s;
+
   PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(SolverGetScenario(s, &sc));
   PetscCall(SolverGetStep(s, NULL, &steps, NULL, NULL));
@@ -121,25 +124,28 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Solver s, PetscReal l2, PetscReal mx, PetscBool ok, const char *why, double seconds)
+static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
 {
   PetscMPIInt size;
   uint64_t    hash;
+  Solver      s;
 
   PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(SolverStateHash(s, &hash));
   PetscCall(PetscFPrintf(comm, f, "miniapp_version: %s\nsolver_reduction: %s\nsurrogate_reduction: %s\n", MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
   PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n", (unsigned long long)red_get_atomic_order_seed(), size, omp_get_max_threads()));
   PetscCall(SolverWriteSummary(s, f));
   PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
-  if (l2 >= 0) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %.6e\nmms_error_max: %.6e\n", (double)l2, (double)mx));
+  PetscCall(CoupledWriteSummary(c, f));
+  if (v->mms_l2 >= 0) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %.6e\nmms_error_max: %.6e\n", (double)v->mms_l2, (double)v->mms_max));
   PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nsolve_seconds: %.6f\n", (unsigned long long)hash, seconds));
-  PetscCall(PetscFPrintf(comm, f, "verification_detail: \"%s\"\nverification: %s\n", why, ok ? "VALID" : "INVALID"));
+  PetscCall(PetscFPrintf(comm, f, "verification_detail: \"%s\"\nverification: %s\n", v->why, v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ReportSummary(MPI_Comm comm, Solver s, PetscReal l2, PetscReal mx, PetscBool ok, const char *why, double seconds, const char *path)
+PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
 {
   PetscMPIInt rank;
   FILE       *f = NULL;
@@ -147,14 +153,14 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Solver s, PetscReal l2, PetscReal mx
   char        tmp[PETSC_MAX_PATH_LEN + 16];
 
   PetscFunctionBegin;
-  PetscCall(WriteSummary(comm, PETSC_STDOUT, s, l2, mx, ok, why, seconds));
+  PetscCall(WriteSummary(comm, PETSC_STDOUT, c, v, seconds));
   if (!path || !path[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp", path));
   if (rank == 0 && !(f = fopen(tmp, "w"))) err = errno;
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
   PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "-summary %s: cannot write there (%s)", path, strerror(err));
-  PetscCall(WriteSummary(comm, f, s, l2, mx, ok, why, seconds));
+  PetscCall(WriteSummary(comm, f, c, v, seconds));
   if (rank == 0) {
     if (fclose(f) || rename(tmp, path)) err = errno, remove(tmp);
   }

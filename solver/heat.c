@@ -101,4 +101,4 @@ static PetscErrorCode HeatVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const ScenarioOps HeatScenario = {"heat", 1, DM_BOUNDARY_GHOSTED, HeatSetFromOptions, HeatCoefficients, HeatInitial, HeatRHS, HeatVerify};
+const ScenarioOps HeatScenario = {"heat", 1, DM_BOUNDARY_GHOSTED, HeatSetFromOptions, HeatCoefficients, HeatInitial, HeatRHS, NULL, HeatVerify};

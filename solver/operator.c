@@ -80,7 +80,7 @@ static PetscErrorCode BuildFacePlan(OpCtx *op)
 
 static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
 {
-  const PetscInt xs = L->xs, ys = L->ys, xm = L->xm, ym = L->ym, d = L->dof, stride = L->gxm * d;
+  const PetscInt ys = L->ys, xm = L->xm, ym = L->ym, d = L->dof, stride = L->gxm * d;
   const size_t   per_c = (size_t)(xm + 1) * ym + (size_t)xm * (ym + 1), nowned = (size_t)xm * ym * d;
   double        *flux = op->flux;
 #pragma omp parallel for schedule(static) if (xm * ym > OP_PAR_MIN_POINTS)

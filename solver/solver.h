@@ -21,10 +21,21 @@ PetscErrorCode SolverSetFromOptions(Solver s);
  * PETSc's stock vectors) and the operator summation (scatter or gather). */
 PetscErrorCode SolverSetReductionOverride(Solver s, const char *vectype, PetscBool scatter_operator);
 PetscErrorCode SolverSetUp(Solver s);
-/* Advance one step. With guess != NULL it is the Krylov initial guess;
+/* Advance one step. With guess != NULL it is the Krylov initial guess
+ * (-guess_projection, default on: its increment over the current state,
+ * scaled to minimize the energy-norm error);
  * otherwise the current state is. Returns the Krylov iterations. */
 PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its);
 PetscErrorCode SolverSolveAll(Solver s); /* the remaining steps */
+/* The scenario's closure term: the nonlinear part of its explicit reaction
+ * (Gray-Scott: q = u v^2, one value per owned point, row-major over the
+ * owned block of SolverGetDM's DMDAGetCorners; heat has none), and a
+ * replacement for it in the steps that follow (a closure model; NULL
+ * restores the exact term). The linear feed and kill terms stay exact. */
+PetscErrorCode SolverHasClosure(Solver s, PetscBool *has);
+PetscErrorCode SolverComputeClosure(Solver s, Vec w, PetscScalar q[]);
+PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[]); /* copied */
+PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm); /* of the last solve */
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);

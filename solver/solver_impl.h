@@ -32,6 +32,11 @@ struct _p_Solver {
   Mat                A;
   KSP                ksp;
   Vec                u, b, uprev;
+  PetscScalar       *closure;  /* set: the closure term q per owned point replaces the scenario's */
+  Vec                gw[3];    /* guess projection work vectors (lazy) */
+  PetscBool          guess_projection;
+  PetscReal          guess_alpha; /* last projection coefficient */
+  PetscReal          rnorm;    /* residual norm of the last solve */
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
   PetscBool          setup, stock;
@@ -52,6 +57,7 @@ struct _ScenarioOps {
   PetscErrorCode (*coefficients)(Solver, PetscReal coef[]);
   PetscErrorCode (*initial)(Solver, Vec u);
   PetscErrorCode (*rhs)(Solver, Vec u, Vec b); /* b for the step t -> t+dt */
+  PetscErrorCode (*closure)(Solver, Vec u, PetscScalar *q); /* nonlinear closure term per owned point, or NULL */
   PetscErrorCode (*verify)(Solver, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len);
 };
 

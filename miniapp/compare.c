@@ -1,0 +1,421 @@
+/* miniapp/compare.c: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc].
+ * Compares replica 0 of each run B with replica 0 of the reference run A, the
+ * way the driver compares replicas inside one run: state hashes per step,
+ * field metrics (metrics.h) at the steps both files hold fields, loss V_s and
+ * weight hashes per epoch. Prints one table line per B; -o also writes the
+ * series to a NetCDF file (layout in docs/output.md). Not a driver: no MPI. */
+#define _POSIX_C_SOURCE 200809L
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOT_COMPARED (-1) /* hash_equal / weights_equal fill: no record on one side */
+
+typedef struct {
+  const char *path;
+  int         ncid, nx, ny, ncomp;
+  size_t      nt, nep;
+  int        *fieldvar;           /* ncomp variables (time, replica, y, x) */
+  char      (*comp)[NC_MAX_NAME + 1];
+  int        *step;               /* nt */
+  unsigned long long *hash, *whash; /* replica 0: nt, nep */
+  double     *loss;               /* replica 0: nep */
+} run;
+
+typedef struct {
+  metrics_t   *m;     /* A's nt steps; NaN where fields were not compared */
+  signed char *heq;   /* A's nt steps */
+  double      *lvs;   /* A's nep epochs */
+  signed char *weq;   /* A's nep epochs */
+  int          fds, fde, last; /* first divergent step/epoch (-1: none), last compared time index (-1: none) */
+  double       growth;
+} result;
+
+static const char *partial_out; /* removed by die() */
+
+static void die(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("miniapp-compare: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  if (partial_out) remove(partial_out);
+  exit(1);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+  void *p = calloc(n ? n : 1, size);
+  if (!p) die("out of memory");
+  return p;
+}
+
+/* ---- reading one run ---------------------------------------------------- */
+
+static int dim(const run *r, const char *name, size_t *len)
+{
+  int id, e = nc_inq_dimid(r->ncid, name, &id);
+  if (!e) e = nc_inq_dimlen(r->ncid, id, len);
+  if (e) die("%s: missing dimension '%s'", r->path, name);
+  return id;
+}
+
+static int var(const run *r, const char *name)
+{
+  int id;
+  if (nc_inq_varid(r->ncid, name, &id)) die("%s: missing variable '%s'", r->path, name);
+  return id;
+}
+
+static void check(const run *r, int e, const char *name)
+{
+  if (e) die("%s: cannot read '%s' (%s)", r->path, name, nc_strerror(e));
+}
+
+/* Replica 0's column of a (time|epoch, replica) variable. */
+static void read_col(const run *r, const char *name, size_t n, nc_type t, void *out)
+{
+  size_t start[2] = {0, 0}, count[2] = {n, 1};
+  int id = var(r, name), nd;
+  check(r, nc_inq_varndims(r->ncid, id, &nd), name);
+  if (nd != 2) die("%s: variable '%s' has %d dimensions, expected 2", r->path, name, nd);
+  if (n == 0) return;
+  check(r, t == NC_UINT64 ? nc_get_vara_ulonglong(r->ncid, id, start, count, out)
+                          : nc_get_vara_double(r->ncid, id, start, count, out), name);
+}
+
+static void open_run(run *r, const char *path)
+{
+  size_t nx, ny, nrep;
+  int e, d_time, d_rep, d_y, d_x, nvars;
+  r->path = path;
+  if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
+  d_time = dim(r, "time", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
+  dim(r, "epoch", &r->nep);
+  if (nrep < 1) die("%s: no replicas", path);
+  r->nx = (int)nx, r->ny = (int)ny;
+
+  /* Components: the (time, replica, y, x) variables, in file order. */
+  check(r, nc_inq_nvars(r->ncid, &nvars), "variables");
+  r->fieldvar = xcalloc((size_t)nvars, sizeof *r->fieldvar);
+  r->comp = xcalloc((size_t)nvars, sizeof *r->comp);
+  for (int v = 0; v < nvars; v++) {
+    int nd, d[NC_MAX_VAR_DIMS];
+    check(r, nc_inq_var(r->ncid, v, r->comp[r->ncomp], NULL, &nd, d, NULL), "variables");
+    if (nd == 4 && d[0] == d_time && d[1] == d_rep && d[2] == d_y && d[3] == d_x) r->fieldvar[r->ncomp++] = v;
+  }
+  if (r->ncomp == 0) die("%s: missing variable: no field (time, replica, y, x) variables", path);
+
+  r->step = xcalloc(r->nt, sizeof *r->step);
+  check(r, nc_get_var_int(r->ncid, var(r, "step"), r->step), "step");
+  r->hash = xcalloc(r->nt, sizeof *r->hash);
+  read_col(r, "state_hash", r->nt, NC_UINT64, r->hash);
+  r->loss = xcalloc(r->nep, sizeof *r->loss);
+  read_col(r, "loss", r->nep, NC_DOUBLE, r->loss);
+  r->whash = xcalloc(r->nep, sizeof *r->whash);
+  read_col(r, "weights_hash", r->nep, NC_UINT64, r->whash);
+}
+
+static void components(const run *r, char *s, size_t len)
+{
+  s[0] = 0;
+  for (int c = 0; c < r->ncomp; c++) snprintf(s + strlen(s), len - strlen(s), "%s%s", c ? "," : "", r->comp[c]);
+}
+
+/* B must have A's grid and A's components (looked up by name). */
+static void check_grids(const run *a, const run *b)
+{
+  if (a->nx != b->nx || a->ny != b->ny)
+    die("mismatched grids: %s is %d x %d (x by y), %s is %d x %d", a->path, a->nx, a->ny, b->path, b->nx, b->ny);
+  int same = a->ncomp == b->ncomp;
+  for (int c = 0; same && c < a->ncomp; c++) same = !strcmp(a->comp[c], b->comp[c]);
+  if (!same) {
+    char ca[512], cb[512];
+    components(a, ca, sizeof ca), components(b, cb, sizeof cb);
+    die("mismatched grids: %s has components %s, %s has %s", a->path, ca, b->path, cb);
+  }
+}
+
+/* A global attribute as text ("-" when absent). */
+static void attr(const run *r, const char *name, char *s, size_t len)
+{
+  nc_type t;
+  size_t n;
+  double v;
+  snprintf(s, len, "-");
+  if (nc_inq_att(r->ncid, NC_GLOBAL, name, &t, &n)) return;
+  if (t == NC_CHAR && n < len) {
+    if (!nc_get_att_text(r->ncid, NC_GLOBAL, name, s)) s[n] = 0;
+  } else if (t == NC_STRING && n == 1) {
+    char *p = NULL;
+    if (!nc_get_att_string(r->ncid, NC_GLOBAL, name, &p)) snprintf(s, len, "%s", p);
+    if (p) nc_free_string(1, &p);
+  } else if (t != NC_CHAR && n == 1 && !nc_get_att_double(r->ncid, NC_GLOBAL, name, &v)) {
+    snprintf(s, len, "%g", v);
+  }
+}
+
+/* Replica 0's plane of every component at time index i into f[ncomp][ny*nx];
+ * 0 if any plane is all NaN (the fill of a step without a snapshot). */
+static int read_fields(const run *r, size_t i, double *f)
+{
+  size_t n = (size_t)r->nx * (size_t)r->ny, start[4] = {i, 0, 0, 0}, count[4] = {1, 1, (size_t)r->ny, (size_t)r->nx};
+  int written = 1;
+  for (int c = 0; c < r->ncomp; c++) {
+    double *p = f + (size_t)c * n;
+    check(r, nc_get_vara_double(r->ncid, r->fieldvar[c], start, count, p), r->comp[c]);
+    size_t k = 0;
+    while (k < n && isnan(p[k])) k++;
+    if (k == n) written = 0;
+  }
+  return written;
+}
+
+/* ---- comparing ------------------------------------------------------------ */
+
+static size_t find_step(const run *b, size_t guess, int step)
+{
+  if (guess < b->nt && b->step[guess] == step) return guess;
+  for (size_t j = 0; j < b->nt; j++)
+    if (b->step[j] == step) return j;
+  return b->nt;
+}
+
+static void compare(const run *a, const run *b, result *res)
+{
+  size_t n = (size_t)a->nx * (size_t)a->ny * (size_t)a->ncomp;
+  double *fa = xcalloc(n, sizeof *fa), *fb = xcalloc(n, sizeof *fb);
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, np = 0;
+  res->m = xcalloc(a->nt, sizeof *res->m), res->heq = xcalloc(a->nt, 1);
+  res->lvs = xcalloc(a->nep, sizeof *res->lvs), res->weq = xcalloc(a->nep, 1);
+  res->fds = res->fde = res->last = -1;
+
+  for (size_t i = 0; i < a->nt; i++) {
+    size_t j = find_step(b, i, a->step[i]);
+    metrics_t *m = &res->m[i];
+    m->vc = m->vermv = m->rel_l2 = m->max_abs = m->max_ulp = m->digits = NAN;
+    res->heq[i] = NOT_COMPARED;
+    if (j == b->nt) continue;
+    if (a->hash[i] != NC_FILL_UINT64 && b->hash[j] != NC_FILL_UINT64) res->heq[i] = a->hash[i] == b->hash[j];
+    if (res->heq[i] == 0 && res->fds < 0) res->fds = a->step[i];
+    if (!read_fields(a, i, fa) || !read_fields(b, j, fb)) continue;
+    metrics_acc acc;
+    metrics_reset(&acc);
+    metrics_add(&acc, n, fa, fb);
+    metrics_finish(&acc, m);
+    res->last = (int)i;
+    if (m->rel_l2 > 0 && isfinite(m->rel_l2)) { /* growth: least squares of log10(rel_l2) on step */
+      double x = a->step[i], y = log10(m->rel_l2);
+      sx += x, sy += y, sxx += x * x, sxy += x * y, np += 1;
+    }
+  }
+  double den = np * sxx - sx * sx;
+  res->growth = np >= 2 && den != 0 ? (np * sxy - sx * sy) / den : NAN;
+
+  for (size_t e = 0; e < a->nep; e++) {
+    res->lvs[e] = NAN, res->weq[e] = NOT_COMPARED;
+    if (e >= b->nep) continue;
+    res->lvs[e] = metrics_vs(a->loss[e], b->loss[e]);
+    res->weq[e] = a->whash[e] == b->whash[e];
+    if (!res->weq[e] && res->fde < 0) res->fde = (int)e;
+  }
+  free(fa), free(fb);
+}
+
+/* ---- reporting -------------------------------------------------------------- */
+
+static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl, const char *dg)
+{
+  char sol[64], sur[64], red[130], ranks[32], threads[32], dev[64];
+  attr(r, "solver_reduction", sol, sizeof sol), attr(r, "surrogate_reduction", sur, sizeof sur);
+  attr(r, "mpi_ranks", ranks, sizeof ranks), attr(r, "omp_threads", threads, sizeof threads);
+  attr(r, "device", dev, sizeof dev);
+  snprintf(red, sizeof red, "%s/%s", sol, sur);
+  printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, dev, fs, fe, g, rl, dg);
+}
+
+static void print_table(const run *a, const run *b, const result *res, int nb)
+{
+  int w = (int)strlen(a->path);
+  for (int p = 0; p < nb; p++)
+    if ((int)strlen(b[p].path) > w) w = (int)strlen(b[p].path);
+  printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, "file", "solver/surrogate", "ranks", "threads",
+         "device", "first_step", "first_epoch", "growth[dec/step]", "final_rel_l2", "digits");
+  print_row(w, a, "ref", "ref", "-", "-", "-");
+  for (int p = 0; p < nb; p++) {
+    const result *r = &res[p];
+    char fs[16] = "never", fe[16] = "never", g[24] = "-", rl[24] = "-", dg[16] = "-";
+    if (r->fds >= 0) snprintf(fs, sizeof fs, "%d", r->fds);
+    if (r->fde >= 0) snprintf(fe, sizeof fe, "%d", r->fde);
+    if (!isnan(r->growth)) snprintf(g, sizeof g, "%.3g", r->growth);
+    if (r->last >= 0) {
+      snprintf(rl, sizeof rl, "%.3e", r->m[r->last].rel_l2);
+      snprintf(dg, sizeof dg, "%.1f", r->m[r->last].digits);
+    }
+    print_row(w, &b[p], fs, fe, g, rl, dg);
+  }
+}
+
+/* ---- the -o file ---------------------------------------------------------- */
+
+static const char *out_path;
+
+static void nccheck(int e, const char *what)
+{
+  if (e) die("%s: cannot write %s (%s)", out_path, what, nc_strerror(e));
+}
+
+static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln)
+{
+  int id;
+  nccheck(nc_def_var(ncid, name, t, nd, dims, &id), name);
+  nccheck(nc_put_att_text(ncid, id, "units", strlen(units), units), name);
+  nccheck(nc_put_att_text(ncid, id, "long_name", strlen(ln), ln), name);
+  if (t == NC_DOUBLE) {
+    double nan = NAN;
+    nccheck(nc_def_var_fill(ncid, id, 0, &nan), name);
+  } else if (t == NC_BYTE) {
+    signed char fill = NOT_COMPARED;
+    nccheck(nc_def_var_fill(ncid, id, 0, &fill), name);
+  }
+  return id;
+}
+
+static void gattr(int ncid, const char *name, const char *value)
+{
+  nccheck(nc_put_att_text(ncid, NC_GLOBAL, name, strlen(value), value), name);
+}
+
+/* Create the partial output file before any work, so an unwritable -o fails first. */
+static const char *prepare_output(const char *path)
+{
+  char *partial = xcalloc(strlen(path) + 32, 1);
+  sprintf(partial, "%s.partial-%ld", path, (long)getpid());
+  int fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* errno: HDF5 would say "Permission denied" */
+  if (fd < 0) die("%s: cannot create %s (%s)", path, partial, strerror(errno));
+  close(fd);
+  out_path = path, partial_out = partial;
+  return partial;
+}
+
+static void write_output(const char *partial, const run *a, const run *b, const result *res, int nb)
+{
+  static const char *mname[6] = {"vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
+  static const size_t moff[6] = {offsetof(metrics_t, vc),      offsetof(metrics_t, vermv),
+                                 offsetof(metrics_t, rel_l2),  offsetof(metrics_t, max_abs),
+                                 offsetof(metrics_t, max_ulp), offsetof(metrics_t, digits)};
+  static const char *mlong[6] = {
+    "V_c: fraction of field values bitwise different from the reference",
+    "V_ermv: mean element-wise relative difference from the reference",
+    "relative L2 difference of the fields from the reference",
+    "maximum absolute difference of the fields from the reference",
+    "maximum distance of the fields from the reference in units in the last place",
+    "decimal digits of agreement with the reference (17: bitwise equal)"};
+  int ncid, e = nc_create(partial, NC_NETCDF4 | NC_CLOBBER, &ncid);
+  if (e) die("%s: cannot create %s (%s)", out_path, partial, nc_strerror(e));
+
+  int d_pair, d_time, d_epoch, pt[2], pe[2], v_pair, v_step, v_epoch, v_m[6], v_heq, v_lvs, v_weq, v_fds, v_fde, v_gr;
+  nccheck(nc_def_dim(ncid, "pair", (size_t)nb, &d_pair), "pair");
+  nccheck(nc_def_dim(ncid, "time", a->nt, &d_time), "time");
+  nccheck(nc_def_dim(ncid, "epoch", a->nep, &d_epoch), "epoch"); /* 0 epochs: NetCDF makes it unlimited */
+  pt[0] = pe[0] = d_pair, pt[1] = d_time, pe[1] = d_epoch;
+  v_pair = def(ncid, "pair", NC_INT, 1, &d_pair, "1", "compared file (0: the second file named)");
+  v_step = def(ncid, "step", NC_INT, 1, &d_time, "1", "time step number of the reference");
+  v_epoch = def(ncid, "epoch", NC_INT, 1, &d_epoch, "1", "training epoch number");
+  for (int k = 0; k < 6; k++) v_m[k] = def(ncid, mname[k], NC_DOUBLE, 2, pt, "1", mlong[k]);
+  v_heq = def(ncid, "hash_equal", NC_BYTE, 2, pt, "1", "state_hash equal to the reference (1), differs (0)");
+  v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|");
+  v_weq = def(ncid, "weights_equal", NC_BYTE, 2, pe, "1", "weights_hash equal to the reference (1), differs (0)");
+  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never)");
+  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never)");
+  v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
+             "least-squares slope of log10(rel_l2) against step, in decades per step");
+
+  char s[256], history[96];
+  time_t now = time(NULL);
+  strftime(history, sizeof history, "%Y-%m-%dT%H:%M:%SZ created by miniapp-compare", gmtime(&now));
+  gattr(ncid, "Conventions", "CF-1.8");
+  gattr(ncid, "title", "miniapp-compare: runs compared with a reference run (replica 0 of each)");
+  gattr(ncid, "history", history);
+  gattr(ncid, "reference_file", a->path);
+  attr(a, "solver_reduction", s, sizeof s), gattr(ncid, "reference_solver_reduction", s);
+  attr(a, "surrogate_reduction", s, sizeof s), gattr(ncid, "reference_surrogate_reduction", s);
+  for (int p = 0; p < nb; p++) {
+    char name[64];
+    snprintf(name, sizeof name, "pair%d_file", p), gattr(ncid, name, b[p].path);
+    snprintf(name, sizeof name, "pair%d_solver_reduction", p);
+    attr(&b[p], "solver_reduction", s, sizeof s), gattr(ncid, name, s);
+    snprintf(name, sizeof name, "pair%d_surrogate_reduction", p);
+    attr(&b[p], "surrogate_reduction", s, sizeof s), gattr(ncid, name, s);
+  }
+  nccheck(nc_enddef(ncid), "definitions");
+
+  int *iv = xcalloc((size_t)nb + a->nep, sizeof *iv);
+  for (int p = 0; p < nb; p++) iv[p] = p;
+  nccheck(nc_put_var_int(ncid, v_pair, iv), "pair");
+  nccheck(nc_put_var_int(ncid, v_step, a->step), "step");
+  for (size_t e = 0; e < a->nep; e++) iv[e] = (int)e;
+  if (a->nep) nccheck(nc_put_var_int(ncid, v_epoch, iv), "epoch");
+  double *col = xcalloc(a->nt, sizeof *col);
+  for (int p = 0; p < nb; p++) {
+    const result *r = &res[p];
+    size_t start[2] = {(size_t)p, 0}, ct[2] = {1, a->nt}, ce[2] = {1, a->nep}, i1 = (size_t)p;
+    for (int k = 0; k < 6; k++) {
+      for (size_t i = 0; i < a->nt; i++) memcpy(&col[i], (const char *)&r->m[i] + moff[k], sizeof col[i]);
+      nccheck(nc_put_vara_double(ncid, v_m[k], start, ct, col), mname[k]);
+    }
+    nccheck(nc_put_vara_schar(ncid, v_heq, start, ct, r->heq), "hash_equal");
+    if (a->nep) {
+      nccheck(nc_put_vara_double(ncid, v_lvs, start, ce, r->lvs), "loss_vs");
+      nccheck(nc_put_vara_schar(ncid, v_weq, start, ce, r->weq), "weights_equal");
+    }
+    nccheck(nc_put_var1_int(ncid, v_fds, &i1, &r->fds), "first_divergent_step");
+    nccheck(nc_put_var1_int(ncid, v_fde, &i1, &r->fde), "first_divergent_epoch");
+    nccheck(nc_put_var1_double(ncid, v_gr, &i1, &r->growth), "growth_rate");
+  }
+  nccheck(nc_close(ncid), "the file (close)");
+  if (rename(partial, out_path)) die("%s: cannot rename %s into place (%s)", out_path, partial, strerror(errno));
+  partial_out = NULL;
+  free(iv), free(col);
+}
+
+int main(int argc, char **argv)
+{
+  const char *out = NULL, **files = xcalloc((size_t)argc, sizeof *files);
+  int nf = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-o")) {
+      if (++i == argc) die("option -o needs a file name");
+      out = argv[i];
+    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc]\n"
+             "  compares replica 0 of each file with replica 0 of A (the reference); see docs/output.md\n");
+      return 0;
+    } else if (argv[i][0] == '-' && argv[i][1]) die("unknown option '%s' (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", argv[i]);
+    else files[nf++] = argv[i];
+  }
+  if (nf < 2) die("need at least two files, got %d (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", nf);
+
+  const char *partial = out ? prepare_output(out) : NULL;
+  run *runs = xcalloc((size_t)nf, sizeof *runs);
+  for (int f = 0; f < nf; f++) open_run(&runs[f], files[f]);
+  for (int f = 1; f < nf; f++) check_grids(&runs[0], &runs[f]);
+  result *res = xcalloc((size_t)nf - 1, sizeof *res);
+  for (int f = 1; f < nf; f++) compare(&runs[0], &runs[f], &res[f - 1]);
+  print_table(&runs[0], runs + 1, res, nf - 1);
+  if (out) write_output(partial, &runs[0], runs + 1, res, nf - 1);
+  for (int f = 0; f < nf; f++) nc_close(runs[f].ncid);
+  return 0;
+}

@@ -1,0 +1,45 @@
+/* miniapp/coupling.h: the coupled loop. Every time step, the solver state
+ * feeds the surrogate and the surrogate feeds the solver back:
+ *   -coupling none     the solver alone (the surrogate is not built)
+ *   -coupling guess    the surrogate predicts the next state from the current
+ *                      one; that prediction is the Krylov initial guess. Every
+ *                      -train_every K steps it trains -train_epochs E epochs
+ *                      on the solver's own (state, next state) pairs.
+ *   -coupling closure  (Gray-Scott) the surrogate learns the reaction term
+ *                      from the exact one during the first -closure_warmup W
+ *                      steps, then replaces it in the physics.
+ * -replicas R runs the whole coupled run R times in lockstep from bit-identical
+ * initial states and, after every step and every epoch, compares each replica
+ * with replica 0 (metrics.h). In an atomic build each replica r replays its
+ * own combination order, seeded -atomic_order_seed + r.
+ * -output FILE.nc writes fields and every per-step / per-epoch series (ncout.h). */
+#ifndef MINIAPP_COUPLING_H
+#define MINIAPP_COUPLING_H
+
+#include "solver.h"
+#include "surrogate.h"
+#include <stdio.h>
+
+typedef struct _p_Coupled *Coupled;
+
+/* Wall-clock seconds (max over ranks) of each phase and the work done. */
+typedef struct {
+  double solve, features, predict, train, metrics, output, total;
+  double train_samples, predict_points; /* global, all replicas */
+  PetscInt epochs, steps;
+} CoupledTimes;
+
+PetscErrorCode CoupledCreate(MPI_Comm comm, Coupled *c);
+PetscErrorCode CoupledSetFromOptions(Coupled c);
+PetscErrorCode CoupledSetUp(Coupled c);
+PetscErrorCode CoupledRun(Coupled c);
+PetscErrorCode CoupledGetSolver(Coupled c, PetscInt replica, Solver *s);
+PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt replica, Surrogate *net); /* NULL with -coupling none */
+PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t);
+/* Replica and baseline verdict: in a build where both halves are
+ * deterministic or reproducible, every replica must equal replica 0 bitwise. */
+PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
+PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
+PetscErrorCode CoupledDestroy(Coupled *c);
+
+#endif
