@@ -68,8 +68,8 @@ static PetscErrorCode SetUpConfig(Config *c, PetscInt its)
 
 int main(int argc, char **argv)
 {
-  Config   cfg[] = {{"petsc-stock", VECSTANDARD, PETSC_FALSE}, {"atomic", VECFPNA_ATOMIC, PETSC_TRUE}, {"atomic-vec+gather-op", VECFPNA_ATOMIC, PETSC_FALSE},
-                    {"deterministic", VECFPNA_DETERMINISTIC, PETSC_FALSE}, {"reproducible", VECFPNA_REPRODUCIBLE, PETSC_FALSE}};
+  Config   cfg[] = {{.label = "petsc-stock", .vectype = VECSTANDARD, .scatter = PETSC_FALSE}, {.label = "atomic", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_TRUE}, {.label = "atomic-vec+gather-op", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_FALSE},
+                    {.label = "deterministic", .vectype = VECFPNA_DETERMINISTIC, .scatter = PETSC_FALSE}, {.label = "reproducible", .vectype = VECFPNA_REPRODUCIBLE, .scatter = PETSC_FALSE}};
   int      nc = sizeof cfg / sizeof *cfg;
   PetscInt its = 40, reps = 5, n, N;
   double   triad, dotbw;

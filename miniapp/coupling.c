@@ -101,17 +101,17 @@ PetscErrorCode CoupledCreate(MPI_Comm comm, Coupled *c)
 
 PetscErrorCode CoupledSetFromOptions(Coupled c)
 {
-  PetscInt  mode = COUPLING_NONE, steps;
+  PetscInt  mode = COUPLING_NONE, steps, nrep = 1;
   PetscBool set, has;
 
   PetscFunctionBegin;
-  c->nrep = 1, c->train_every = 1, c->train_epochs = 4, c->warmup = 50, c->output_every = 10, c->churn_tol = 1e-4;
+  c->train_every = 1, c->train_epochs = 4, c->warmup = 50, c->output_every = 10, c->churn_tol = 1e-4;
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
   PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, mode_names, 3, mode_names[mode], &mode, NULL));
   PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
   PetscCall(PetscOptionsInt("-train_epochs", "Epochs (full-batch Adam steps) per training", NULL, c->train_epochs, &c->train_epochs, NULL));
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps with the exact reaction term while the surrogate learns it", NULL, c->warmup, &c->warmup, NULL));
-  PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, c->nrep, &c->nrep, NULL));
+  PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
   PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
   PetscCall(PetscOptionsReal("-churn_tol", "Relative tolerance above which a prediction counts as churned", NULL, c->churn_tol, &c->churn_tol, NULL));
@@ -122,7 +122,8 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCheck(c->train_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_every %" PetscInt_FMT ": must be >= 1", c->train_every);
   PetscCheck(c->train_epochs >= 1 && c->train_epochs <= 100000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_epochs %" PetscInt_FMT ": must be in [1, 100000]", c->train_epochs);
   PetscCheck(c->warmup >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_warmup %" PetscInt_FMT ": must be >= 1", c->warmup);
-  PetscCheck(c->nrep >= 1 && c->nrep <= MAX_REPLICAS, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-replicas %" PetscInt_FMT ": must be in [1, %d]", c->nrep, MAX_REPLICAS);
+  PetscCheck(nrep >= 1 && nrep <= MAX_REPLICAS, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-replicas %" PetscInt_FMT ": must be in [1, %d]", nrep, MAX_REPLICAS);
+  c->nrep = nrep;
   PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
   PetscCheck(c->churn_tol > 0 && PetscIsNormalReal(c->churn_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-churn_tol %g: must be a positive number", (double)c->churn_tol);
   PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");

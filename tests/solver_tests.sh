@@ -4,22 +4,7 @@
 # Each test asserts the promise of the build's own reduction STRATEGY.
 set -u
 name=$1 app=$2 strategy=$3
-export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-# key VALUE from a summary file
-key() { sed -n "s/^$2: *//p" "$1" | tr -d '"'; }
-run() { # run OUT [mpiexec -n N] ARGS...: summary in OUT, must be VALID
-  local out=$1; shift
-  local np=1
-  if [ "$1" = "-np" ]; then np=$2; shift 2; fi
-  if [ "$np" = 1 ]; then "$app" "$@" -summary "$out" > "$out.log" 2>&1
-  else mpiexec -n "$np" "$app" "$@" -summary "$out" > "$out.log" 2>&1; fi
-  local rc=$?
-  [ $rc = 0 ] || { cat "$out.log"; fail "exit $rc for: $app $*"; }
-  [ "$(key "$out" verification)" = VALID ] || fail "not VALID: $*"
-}
+. "$(dirname "$0")/lib.sh"
 
 case $name in
 mms_order) # heat MMS error falls as h^2 under refinement (Crank-Nicolson, dt ~ h)
@@ -94,19 +79,6 @@ bitwise) # the build's determinism promise, on a sensitive problem with odd size
   esac
   ;;
 bad_input) # one clear line naming the problem, nonzero exit, no output file
-  check() { # check REGEX ARGS...
-    local re=$1; shift
-    rm -f "$tmp/out.yaml"*
-    local sum=(-summary "$tmp/out.yaml")
-    case " $* " in *" -summary "*) sum=() ;; esac
-    "$app" "$@" "${sum[@]}" > "$tmp/stdout" 2> "$tmp/stderr"
-    local rc=$?
-    [ $rc != 0 ] || fail "exit 0 for bad input: $*"
-    [ "$(wc -l < "$tmp/stderr")" = 1 ] || { cat "$tmp/stderr"; fail "expected one error line for: $*"; }
-    grep -Eq -- "$re" "$tmp/stderr" || { cat "$tmp/stderr"; fail "message does not match '$re' for: $*"; }
-    [ -z "$(ls "$tmp"/out.yaml* 2>/dev/null)" ] || fail "an output file was left behind for: $*"
-    echo "ok ($rc): $* -> $(cat "$tmp/stderr")"
-  }
   check 'da_grid_x 0' -da_grid_x 0
   check 'da_grid_y -5' -da_grid_y -5
   check 'da_grid_x 1000000' -da_grid_x 1000000

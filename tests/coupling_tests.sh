@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# tests/coupling_tests.sh: end-to-end tests of the coupled loop, one per ctest
+# entry: coupling_tests.sh NAME MINIAPP SOLVER_STRATEGY SURROGATE_STRATEGY
+set -u
+name=$1 app=$2 ssolver=$3 ssurr=$4
+. "$(dirname "$0")/lib.sh"
+py=/usr/bin/python3
+ordered=1; [ "$ssolver" = atomic ] || [ "$ssurr" = atomic ] && ordered=0
+gs="-scenario grayscott -da_grid_x 41 -da_grid_y 35"
+
+case $name in
+replicas) # deterministic/reproducible: V_c exactly 0 at every step and epoch;
+          # atomic with seeds: replicas leave replica 0 and the step is reported
+  run "$tmp/r" $gs -ts_max_steps 25 -coupling guess -replicas 3 -atomic_order_seed 11 -output "$tmp/r.nc" -output_every 5
+  $py - "$tmp/r.nc" $ordered <<'PY' || fail "replica metrics in the NetCDF file break the build's promise"
+import sys, netCDF4, numpy as np
+d = netCDF4.Dataset(sys.argv[1]); ordered = sys.argv[2] == "1"
+vc, wvc = d["vc"][:], d["weights_vc"][:]
+assert vc.shape == (26, 3) and wvc.shape[1] == 3 and wvc.shape[0] > 0, (vc.shape, wvc.shape)
+assert (vc[:, 0] == 0).all() and (wvc[:, 0] == 0).all()
+fds = d["first_divergent_step"][:]
+if ordered:
+    assert (vc == 0).all() and (wvc == 0).all(), "nonzero V_c in a build without atomics"
+    assert (fds == -1).all(), fds
+    assert len(set(d["state_hash"][-1, :].tolist())) == 1
+else:
+    assert (vc[-1, 1:] > 0).all(), vc[-1]
+    assert (fds[1:] >= 1).all(), fds
+    first = int(np.argmax(vc[:, 1] > 0)); assert first == fds[1], (first, fds[1])
+print("V_c max", vc.max(), "weights V_c max", wvc.max(), "first divergent steps", fds.tolist())
+PY
+  fds=$(key "$tmp/r" replica_first_divergent_step)
+  echo "summary: replica_first_divergent_step $fds"
+  if [ $ordered = 1 ]; then [ "$fds" = "[-1, -1, -1]" ] || fail "summary reports divergence: $fds"
+  else [ "$fds" != "[-1, -1, -1]" ] || fail "atomic build with seeds reports no divergence"; fi
+  ;;
+ranks) # reproducible: coupled state and weights identical for any ranks x threads
+  [ "$ssolver" = reproducible ] && [ "$ssurr" = reproducible ] || { echo "not a reproducible build: skipped"; exit 77; }
+  args="$gs -ts_max_steps 12 -coupling guess"
+  run "$tmp/a" $args -threads 1
+  run "$tmp/b" $args -threads 2
+  run "$tmp/c" -np 2 $args -threads 1
+  run "$tmp/d" -np 3 $args -threads 1
+  for f in b c d; do
+    for k in state_hash weights_hash; do
+      [ "$(key "$tmp/$f" $k)" = "$(key "$tmp/a" $k)" ] || fail "$k of run $f differs from 1 rank x 1 thread"
+    done
+  done
+  echo "state_hash $(key "$tmp/a" state_hash) weights_hash $(key "$tmp/a" weights_hash) for 1x1 1x2 2x1 3x1"
+  ;;
+guess_saves) # stated scenario: heat 64^2, 40 steps, the surrogate trained 8 epochs a step at lr 1e-2
+  run "$tmp/g" -scenario heat -ts_max_steps 40 -coupling guess -train_epochs 8 -surrogate_lr 1e-2
+  g=$(key "$tmp/g" ksp_iterations_total) n=$(key "$tmp/g" ksp_iterations_total_coupling_none) f=$(key "$tmp/g" ksp_iterations_total_fischer)
+  echo "Krylov iterations: guess $g, none $n, fischer $f"
+  [ "$g" -lt "$n" ] || fail "-coupling guess did not reduce the iterations ($g >= $n)"
+  run "$tmp/n" -scenario heat -ts_max_steps 40
+  [ "$(key "$tmp/n" ksp_iterations_total)" = "$n" ] || fail "the side-by-side baseline ($n) differs from a -coupling none run ($(key "$tmp/n" ksp_iterations_total))"
+  ;;
+closure) # the learned term replaces the exact one after the warm-up and changes the physics
+  run "$tmp/c" $gs -ts_max_steps 40 -coupling closure -closure_warmup 20 -train_epochs 8 -surrogate_lr 1e-2
+  run "$tmp/n" $gs -ts_max_steps 40
+  e=$(key "$tmp/c" closure_rmse)
+  echo "closure RMS error $e; state $(key "$tmp/c" state_hash) vs exact physics $(key "$tmp/n" state_hash)"
+  awk "BEGIN{exit !($e > 0 && $e < 1e-2)}" || fail "closure error $e not in (0, 1e-2)"
+  [ "$(key "$tmp/c" state_hash)" != "$(key "$tmp/n" state_hash)" ] || fail "the closure model did not enter the physics"
+  ;;
+interrupted) # a killed run leaves no file under the output name
+  "$app" $gs -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -coupling guess -output "$tmp/k.nc" > "$tmp/k.log" 2>&1 &
+  pid=$!
+  for i in $(seq 100); do ls "$tmp"/k.nc.partial* > /dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  kill -KILL $pid; wait $pid 2>/dev/null
+  [ ! -e "$tmp/k.nc" ] || fail "a killed run left $tmp/k.nc"
+  ls "$tmp"/k.nc.partial* > /dev/null 2>&1 || fail "no partial file was being written"
+  echo "killed run left only: $(cd "$tmp" && ls k.nc*)"
+  "$app" $gs -ts_max_steps 3 -coupling guess -output "$tmp/k.nc" > "$tmp/k2.log" 2>&1 || fail "rerun failed"
+  [ -s "$tmp/k.nc" ] || fail "a finished run did not write $tmp/k.nc"
+  ;;
+bad_input)
+  check 'coupling' -coupling nosuch
+  check 'train_every 0' -coupling guess -train_every 0
+  check 'train_epochs -2' -coupling guess -train_epochs -2
+  check 'replicas 0' -replicas 0
+  check 'replicas 1000' -replicas 1000
+  check 'output_every 0' -output_every 0
+  check 'churn_tol' -churn_tol -1
+  check 'closure_warmup 0' -coupling closure -closure_warmup 0
+  check 'closure: scenario heat' -scenario heat -coupling closure
+  check 'coupling_baselines: only with -coupling guess' -coupling_baselines
+  check 'output /nonexistent-dir/x.nc' -ts_max_steps 1 -output /nonexistent-dir/x.nc
+  check 'surrogate_layers' -coupling guess -surrogate_layers 0
+  check 'surrogate_lr' -coupling guess -surrogate_lr -1
+  check 'surrogate_device' -coupling guess -surrogate_device tpu
+  ;;
+*) fail "unknown test $name" ;;
+esac
+echo "PASS $name"
