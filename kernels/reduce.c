@@ -150,7 +150,7 @@ double red_combine(red_strategy_t s, int np, const red_partial_t *p)
     for (int i = 0; i < np; i++) rsum_merge(&a, &p[i].r);
     return rsum_value(&a);
   }
-  double  stackbuf[64], *d = np <= 64 ? stackbuf : malloc((size_t)np * sizeof *d);
+  double  stackbuf[64] = {0}, *d = np <= 64 ? stackbuf : malloc((size_t)np * sizeof *d);
   if (!d) return NAN;
   for (int i = 0; i < np; i++) d[i] = p[i].d;
   double r = 0.0;

@@ -230,7 +230,7 @@ static PetscErrorCode CreateOutput(Coupled c)
   }
   if (c->rank == 0) {
     err = ncout_create(c->output, &info, &c->nc);
-    if (err) PetscCall(PetscStrncpy(errmsg, c->nc ? ncout_errmsg(c->nc) : ncout_strerror(err), sizeof errmsg));
+    if (err) PetscCall(PetscStrncpy(errmsg, ncout_errmsg(c->nc), sizeof errmsg)); /* names the file */
     if (err && c->nc) {
       char dummy[8];
       ncout_close(&c->nc, 0, dummy, sizeof dummy);
@@ -238,7 +238,7 @@ static PetscErrorCode CreateOutput(Coupled c)
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, c->comm));
   PetscCallMPI(MPI_Bcast(errmsg, sizeof errmsg, MPI_CHAR, 0, c->comm));
-  PetscCheck(!err, c->comm, PETSC_ERR_FILE_OPEN, "-output %s: %s", c->output, errmsg);
+  PetscCheck(!err, c->comm, PETSC_ERR_FILE_OPEN, "-output: %s", errmsg);
   /* gather fields to rank 0 in natural order */
   PetscCall(DMDACreateNaturalVector(da, &c->natural));
   PetscCall(VecScatterCreateToZero(c->natural, &c->tozero, &c->seq));
@@ -546,6 +546,8 @@ static PetscErrorCode Train(Coupled c, PetscInt step)
  * the guess (-coupling none) and with PETSc's Fischer projection guess. */
 static PetscErrorCode StepBaselines(Coupled c)
 {
+  double t0 = MPI_Wtime();
+
   PetscFunctionBegin;
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   red_set_atomic_order_state(&c->base_order[0]);
@@ -554,6 +556,7 @@ static PetscErrorCode StepBaselines(Coupled c)
   red_set_atomic_order_state(&c->base_order[1]);
   PetscCall(SolverStep(c->base_fischer, NULL, &c->its_fischer));
   red_get_atomic_order_state(&c->base_order[1]);
+  c->times.baselines += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -664,13 +667,35 @@ PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt r, Surrogate *net)
 
 PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t)
 {
-  double v[7] = {c->times.solve, c->times.features, c->times.predict, c->times.train, c->times.metrics, c->times.output, c->times.total};
+  double v[8] = {c->times.solve, c->times.features, c->times.predict, c->times.train, c->times.metrics, c->times.output, c->times.baselines, c->times.total};
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_DOUBLE, MPI_MAX, c->comm));
   *t       = c->times;
-  t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5], t->total = v[6];
+  t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5], t->baselines = v[6], t->total = v[7];
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *total, PetscInt *none, PetscInt *fischer)
+{
+  PetscFunctionBegin;
+  *total = 0, *none = *fischer = -1;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    PetscInt n;
+    PetscCall(SolverGetIterations(c->rep[r].solver, &n, NULL));
+    *total += n;
+  }
+  if (c->baselines) {
+    PetscCall(SolverGetIterations(c->base_none, none, NULL));
+    PetscCall(SolverGetIterations(c->base_fischer, fischer, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points)
+{
+  *coupling = mode_names[c->mode], *replicas = c->nrep, *points = c->M * c->N;
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)

@@ -24,7 +24,7 @@ typedef struct _p_Coupled *Coupled;
 
 /* Wall-clock seconds (max over ranks) of each phase and the work done. */
 typedef struct {
-  double solve, features, predict, train, metrics, output, total;
+  double solve, features, predict, train, metrics, output, baselines, total;
   double train_samples, predict_points; /* global, all replicas */
   PetscInt epochs, steps;
 } CoupledTimes;
@@ -36,6 +36,9 @@ PetscErrorCode CoupledRun(Coupled c);
 PetscErrorCode CoupledGetSolver(Coupled c, PetscInt replica, Solver *s);
 PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt replica, Surrogate *net); /* NULL with -coupling none */
 PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t);
+/* Krylov iterations of all replicas, and of the -coupling none baseline (-1: not run). */
+PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *replicas_total, PetscInt *none_total, PetscInt *fischer_total);
+PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points_global);
 /* Replica and baseline verdict: in a build where both halves are
  * deterministic or reproducible, every replica must equal replica 0 bitwise. */
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);

@@ -18,8 +18,9 @@ static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver who
                            "e.g. -options_file inputs/<deck>.opts); see README.md.\n\n";
 
 typedef struct {
-  PetscInt  threads;
-  char      summary[PETSC_MAX_PATH_LEN];
+  PetscInt      threads;
+  char          summary[PETSC_MAX_PATH_LEN];
+  ReportOptions report;
   PetscBool help;
 } Inputs;
 
@@ -37,6 +38,7 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   if (in->threads > 0) omp_set_num_threads((int)in->threads);
   PetscCall(ReportApplyAtomicSeed());
   if (in->summary[0]) PetscCall(ReportCheckWritable(PETSC_COMM_WORLD, "-summary", in->summary));
+  PetscCall(ReportGetOptions(&in->report));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -72,10 +74,12 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
     PetscCall(PetscSNPrintf(v.why + n, sizeof v.why - n, "; %s", why2));
   }
   v.ok = (PetscBool)(v.ok && ok2);
+  PetscCall(ReportVerify(c, &in->report, &v)); /* golden hashes, repeat check */
   PetscCall(ReportCheckUnusedOptions(PETSC_TRUE));
 
   /* report */
   PetscCall(ReportSummary(PETSC_COMM_WORLD, c, &v, t0, in->summary));
+  if (in->report.path[0]) PetscCall(ReportWrite(PETSC_COMM_WORLD, c, &in->report, &v, t0));
   *status = v.ok ? 0 : 2;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -100,8 +100,8 @@ static int define(ncout *o, const ncout_info *info)
   if ((e = def_var(o, "step", NC_INT, 1, &o->d_time, "1", "time step number (0: initial state)", &o->v_step))) return e;
   if ((e = def_var(o, "epoch", NC_INT, 1, &o->d_epoch, "1", "training epoch number", &o->v_epoch))) return e;
   if ((e = def_var(o, "replica", NC_INT, 1, &o->d_rep, "1", "replica number (0: reference)", &vrep))) return e;
-  if ((e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the cell centre (grid units)", &vy))) return e;
-  if ((e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the cell centre (grid units)", &vx))) return e;
+  if ((e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the grid point", &vy))) return e;
+  if ((e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the grid point", &vx))) return e;
   if ((e = put_text(o, vy, "axis", "Y")) || (e = put_text(o, vx, "axis", "X"))) return e;
 
   char comment[128];

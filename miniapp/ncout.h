@@ -28,6 +28,8 @@
  *               weights_vc(epoch, replica), weights_rel_l2(epoch, replica)
  *   final       first_divergent_step(replica), first_divergent_epoch(replica)
  *               int (-1: never diverged)
+ *   fill        every double variable has _FillValue NaN, so a value never
+ *               written reads as NaN; int/uint64 ones keep NetCDF's default fill
  *   globals     Conventions = "CF-1.8", title, institution, source, history,
  *               plus every (name, value) string the caller passes
  *               (reduction strategies, options, scenario, grid, seeds,

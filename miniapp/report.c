@@ -10,10 +10,20 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #ifndef MINIAPP_SURROGATE_REDUCTION_NAME
 #define MINIAPP_SURROGATE_REDUCTION_NAME "unknown"
+#endif
+#ifndef MINIAPP_REVISION
+#define MINIAPP_REVISION "unknown"
+#endif
+#ifndef MINIAPP_C_COMPILER
+#define MINIAPP_C_COMPILER "unknown"
+#endif
+#ifndef MINIAPP_C_FLAGS
+#define MINIAPP_C_FLAGS "unknown"
 #endif
 #ifndef MINIAPP_VERSION
 #define MINIAPP_VERSION "unknown"
@@ -145,7 +155,11 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
+/* Print with fn on stdout, then write it to path under a temporary name and
+ * rename it into place (rank 0), so a failed run leaves no complete file. */
+typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
+
+static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds, const char *option, const char *path)
 {
   PetscMPIInt rank;
   FILE       *f = NULL;
@@ -153,18 +167,192 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, d
   char        tmp[PETSC_MAX_PATH_LEN + 16];
 
   PetscFunctionBegin;
-  PetscCall(WriteSummary(comm, PETSC_STDOUT, c, v, seconds));
+  PetscCall(fn(comm, PETSC_STDOUT, c, v, seconds));
   if (!path || !path[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp", path));
   if (rank == 0 && !(f = fopen(tmp, "w"))) err = errno;
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "-summary %s: cannot write there (%s)", path, strerror(err));
-  PetscCall(WriteSummary(comm, f, c, v, seconds));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot write there (%s)", option, path, strerror(err));
+  PetscCall(fn(comm, f, c, v, seconds));
   if (rank == 0) {
     if (fclose(f) || rename(tmp, path)) err = errno, remove(tmp);
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "-summary %s: writing failed (%s)", path, strerror(err));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing failed (%s)", option, path, strerror(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
+{
+  PetscFunctionBegin;
+  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, "-summary", path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the proxy-app report (-report) -------------------------------------- */
+
+PetscErrorCode ReportGetOptions(ReportOptions *o)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(o, sizeof *o));
+  o->repeat = 5;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
+  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file; it is also printed", NULL, o->path, o->path, sizeof o->path, NULL));
+  PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
+  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, NULL));
+  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, NULL));
+  PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
+  PetscOptionsEnd();
+  PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
+  for (int k = 0; k < 2; k++) {
+    const char *h = k ? o->golden_weights : o->golden_state;
+    size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
+    if (!n) continue;
+    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
+  }
+  if (o->path[0]) PetscCall(ReportCheckWritable(PETSC_COMM_WORLD, "-report", o->path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "match", "MISMATCH", "not set" or "not applicable (...)" for one golden hash. */
+static PetscErrorCode GoldenCheck(const char *expected, uint64_t actual, PetscBool applicable, const char *why_na, char *status, size_t len, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  if (!expected[0]) PetscCall(PetscStrncpy(status, "not set", len));
+  else if (!applicable) PetscCall(PetscSNPrintf(status, len, "not applicable (%s)", why_na));
+  else {
+    unsigned long long e = strtoull(expected + ((expected[1] == 'x' || expected[1] == 'X') ? 2 : 0), NULL, 16);
+    PetscCall(PetscStrncpy(status, e == actual ? "match" : "MISMATCH", len));
+    if (e != actual) *ok = PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
+{
+  Solver    s;
+  Surrogate net;
+  PetscBool repro = (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "reproducible") && !strcmp(MINIAPP_SURROGATE_REDUCTION_NAME, "reproducible"));
+  PetscBool ok    = PETSC_TRUE;
+  PetscInt  step;
+  char      na[64];
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(CoupledGetSurrogate(c, 0, &net));
+  PetscCall(SolverStateHash(s, &v->state_hash));
+  v->weights_hash = 0;
+  if (net) PetscCall(SurrogateGetWeightsHash(net, &v->weights_hash));
+  PetscCall(PetscSNPrintf(na, sizeof na, "%s/%s build", VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
+  PetscCall(GoldenCheck(o->golden_state, v->state_hash, repro, na, v->golden_state, sizeof v->golden_state, &ok));
+  PetscCall(GoldenCheck(o->golden_weights, v->weights_hash, (PetscBool)(repro && net), net ? na : "no surrogate", v->golden_weights, sizeof v->golden_weights, &ok));
+  if (!ok) {
+    size_t n = strlen(v->why);
+    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hash MISMATCH (state %s, weights %s)", v->golden_state, v->golden_weights));
+    v->ok = PETSC_FALSE;
+  }
+  /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
+  v->repeat_mean = v->repeat_var = -1;
+  PetscCall(SolverGetStep(s, &step, NULL, NULL, NULL));
+  if (o->repeat && step > 0) {
+    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max));
+    if (v->repeat_mean > 0 && v->repeat_var / (v->repeat_mean * v->repeat_mean) >= 1e-6) {
+      size_t n = strlen(v->why);
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; repeated solves vary (relative residual variance %.3e >= 1e-6)", (double)(v->repeat_var / (v->repeat_mean * v->repeat_mean))));
+      v->ok = PETSC_FALSE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes moved per unknown per CG + Jacobi iteration on the matrix-free
+ * 5-point operator (docs/performance.md counts them): MatMult 16, Jacobi 24,
+ * two dot products 32, two AXPY 48, one AYPX 24, one norm 8. */
+#define CG_BYTES_PER_UNKNOWN 152.0
+
+static char deck_name[PETSC_MAX_PATH_LEN];
+
+static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
+{
+  CoupledTimes t;
+  PetscMPIInt  size;
+  PetscInt     its, its_none, its_fischer, nrep, npts, steps, M, N, dof;
+  const char  *mode, *sc;
+  Solver       s;
+  Surrogate    net;
+  char         host[256] = "unknown", cpu[256] = "unknown", petscver[64];
+  double       work, fom, ups, tpi, gbs;
+  FILE        *ci;
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetTimes(c, &t));
+  PetscCall(CoupledGetIterations(c, &its, &its_none, &its_fischer));
+  PetscCall(CoupledGetInfo(c, &mode, &nrep, &npts));
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(CoupledGetSurrogate(c, 0, &net));
+  PetscCall(SolverGetScenario(s, &sc));
+  PetscCall(SolverGetStep(s, &steps, NULL, NULL, NULL));
+  {
+    DM da;
+    PetscCall(SolverGetDM(s, &da));
+    PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
+  }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscGetHostName(host, sizeof host));
+  PetscCall(PetscGetVersion(petscver, sizeof petscver));
+  if ((ci = fopen("/proc/cpuinfo", "r"))) {
+    char line[512];
+    while (fgets(line, sizeof line, ci))
+      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+        PetscCall(PetscStrncpy(cpu, strchr(line, ':') + 2, sizeof cpu));
+        cpu[strcspn(cpu, "\n\"")] = 0;
+        break;
+      }
+    fclose(ci);
+  }
+  work = t.solve + t.features + t.predict + t.train; /* the coupled loop's own work */
+  ups  = (double)npts * steps * nrep;
+  fom  = work > 0 ? ups / work / 1e6 : 0;
+  tpi  = its > 0 ? t.solve / its : 0;
+  gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : 0;
+
+  PetscCall(PetscFPrintf(comm, f, "# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
+  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: \"%s\"\n", deck_name));
+  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: \"%s\"\n  cpu: \"%s\"\n  ranks: %d\n  threads: %d\n", host, cpu, size, omp_get_max_threads()));
+  {
+    SurrogateDevice d = SURROGATE_DEVICE_CPU;
+    if (net) PetscCall(SurrogateGetDevice(net, &d));
+    PetscCall(PetscFPrintf(comm, f, "  device: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu"));
+  }
+  PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: \"%s\"\n  compiler: \"%s\"\n  flags: \"%s\"\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: \"%s\"\n", MINIAPP_VERSION,
+                         MINIAPP_REVISION, MINIAPP_C_COMPILER, MINIAPP_C_FLAGS, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", petscver));
+  PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
+  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %.6e\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %.3f\n", its, tpi, CG_BYTES_PER_UNKNOWN, gbs));
+  if (net) {
+    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %.6e\n  inference_points_per_s: %.6e\n", t.epochs, t.train > 0 ? t.train_samples / t.train : 0.0,
+                           t.predict > 0 ? t.predict_points / t.predict : 0.0));
+  }
+  PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
+  if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));
+  PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
+  PetscCall(PetscFPrintf(comm, f, "  total: %.6f\n  solve: %.6f\n  features: %.6f\n  predict: %.6f\n  train: %.6f\n  metrics: %.6f\n  output: %.6f\n  baselines: %.6f\n  time_per_step: %.6e\n", seconds, t.solve, t.features,
+                         t.predict, t.train, t.metrics, t.output, t.baselines, steps > 0 ? work / steps : 0.0));
+  PetscCall(PetscFPrintf(comm, f, "verification:\n"));
+  if (v->mms_l2 >= 0) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %.6e\n", (double)v->mms_l2));
+  PetscCall(PetscFPrintf(comm, f, "  detail: \"%s\"\n  state_hash: \"0x%016llx\"\n  golden_state_hash: \"%s\"\n", v->why, (unsigned long long)v->state_hash, v->golden_state));
+  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: \"%s\"\n", (unsigned long long)v->weights_hash, v->golden_weights));
+  if (v->repeat_mean >= 0)
+    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %.6e\n  repeat_residual_variance: %.6e\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", (double)v->repeat_mean, (double)v->repeat_var, v->repeat_its_min, v->repeat_its_max));
+  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %.6f\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", fom));
+  PetscCall(PetscFPrintf(comm, f, "verdict: %s\n", v->ok ? "VALID" : "INVALID"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
+  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, "-report", o->path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

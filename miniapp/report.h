@@ -17,7 +17,24 @@ typedef struct {
   PetscReal mms_l2, mms_max; /* heat; negative when not applicable */
   PetscBool ok;
   char      why[512];
+  /* filled by ReportVerify */
+  uint64_t  state_hash, weights_hash;
+  char      golden_state[96], golden_weights[96];
+  PetscReal repeat_mean, repeat_var; /* negative: not run */
+  PetscInt  repeat_its_min, repeat_its_max;
 } ReportVerdict;
+
+typedef struct {
+  char     path[PETSC_MAX_PATH_LEN], deck[256];
+  char     golden_state[32], golden_weights[32];
+  PetscInt repeat;
+} ReportOptions;
 PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path);
+
+/* The proxy-app report (-report FILE.yaml, also printed) and its checks:
+ * golden hashes (reproducible build) and the HPCG-style repeat check. */
+PetscErrorCode ReportGetOptions(ReportOptions *o);
+PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v);
+PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds);
 
 #endif

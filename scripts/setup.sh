@@ -2,7 +2,8 @@
 # scripts/setup.sh [VARIANT...]: install the Debian packages the project needs
 # (only those missing), then configure and build each variant in
 # build/<variant>, where VARIANT is a strategy used for both halves
-# (atomic|deterministic|reproducible; default: reproducible).
+# (atomic|deterministic|reproducible; default: reproducible) or
+# SOLVER-SURROGATE for different ones (e.g. atomic-reproducible).
 # Environment: CC, CFLAGS, CMAKE_ARGS (extra configure flags), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,11 @@ if [ -n "$missing" ]; then
 fi
 variants=${*:-reproducible}
 for v in $variants; do
-  case $v in atomic|deterministic|reproducible) ;; *) echo "setup: unknown variant '$v' (atomic|deterministic|reproducible)" >&2; exit 2 ;; esac
-  cmake -S . -B "build/$v" -DMINIAPP_SOLVER_REDUCTION="$v" -DMINIAPP_SURROGATE_REDUCTION="$v" ${CMAKE_ARGS:-} > "build-$v.configure.log" 2>&1 \
+  ssolver=${v%%-*} ssurr=${v#*-}
+  for s in $ssolver $ssurr; do
+    case $s in atomic|deterministic|reproducible) ;; *) echo "setup: unknown variant '$v' (atomic|deterministic|reproducible, or SOLVER-SURROGATE)" >&2; exit 2 ;; esac
+  done
+  cmake -S . -B "build/$v" -DMINIAPP_SOLVER_REDUCTION="$ssolver" -DMINIAPP_SURROGATE_REDUCTION="$ssurr" ${CMAKE_ARGS:-} > "build-$v.configure.log" 2>&1 \
     || { cat "build-$v.configure.log"; exit 1; }
   grep "miniapp:" "build-$v.configure.log" | sed "s/^/[$v] /"
   rm -f "build-$v.configure.log"

@@ -222,6 +222,35 @@ PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* HPCG-style repeat check: solve the last step's system n times from a zero
+ * initial guess and return the mean and variance of the final residual
+ * norms and the iteration range. The state is left untouched. */
+PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max)
+{
+  Vec       x;
+  PetscReal r[64], m = 0, v = 0;
+  PetscInt  its;
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]", n);
+  PetscCheck(s->step > 0, s->comm, PETSC_ERR_ORDER, "the repeat check needs one completed step");
+  PetscCall(VecDuplicate(s->u, &x));
+  *its_min = PETSC_MAX_INT, *its_max = 0;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(KSPSolve(s->ksp, s->b, x));
+    PetscCall(KSPGetIterationNumber(s->ksp, &its));
+    PetscCall(KSPGetResidualNorm(s->ksp, &r[k]));
+    *its_min = PetscMin(*its_min, its), *its_max = PetscMax(*its_max, its);
+    m += r[k];
+  }
+  m /= n;
+  for (PetscInt k = 0; k < n; k++) v += (r[k] - m) * (r[k] - m);
+  *mean = m, *var = v / n;
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm)
 {
   *rnorm = s->rnorm;

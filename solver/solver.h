@@ -36,6 +36,9 @@ PetscErrorCode SolverHasClosure(Solver s, PetscBool *has);
 PetscErrorCode SolverComputeClosure(Solver s, Vec w, PetscScalar q[]);
 PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[]); /* copied */
 PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm); /* of the last solve */
+/* HPCG-style repeat check: the last step's system solved n times from zero;
+ * mean and variance of the final residual norms, iteration range. */
+PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);

@@ -1,0 +1,122 @@
+/* tests/output/test_metrics.c: miniapp/metrics.c against values computed by
+ * hand (in the comments). Exact where the arithmetic is exact; otherwise the
+ * stated relative tolerance. Prints every failed check; exit 1 if any. */
+#include "metrics.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int nfail;
+
+#define CHECK(cond) do { if (!(cond)) { nfail++; printf("FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+
+static void near(double got, double want, double rtol, const char *what, int line)
+{
+  if (!(fabs(got - want) <= rtol * fabs(want)) && !(got == want)) {
+    nfail++;
+    printf("FAIL line %d: %s = %.17g, want %.17g (rtol %g)\n", line, what, got, want, rtol);
+  }
+}
+#define NEAR(got, want, rtol) near(got, want, rtol, #got, __LINE__)
+
+int main(void)
+{
+  /* The four-value case: index 1 differs by 0.5, index 2 is -0 vs +0 (bits
+   * differ, values equal), index 3 is 4 vs the next double (1 ulp = 2^-50). */
+  const double a[4] = {1, 2, -0.0, 4}, b[4] = {1, 2.5, 0.0, nextafter(4.0, 5.0)};
+  metrics_acc acc;
+  metrics_t   m;
+  metrics_reset(&acc);
+  metrics_add(&acc, 4, a, b);
+  metrics_finish(&acc, &m);
+  CHECK(m.vc == 0.75);                               /* 3 of 4 differ bitwise, -0 vs +0 included */
+  CHECK(m.vermv == (0.25 + 0x1p-52) / 4);            /* (0 + 0.5/2 + 0 + 2^-50/4) / 4, exact */
+  NEAR(m.rel_l2, 0.5 / sqrt(21.0), 1e-15);           /* sqrt((0.25 + 2^-100) / (1 + 4 + 0 + 16)) */
+  CHECK(m.max_abs == 0.5);
+  CHECK(m.max_ulp == 0x1p50);                        /* 0.5 / ulp(2) = 0.5 / 2^-51 */
+  NEAR(m.digits, -log10(0.5 / sqrt(21.0)), 1e-15);   /* 0.96213... */
+
+  /* Identical runs: 17 digits, nothing differs. */
+  metrics_reset(&acc);
+  metrics_add(&acc, 4, a, a);
+  metrics_finish(&acc, &m);
+  CHECK(m.vc == 0 && m.vermv == 0 && m.rel_l2 == 0 && m.max_abs == 0 && m.max_ulp == 0);
+  CHECK(m.digits == METRICS_DIGITS_MAX && METRICS_DIGITS_MAX == 17);
+
+  /* Only -0 vs +0: bits differ (V_c = 1) but the values agree (17 digits). */
+  const double mz = -0.0, pz = 0.0;
+  metrics_reset(&acc);
+  metrics_add(&acc, 1, &mz, &pz);
+  metrics_finish(&acc, &m);
+  CHECK(m.vc == 1 && m.rel_l2 == 0 && m.max_ulp == 0 && m.digits == 17);
+
+  /* A reference of zeros: V_ermv counts each nonzero B value as 1, rel_l2 is ||B||. */
+  const double z[2] = {0, 0}, zb[2] = {3, 4};
+  metrics_reset(&acc);
+  metrics_add(&acc, 2, z, zb);
+  metrics_finish(&acc, &m);
+  CHECK(m.vermv == 1 && m.rel_l2 == 5 && m.max_abs == 4);
+
+  /* ULP distances, across zero and with NaN. */
+  CHECK(metrics_ulp_distance(1.0, 1.0) == 0);
+  CHECK(metrics_ulp_distance(1.0, nextafter(1.0, 2.0)) == 1);
+  CHECK(metrics_ulp_distance(nextafter(1.0, 0.0), nextafter(1.0, 2.0)) == 2); /* across a binade */
+  CHECK(metrics_ulp_distance(-0.0, 0.0) == 0);
+  CHECK(metrics_ulp_distance(-DBL_TRUE_MIN, DBL_TRUE_MIN) == 2);              /* across zero */
+  CHECK(metrics_ulp_distance(DBL_TRUE_MIN, -DBL_TRUE_MIN) == 2);              /* symmetric */
+  CHECK(metrics_ulp_distance(-1.0, 1.0) == 2 * UINT64_C(0x3FF0000000000000));
+  CHECK(metrics_ulp_distance(DBL_MAX, INFINITY) == 1);
+  CHECK(metrics_ulp_distance(NAN, 1.0) == UINT64_MAX && metrics_ulp_distance(1.0, NAN) == UINT64_MAX);
+
+  /* float values: ULPs of float (one float step = 2^29 double steps). */
+  const float fa[2] = {1.0f, -2.0f}, fb[2] = {nextafterf(1.0f, 2.0f), nextafterf(-2.0f, -3.0f)};
+  metrics_reset(&acc);
+  metrics_addf(&acc, 2, fa, fb);
+  metrics_finish(&acc, &m);
+  CHECK(m.vc == 1 && m.max_ulp == 1 && m.max_abs == 0x1p-22);                 /* ulpf(2) = 2^-22 */
+
+  /* NaN in B: it differs, max_abs and rel_l2 are NaN (and stay NaN after
+   * larger finite differences), max_ulp is UINT64_MAX, 0 digits. */
+  const double na[3] = {1, 1, 1}, nb[3] = {NAN, 6, 2};
+  metrics_reset(&acc);
+  metrics_add(&acc, 3, na, nb);
+  metrics_finish(&acc, &m);
+  CHECK(m.vc == 1 && isnan(m.max_abs) && isnan(m.rel_l2) && isnan(m.vermv));
+  CHECK(m.max_ulp == (double)UINT64_MAX && m.digits == 0);
+
+  /* metrics_merge of two halves equals one-shot accumulation, bit for bit
+   * (the sums here are exact, so no ordering can change them). */
+  metrics_acc one, lo, hi;
+  metrics_reset(&one), metrics_reset(&lo), metrics_reset(&hi);
+  metrics_add(&one, 4, a, b);
+  metrics_add(&lo, 2, a, b);
+  metrics_add(&hi, 2, a + 2, b + 2);
+  metrics_merge(&lo, &hi);
+  CHECK(!memcmp(&one, &lo, sizeof one));
+  /* ... and a NaN max in either part survives the merge, in both orders. */
+  metrics_acc x, y;
+  metrics_reset(&x), metrics_reset(&y);
+  metrics_add(&x, 1, na, nb);          /* max_abs NaN */
+  metrics_add(&y, 2, na + 1, nb + 1);  /* max_abs 5 */
+  metrics_acc xy = x, yx = y;
+  metrics_merge(&xy, &y), metrics_merge(&yx, &x);
+  CHECK(isnan(xy.max_abs) && isnan(yx.max_abs) && xy.n == 3 && yx.ndiff == 3);
+
+  /* digits and V_s */
+  CHECK(metrics_digits(0) == 17 && metrics_digits(1e-20) == 17 && metrics_digits(NAN) == 0);
+  NEAR(metrics_digits(1e-5), 5, 1e-15);
+  NEAR(metrics_digits(2), -log10(2.0), 1e-15);
+  CHECK(metrics_vs(2, 1.5) == 0.25 && metrics_vs(2, -2) == 0 && metrics_vs(2, 2) == 0 && metrics_vs(0, 0) == 0);
+  CHECK(metrics_vs(4, 5) == -0.25);
+
+  /* churn: 3 points x 2 outputs; point 1 moves 0.01 on 4, point 2 has a NaN. */
+  const float ca[6] = {1, 2, 3, 4, 5, 6}, cb[6] = {1, 2, 3, 4.01f, 5, NAN};
+  CHECK(metrics_churn_count(3, 2, ca, cb, 1e-3) == 2);  /* 0.01 > 1e-3 * 4.01 */
+  CHECK(metrics_churn_count(3, 2, ca, cb, 1e-2) == 1);  /* 0.01 <= 1e-2 * 4.01: only the NaN */
+  CHECK(metrics_churn_count(3, 2, ca, ca, 0) == 0);
+
+  printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
+  return nfail != 0;
+}

@@ -1,0 +1,268 @@
+/* tests/output/test_ncout.c: writes a small run file through ncout_* (odd
+ * sizes, 3 replicas, fields every 3 steps) and reads it back through the
+ * NetCDF API: layout, attributes, values bit for bit, NaN fill where no
+ * snapshot was written; then the partial-file discipline and the one-line
+ * errors. Usage: test_ncout WORKDIR. */
+#define _POSIX_C_SOURCE 200809L
+#include "ncout.h"
+
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { NX = 7, NY = 5, NC = 2, NR = 3, NSTEPS = 4, EVERY = 3, NEP = 2 };
+
+static int nfail;
+#define CHECK(cond) do { if (!(cond)) { nfail++; printf("FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
+#define NC(call) do { int e_ = (call); if (e_) { printf("FAIL line %d: %s: %s\n", __LINE__, #call, nc_strerror(e_)); exit(1); } } while (0)
+
+static int exists(const char *p) { struct stat s; return stat(p, &s) == 0; }
+
+/* Values chosen to catch conversions: high-bit hashes, -0, subnormals, huge. */
+static double fval(int step, int r, int j, int i, int c) { return (step + 1) * 1000.0 + r * 100 + j * 10 + i + c * 0.5 + 1e-13 * r; }
+static double dval(int step, int r, int k) { return k == 0 ? -0.0 : k == 1 ? 4.9e-324 * (r + 1) : (step + 0.1) * (k + 1) + r / 3.0; }
+static uint64_t hval(int step, int r) { return UINT64_C(0xFEDCBA9876543210) + (uint64_t)step * 977 + (uint64_t)r; }
+
+static void fill_step(int step, ncout_step_rec *rec)
+{
+  for (int r = 0; r < NR; r++) {
+    ncout_step_rec *s = &rec[r];
+    s->state_hash = hval(step, r), s->ksp_its = 10 * step + r;
+    double *d[9] = {&s->ksp_rnorm, &s->closure_rmse, &s->churn, &s->vc, &s->vermv, &s->rel_l2, &s->max_abs, &s->max_ulp, &s->digits};
+    for (int k = 0; k < 9; k++) *d[k] = dval(step, r, k);
+  }
+}
+
+static int vid(int ncid, const char *name)
+{
+  int v;
+  NC(nc_inq_varid(ncid, name, &v));
+  return v;
+}
+
+static int bits_eq(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
+static void check_text_att(int ncid, int varid, const char *name, const char *want)
+{
+  char buf[512] = "";
+  size_t n = 0;
+  int e = nc_inq_attlen(ncid, varid, name, &n);
+  if (!e && n < sizeof buf) e = nc_get_att_text(ncid, varid, name, buf), buf[n] = 0;
+  if (e || (want && strcmp(buf, want))) {
+    nfail++;
+    printf("FAIL: attribute %s of variable %d: '%s', want '%s'\n", name, varid, buf, want ? want : "(present)");
+  }
+}
+
+static void write_file(const char *path, ncout **po)
+{
+  static const char *comps[NC] = {"u", "v"};
+  static const ncout_attr attrs[2] = {{"solver_reduction", "deterministic"}, {"scenario", "grayscott test"}};
+  ncout_info info = {.nx = NX, .ny = NY, .ncomp = NC, .nreplicas = NR, .nsteps = NSTEPS, .output_every = EVERY,
+                     .dx = 0.25, .dy = 0.5, .x0 = 0.5, .y0 = 0.5, .comp_names = comps, .attrs = attrs, .nattrs = 2};
+  int e = ncout_create(path, &info, po);
+  if (e) { printf("FAIL: ncout_create: %s\n", ncout_errmsg(NULL)); exit(1); }
+  ncout *o = *po;
+  ncout_step_rec rec[NR];
+  double field[NY * NX * NC];
+  int ep = 0;
+  for (int step = 0; step <= NSTEPS; step++) {
+    fill_step(step, rec);
+    CHECK(ncout_write_step(o, step, 0.125 * step, rec, step == 2 ? -1 : 20 + step, 30 + step) == 0);
+    if (step % EVERY == 0 || step == NSTEPS)
+      for (int r = 0; r < NR; r++) {
+        for (int j = 0; j < NY; j++)
+          for (int i = 0; i < NX; i++)
+            for (int c = 0; c < NC; c++) field[(j * NX + i) * NC + c] = fval(step, r, j, i, c);
+        CHECK(ncout_write_fields(o, step, r, field) == 0);
+      }
+    if (step == 1 || step == 3) { /* epochs 0 and 1 */
+      ncout_epoch_rec er[NR];
+      for (int r = 0; r < NR; r++)
+        er[r] = (ncout_epoch_rec){.loss = 0.5 / (ep + 1) + r * 1e-17, .weights_vc = r * 0.25, .weights_rel_l2 = r * 1e-9,
+                                  .weights_hash = hval(100 + ep, r)};
+      CHECK(ncout_write_epoch(o, step, er) == 0);
+      ep++;
+    }
+  }
+  const int fds[NR] = {-1, 2, 4}, fde[NR] = {-1, 1, -1};
+  CHECK(ncout_write_final(o, fds, fde) == 0);
+}
+
+static void read_back(const char *path)
+{
+  int ncid, fmt, v, nvars, unlim;
+  size_t len;
+  NC(nc_open(path, NC_NOWRITE, &ncid));
+  NC(nc_inq_format(ncid, &fmt));
+  CHECK(fmt == NC_FORMAT_NETCDF4);
+  const char *dn[5] = {"time", "epoch", "replica", "y", "x"};
+  const size_t dl[5] = {NSTEPS + 1, NEP, NR, NY, NX};
+  for (int d = 0; d < 5; d++) {
+    int id;
+    NC(nc_inq_dimid(ncid, dn[d], &id));
+    NC(nc_inq_dimlen(ncid, id, &len));
+    if (len != dl[d]) nfail++, printf("FAIL: dimension %s = %zu, want %zu\n", dn[d], len, dl[d]);
+    if (d == 1) {
+      NC(nc_inq_unlimdim(ncid, &unlim));
+      CHECK(unlim == id);
+    }
+  }
+
+  /* Every documented variable is there with units and long_name. */
+  const char *names[] = {"time", "step", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
+                         "closure_rmse", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
+                         "ksp_its_none", "ksp_its_fischer", "epoch_step", "loss", "weights_hash", "weights_vc",
+                         "weights_rel_l2", "first_divergent_step", "first_divergent_epoch"};
+  int nn = (int)(sizeof names / sizeof *names);
+  NC(nc_inq_nvars(ncid, &nvars));
+  CHECK(nvars == nn);
+  for (int k = 0; k < nn; k++) {
+    if (nc_inq_varid(ncid, names[k], &v)) { nfail++, printf("FAIL: variable %s missing\n", names[k]); continue; }
+    check_text_att(ncid, v, "units", NULL);
+    check_text_att(ncid, v, "long_name", NULL);
+  }
+  v = vid(ncid, "x"); check_text_att(ncid, v, "axis", "X");
+  double xs[NX], ys[NY];
+  NC(nc_get_var_double(ncid, v, xs));
+  for (int i = 0; i < NX; i++) CHECK(xs[i] == (i + 0.5) * 0.25);
+  v = vid(ncid, "y"); check_text_att(ncid, v, "axis", "Y");
+  NC(nc_get_var_double(ncid, v, ys));
+  for (int j = 0; j < NY; j++) CHECK(ys[j] == (j + 0.5) * 0.5);
+
+  /* Coordinates and per-step values, bit for bit. */
+  int ival[NSTEPS + 1], iv2[NSTEPS + 1][NR];
+  double t[NSTEPS + 1], d2[NSTEPS + 1][NR];
+  unsigned long long h[NSTEPS + 1][NR];
+  v = vid(ncid, "time"); NC(nc_get_var_double(ncid, v, t));
+  v = vid(ncid, "step"); NC(nc_get_var_int(ncid, v, ival));
+  for (int s = 0; s <= NSTEPS; s++) CHECK(t[s] == 0.125 * s && ival[s] == s);
+  v = vid(ncid, "replica"); NC(nc_get_var_int(ncid, v, ival));
+  for (int r = 0; r < NR; r++) CHECK(ival[r] == r);
+  v = vid(ncid, "state_hash"); NC(nc_get_var_ulonglong(ncid, v, &h[0][0]));
+  v = vid(ncid, "ksp_its"); NC(nc_get_var_int(ncid, v, &iv2[0][0]));
+  for (int s = 0; s <= NSTEPS; s++)
+    for (int r = 0; r < NR; r++) CHECK(h[s][r] == hval(s, r) && iv2[s][r] == 10 * s + r);
+  const char *dnames[9] = {"ksp_rnorm", "closure_rmse", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
+  for (int k = 0; k < 9; k++) {
+    v = vid(ncid, dnames[k]); NC(nc_get_var_double(ncid, v, &d2[0][0]));
+    for (int s = 0; s <= NSTEPS; s++)
+      for (int r = 0; r < NR; r++)
+        if (!bits_eq(d2[s][r], dval(s, r, k))) nfail++, printf("FAIL: %s[%d][%d] = %a\n", dnames[k], s, r, d2[s][r]);
+  }
+  v = vid(ncid, "ksp_its_none"); NC(nc_get_var_int(ncid, v, ival));
+  for (int s = 0; s <= NSTEPS; s++) CHECK(ival[s] == (s == 2 ? -1 : 20 + s));
+  v = vid(ncid, "ksp_its_fischer"); NC(nc_get_var_int(ncid, v, ival));
+  for (int s = 0; s <= NSTEPS; s++) CHECK(ival[s] == 30 + s);
+
+  /* Epochs. */
+  double loss[NEP][NR], wvc[NEP][NR], wrel[NEP][NR];
+  unsigned long long wh[NEP][NR];
+  v = vid(ncid, "epoch"); NC(nc_get_var_int(ncid, v, ival));
+  CHECK(ival[0] == 0 && ival[1] == 1);
+  v = vid(ncid, "epoch_step"); NC(nc_get_var_int(ncid, v, ival));
+  CHECK(ival[0] == 1 && ival[1] == 3);
+  v = vid(ncid, "loss"); NC(nc_get_var_double(ncid, v, &loss[0][0]));
+  v = vid(ncid, "weights_vc"); NC(nc_get_var_double(ncid, v, &wvc[0][0]));
+  v = vid(ncid, "weights_rel_l2"); NC(nc_get_var_double(ncid, v, &wrel[0][0]));
+  v = vid(ncid, "weights_hash"); NC(nc_get_var_ulonglong(ncid, v, &wh[0][0]));
+  for (int e = 0; e < NEP; e++)
+    for (int r = 0; r < NR; r++)
+      CHECK(bits_eq(loss[e][r], 0.5 / (e + 1) + r * 1e-17) && wvc[e][r] == r * 0.25 && bits_eq(wrel[e][r], r * 1e-9) &&
+            wh[e][r] == hval(100 + e, r));
+  v = vid(ncid, "first_divergent_step"); NC(nc_get_var_int(ncid, v, ival));
+  CHECK(ival[0] == -1 && ival[1] == 2 && ival[2] == 4);
+  v = vid(ncid, "first_divergent_epoch"); NC(nc_get_var_int(ncid, v, ival));
+  CHECK(ival[0] == -1 && ival[1] == 1 && ival[2] == -1);
+
+  /* Fields: written at steps 0, 3 (every 3) and 4 (last), NaN fill at 1, 2; chunked (1, 1, y, x). */
+  static double f[NSTEPS + 1][NR][NY][NX];
+  const char *comps[NC] = {"u", "v"};
+  for (int c = 0; c < NC; c++) {
+    int storage, nofill;
+    size_t chunk[4];
+    double fill;
+    NC(nc_inq_varid(ncid, comps[c], &v));
+    NC(nc_inq_var_chunking(ncid, v, &storage, chunk));
+    CHECK(storage == NC_CHUNKED && chunk[0] == 1 && chunk[1] == 1 && chunk[2] == NY && chunk[3] == NX);
+    NC(nc_inq_var_fill(ncid, v, &nofill, &fill));
+    CHECK(!nofill && isnan(fill));
+    NC(nc_get_var_double(ncid, v, &f[0][0][0][0]));
+    int bad = 0;
+    for (int s = 0; s <= NSTEPS; s++)
+      for (int r = 0; r < NR; r++)
+        for (int j = 0; j < NY; j++)
+          for (int i = 0; i < NX; i++) {
+            int written = s % EVERY == 0 || s == NSTEPS;
+            bad += written ? !bits_eq(f[s][r][j][i], fval(s, r, j, i, c)) : !isnan(f[s][r][j][i]);
+          }
+    if (bad) nfail++, printf("FAIL: %d wrong values in field %s\n", bad, comps[c]);
+  }
+
+  /* Global attributes: CF defaults and the caller's. */
+  check_text_att(ncid, NC_GLOBAL, "Conventions", "CF-1.8");
+  check_text_att(ncid, NC_GLOBAL, "title", NULL);
+  check_text_att(ncid, NC_GLOBAL, "institution", NULL);
+  check_text_att(ncid, NC_GLOBAL, "source", NULL);
+  check_text_att(ncid, NC_GLOBAL, "history", NULL);
+  check_text_att(ncid, NC_GLOBAL, "solver_reduction", "deterministic");
+  check_text_att(ncid, NC_GLOBAL, "scenario", "grayscott test");
+  NC(nc_close(ncid));
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) { printf("usage: test_ncout WORKDIR\n"); return 2; }
+  char path[1024], partial[1100], err[512] = "";
+  mkdir(argv[1], 0777);
+
+  /* 1. Write, check the partial discipline, close with keep = 1, read back. */
+  snprintf(path, sizeof path, "%s/run.nc", argv[1]);
+  snprintf(partial, sizeof partial, "%s.partial-%ld", path, (long)getpid());
+  remove(path);
+  ncout *o = NULL;
+  write_file(path, &o);
+  CHECK(!exists(path) && exists(partial));
+  CHECK(ncout_close(&o, 1, err, sizeof err) == 0 && o == NULL);
+  CHECK(exists(path) && !exists(partial));
+  read_back(path);
+
+  /* 2. keep = 0 leaves no file at all. */
+  snprintf(path, sizeof path, "%s/discard.nc", argv[1]);
+  remove(path);
+  write_file(path, &o);
+  CHECK(ncout_close(&o, 0, err, sizeof err) == 0 && o == NULL);
+  CHECK(!exists(path) && !exists(partial));
+
+  /* 3. An unwritable path: nonzero, no handle, one line naming the path. */
+  snprintf(path, sizeof path, "%s/no/such/dir/run.nc", argv[1]);
+  static const char *comps[1] = {"u"};
+  ncout_info info = {.nx = 3, .ny = 2, .ncomp = 1, .nreplicas = 1, .nsteps = 1, .output_every = 1, .dx = 1, .dy = 1,
+                     .comp_names = comps};
+  int e = ncout_create(path, &info, &o);
+  const char *msg = ncout_errmsg(NULL);
+  printf("unwritable path: %s\n", msg);
+  CHECK(e != 0 && o == NULL && strstr(msg, path) == msg && !strchr(msg, '\n') && strstr(msg, "No such file"));
+
+  /* 4. Out-of-range writes and a failed rename: nonzero and one line naming the file. */
+  snprintf(path, sizeof path, "%s/isdir.nc", argv[1]);
+  mkdir(path, 0777);
+  CHECK(ncout_create(path, &info, &o) == 0);
+  ncout_step_rec rec = {0};
+  CHECK(ncout_write_step(o, 2, 0.0, &rec, -1, -1) != 0 && strstr(ncout_errmsg(o), path) == ncout_errmsg(o));
+  printf("out of range: %s\n", ncout_errmsg(o));
+  CHECK(ncout_write_fields(o, 0, 1, (double[6]){0}) != 0);
+  e = ncout_close(&o, 1, err, sizeof err); /* rename onto a directory fails */
+  printf("rename onto a directory: %s\n", err);
+  CHECK(e != 0 && o == NULL && strstr(err, path) == err && !strchr(err, '\n'));
+  snprintf(partial, sizeof partial, "%s.partial-%ld", path, (long)getpid());
+  CHECK(!exists(partial));
+  CHECK(*ncout_strerror(e) != 0);
+
+  printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
+  return nfail != 0;
+}
