@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tests/deck_tests.sh: the proxy-app decks and report. One ctest entry each:
+# deck_tests.sh NAME MINIAPP SOLVER_STRATEGY SURROGATE_STRATEGY
+#   small_DECK  the deck runs VALID; the -report is YAML with the documented
+#               keys; golden hashes match in a reproducible build and are
+#               "not applicable" otherwise
+#   tampered    a wrong golden hash makes a reproducible build INVALID (exit 2)
+set -u
+name=$1 app=$2 ssolver=$3 ssurr=$4
+. "$(dirname "$0")/lib.sh"
+inputs=$(cd "$(dirname "$0")/../inputs" && pwd)
+repro=0; [ "$ssolver" = reproducible ] && [ "$ssurr" = reproducible ] && repro=1
+
+case $name in
+small_*)
+  deck=${name#small_}-small
+  run "$tmp/s" -options_file "$inputs/$deck.opts" -report "$tmp/r.yaml"
+  /usr/bin/python3 - "$tmp/r.yaml" $repro <<'PY' || fail "report of $deck"
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
+need = {"machine": ["hostname", "cpu", "ranks", "threads", "device"],
+        "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
+        "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
+        "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
+        "surrogate": ["train_samples_per_s", "inference_points_per_s"],
+        "coupling": ["mode", "ksp_iterations"],
+        "timing": ["total", "solve", "features", "predict", "train", "time_per_step"],
+        "verification": ["state_hash", "golden_state_hash", "weights_hash", "golden_weights_hash", "repeat_residual_variance"],
+        "fom": ["value", "unit", "definition"]}
+for sec, keys in need.items():
+    for k in keys:
+        assert k in d[sec], f"report lacks {sec}.{k}"
+assert d["verdict"] == "VALID" and d["fom"]["value"] > 0
+g = d["verification"]["golden_state_hash"], d["verification"]["golden_weights_hash"]
+if repro: assert g == ("match", "match"), g
+else: assert all(x.startswith("not applicable") for x in g), g
+print("report keys ok; golden:", g, "FOM", d["fom"]["value"], d["fom"]["unit"])
+PY
+  ;;
+tampered)
+  "$app" -options_file "$inputs/grayscott-small.opts" -golden_state_hash 0x0123456789abcdef -report "$tmp/t.yaml" > "$tmp/t.log" 2>&1
+  rc=$?
+  v=$(sed -n 's/^verdict: //p' "$tmp/t.yaml")
+  echo "exit $rc, verdict $v: $(grep golden_state "$tmp/t.yaml")"
+  if [ $repro = 1 ]; then [ $rc = 2 ] && [ "$v" = INVALID ] || fail "a tampered golden hash must give INVALID and exit 2"
+  else [ $rc = 0 ] && [ "$v" = VALID ] && grep -q 'golden_state_hash: "not applicable' "$tmp/t.yaml" || fail "golden check must be 'not applicable' here"; fi
+  check 'golden_state_hash 0xzz: must be 16 hex digits' -golden_state_hash 0xzz
+  check 'repeat_check 1' -repeat_check 1
+  check 'report .*cannot write' -report /nonexistent-dir/r.yaml
+  ;;
+*) fail "unknown test $name" ;;
+esac
+echo "PASS $name"
