@@ -14,11 +14,20 @@ replicas) # deterministic/reproducible: V_c exactly 0 at every step and epoch;
   run "$tmp/r" $gs -ts_max_steps 25 -coupling guess -replicas 3 -atomic_order_seed 11 -output "$tmp/r.nc" -output_every 5
   $py - "$tmp/r.nc" $ordered <<'PY' || fail "replica metrics in the NetCDF file break the build's promise"
 import sys, netCDF4, numpy as np
-d = netCDF4.Dataset(sys.argv[1]); ordered = sys.argv[2] == "1"
+d = netCDF4.Dataset(sys.argv[1]); d.set_auto_mask(False); ordered = sys.argv[2] == "1"
 vc, wvc = d["vc"][:], d["weights_vc"][:]
 assert vc.shape == (26, 3) and wvc.shape[1] == 3 and wvc.shape[0] > 0, (vc.shape, wvc.shape)
 assert (vc[:, 0] == 0).all() and (wvc[:, 0] == 0).all()
 fds = d["first_divergent_step"][:]
+for a in ["Conventions", "solver_reduction", "surrogate_reduction", "options", "scenario", "grid", "atomic_order_seed",
+          "petsc_version", "cuda_version", "compiler", "source_revision", "mpi_ranks", "omp_threads"]:
+    assert a in d.ncattrs(), "global attribute %s missing" % a
+assert d.Conventions.startswith("CF-1.8") and d.coupling == "guess" and "-replicas 3" in d.options, (d.Conventions, d.options)
+for v in ["u", "v", "state_hash", "ksp_its", "ksp_rnorm", "churn", "vermv", "rel_l2", "max_ulp", "digits", "ksp_its_none",
+          "ksp_its_fischer", "loss", "weights_hash", "weights_rel_l2", "epoch_step", "first_divergent_epoch"]:
+    assert v in d.variables, "variable %s missing" % v
+assert d["u"].dimensions == ("time", "replica", "y", "x"), d["u"].dimensions
+assert not np.isnan(d["u"][25, 2, :, :]).any() and np.isnan(d["u"][3, 0, :, :]).all()
 if ordered:
     assert (vc == 0).all() and (wvc == 0).all(), "nonzero V_c in a build without atomics"
     assert (fds == -1).all(), fds
