@@ -9,6 +9,7 @@
  * Replicas advance in lockstep; each owns its solver, surrogate and atomic
  * order state, so replica r is the run a separate process would make. */
 #include "coupling.h"
+#include "buildinfo.h"
 #include "metrics.h"
 #include "ncout.h"
 #include "reduce.h"
@@ -18,21 +19,6 @@
 #include <omp.h>
 #include <string.h>
 
-#ifndef MINIAPP_VERSION
-#define MINIAPP_VERSION "unknown"
-#endif
-#ifndef MINIAPP_REVISION
-#define MINIAPP_REVISION "unknown"
-#endif
-#ifndef MINIAPP_C_COMPILER
-#define MINIAPP_C_COMPILER "unknown"
-#endif
-#ifndef MINIAPP_C_FLAGS
-#define MINIAPP_C_FLAGS "unknown"
-#endif
-#ifndef MINIAPP_CUDA_VERSION
-#define MINIAPP_CUDA_VERSION "none (built without CUDA)"
-#endif
 
 typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
 static const char *const mode_names[] = {"none", "guess", "closure"};

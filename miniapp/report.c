@@ -3,6 +3,7 @@
  * and renamed on success, so a failed run never leaves a complete-looking
  * file behind. */
 #include "report.h"
+#include "buildinfo.h"
 #include "vecred.h"
 #include "reduce.h"
 
@@ -13,21 +14,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#ifndef MINIAPP_SURROGATE_REDUCTION_NAME
-#define MINIAPP_SURROGATE_REDUCTION_NAME "unknown"
-#endif
-#ifndef MINIAPP_REVISION
-#define MINIAPP_REVISION "unknown"
-#endif
-#ifndef MINIAPP_C_COMPILER
-#define MINIAPP_C_COMPILER "unknown"
-#endif
-#ifndef MINIAPP_C_FLAGS
-#define MINIAPP_C_FLAGS "unknown"
-#endif
-#ifndef MINIAPP_VERSION
-#define MINIAPP_VERSION "unknown"
-#endif
 
 /* PETSc would fail on an unreadable -options_file inside PetscInitialize with
  * a multi-line trace; check it first and say it in one line. */
