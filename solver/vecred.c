@@ -198,38 +198,6 @@ static PetscErrorCode NormLocal(red_strategy_t s, Vec x, NormType type, PetscRea
  * get a fused multiply-add then depends on the local length, i.e. on the
  * decomposition. These loops round every element the same way (the build
  * has -ffp-contract=off). */
-static PetscErrorCode AXPY(Vec y, PetscScalar a, Vec x)
-{
-  const PetscScalar *xa;
-  PetscScalar       *ya;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(y, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  for (PetscInt i = 0; i < n; i++) ya[i] += a * xa[i];
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode AYPX(Vec y, PetscScalar a, Vec x) /* y = x + a y */
-{
-  const PetscScalar *xa;
-  PetscScalar       *ya;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(y, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  for (PetscInt i = 0; i < n; i++) ya[i] = xa[i] + a * ya[i];
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a x + b y */
 {
   const PetscScalar *xa;
@@ -245,6 +213,10 @@ static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* 1 * v == v exactly and + commutes, so these round as y + a x and x + a y. */
+static PetscErrorCode AXPY(Vec y, PetscScalar a, Vec x) { return AXPBY(y, a, 1.0, x); }
+static PetscErrorCode AYPX(Vec y, PetscScalar a, Vec x) { return AXPBY(y, 1.0, a, x); } /* y = x + a y */
 
 static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /* y += sum_j a_j x_j, j ascending */
 {
