@@ -62,6 +62,14 @@ def finish(ax, log_used):
         ax.legend(fontsize="small")
 
 
+def mark_first_divergence(axes, fds, indices):
+    """Dotted vertical line at each series' first divergent step (-1: none)."""
+    for k in indices:
+        if fds[k] >= 0:
+            for ax in axes:
+                ax.axvline(fds[k], color=f"C{k}", linestyle=":", linewidth=1)
+
+
 def save(fig, path, written):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -94,11 +102,7 @@ def plot_run(ds, stem, written):
     vc, rel, dig = var(ds, "vc"), var(ds, "rel_l2"), var(ds, "digits")
     curves = [(f"replica {r}", vc[:, r], rel[:, r], dig[:, r], f"C{r}") for r in range(1, nrep)]
     divergence_panels(axes, step, curves, "time step", "rel_l2 = 0: replicas agree bit for bit")
-    fds = var(ds, "first_divergent_step")
-    for r in range(1, nrep):
-        if fds[r] >= 0:
-            for ax in axes:
-                ax.axvline(fds[r], color=f"C{r}", linestyle=":", linewidth=1)
+    mark_first_divergence(axes, var(ds, "first_divergent_step"), range(1, nrep))
     if nrep == 1:
         fig.suptitle(f"{name}: only one replica, nothing to compare with replica 0")
     else:
@@ -189,11 +193,7 @@ def plot_compare(ds, stem, written):
     vc, rel, dig = var(ds, "vc"), var(ds, "rel_l2"), var(ds, "digits")
     curves = [(labels[p], vc[p], rel[p], dig[p], f"C{p}") for p in range(npair)]
     divergence_panels(axes, step, curves, "time step", "rel_l2 = 0: every file agrees bit for bit")
-    fds = var(ds, "first_divergent_step")
-    for p in range(npair):
-        if fds[p] >= 0:
-            for ax in axes:
-                ax.axvline(fds[p], color=f"C{p}", linestyle=":", linewidth=1)
+    mark_first_divergence(axes, var(ds, "first_divergent_step"), range(npair))
     fig.suptitle(f"{name}: against {ref} per step (dotted: first divergent step)")
     save(fig, f"{stem}_steps.png", written)
 
