@@ -1,0 +1,325 @@
+#!/usr/bin/python3
+"""scripts/report_table.py: tables from miniapp -report YAML files.
+
+  report_table.py sweep DIR [--deck NAME] [--command CMD] [--out FILE]
+      DIR holds <variant>.r<k>.yaml (scripts/sweep.sh): one row per variant,
+      ratios to the atomic build per half and for the whole loop, targets.
+  report_table.py scaling DIR --mode strong|weak [--deck NAME] [--command CMD] [--out FILE]
+      DIR holds np<R>-t<T>.r<k>.yaml (scripts/scaling.sh): one row per
+      ranks x threads configuration, parallel efficiency, state hash vs 1x1.
+  report_table.py grid FILE
+      prints the report's problem grid as "M N".
+
+Every time is the minimum over the repeats (the least disturbed run), the
+FOM the maximum. The table goes to stdout and, with --out, to FILE (Markdown).
+See docs/sweep.md.
+"""
+import argparse
+import datetime
+import glob
+import os
+import re
+import socket
+import sys
+
+import yaml
+
+STRATEGIES = ("atomic", "deterministic", "reproducible")
+# end-to-end targets: the whole loop of the X build over the atomic build
+TARGETS = {"deterministic": 1.05, "reproducible": 1.25}
+# the sweep's seven variants: (name, solver half, surrogate half)
+VARIANTS = [
+    ("atomic", "atomic", "atomic"),
+    ("deterministic", "deterministic", "deterministic"),
+    ("reproducible", "reproducible", "reproducible"),
+    ("deterministic-atomic", "deterministic", "atomic"),
+    ("reproducible-atomic", "reproducible", "atomic"),
+    ("atomic-deterministic", "atomic", "deterministic"),
+    ("atomic-reproducible", "atomic", "reproducible"),
+]
+
+
+def die(msg):
+    print("report_table: error: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def num(x):
+    """A number from YAML (PyYAML reads 1.0e6 without a dot as a string)."""
+    if isinstance(x, bool) or x is None:
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def get(d, path):
+    for k in path.split("."):
+        if not isinstance(d, dict) or k not in d:
+            return None
+        d = d[k]
+    return d
+
+
+def find_key(d, key):
+    """The first value of KEY anywhere in a nested mapping (e.g. state_hash)."""
+    if isinstance(d, dict):
+        if key in d:
+            return d[key]
+        for v in d.values():
+            r = find_key(v, key)
+            if r is not None:
+                return r
+    return None
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            d = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        die("%s: cannot read the report (%s)" % (path, str(e).splitlines()[0]))
+    if not isinstance(d, dict) or "timing" not in d or verdict_of(d) is None:
+        die("%s: not a miniapp report (no timing or VALID/INVALID verdict)" % path)
+    return d
+
+
+def verdict_of(r):
+    """VALID/INVALID: top-level 'verification: VALID' or 'verdict: VALID'."""
+    for v in (r.get("verification"), r.get("verdict"), get(r, "verification.verdict")):
+        if v in ("VALID", "INVALID"):
+            return v
+    return None
+
+
+class Runs:
+    """The repeats of one configuration: minimum times, maximum FOM."""
+
+    def __init__(self, reports):
+        self.reports = reports
+        self.first = reports[0]
+
+    def tmin(self, f):
+        vals = [v for v in (f(r) for r in self.reports) if v is not None]
+        return min(vals) if vals else None
+
+    def t(self, key):
+        return self.tmin(lambda r: num(get(r, "timing." + key)))
+
+    def solve_per_step(self):
+        return self.tmin(lambda r: ratio(num(get(r, "timing.solve")), num(get(r, "problem.steps"))))
+
+    def surrogate(self):
+        def f(r):
+            tr, pr = num(get(r, "timing.train")), num(get(r, "timing.predict"))
+            if tr is None or pr is None or tr + pr <= 0:
+                return None
+            return tr + pr
+        return self.tmin(f)
+
+    def fom(self):
+        vals = [v for v in (num(get(r, "fom.value")) for r in self.reports) if v is not None]
+        return max(vals) if vals else None
+
+    def spread(self):
+        vals = [v for v in (num(get(r, "timing.total")) for r in self.reports) if v is not None]
+        if len(vals) < 2 or min(vals) <= 0:
+            return None
+        return max(vals) / min(vals) - 1
+
+    def verification(self):
+        bad = sum(1 for r in self.reports if verdict_of(r) != "VALID")
+        if not bad:
+            return "VALID"
+        return "INVALID" if bad == len(self.reports) else "INVALID (%d of %d)" % (bad, len(self.reports))
+
+    def hashes(self):
+        return {str(find_key(r, "state_hash")) for r in self.reports if find_key(r, "state_hash") is not None}
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def fmt(x, spec="%.4g", none="n/a"):
+    return none if x is None else spec % x
+
+
+def fx(r):
+    return fmt(r, "%.3fx")
+
+
+def verdict(r, target):
+    if r is None:
+        return "n/a"
+    return "met" if r <= target else "MISSED"
+
+
+def collect(directory, pattern):
+    """{name: Runs} from DIR/<name>.r<k>.yaml"""
+    groups = {}
+    for p in sorted(glob.glob(os.path.join(directory, "*.r*.yaml"))):
+        m = re.fullmatch(pattern + r"\.r(\d+)\.yaml", os.path.basename(p))
+        if m:
+            groups.setdefault(m.group(1), []).append(load(p))
+    return {k: Runs(v) for k, v in groups.items()}
+
+
+def cpu_model(r):
+    if get(r, "machine.cpu"):
+        return get(r, "machine.cpu")
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def header(title, runs, args, extra):
+    r = runs.first
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    host = get(r, "machine.hostname") or socket.gethostname()
+    b = r.get("build") or {}
+    lines = [
+        "# %s: %s" % (title, args.deck or get(r, "problem.scenario")),
+        "",
+        "- machine: %s, %s, %s cores; device %s" % (host, cpu_model(r), cores, get(r, "machine.device") or "n/a"),
+        "- date: %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "- deck: %s (scenario %s, grid %s, %s steps, %s replicas, coupling %s)" % (
+            args.deck, get(r, "problem.scenario"), "x".join(str(g) for g in get(r, "problem.grid") or []) or "n/a",
+            get(r, "problem.steps"), get(r, "problem.replicas"), get(r, "problem.coupling")),
+        "- build: compiler %s, cuda %s" % (b.get("compiler", "n/a"), b.get("cuda", "n/a")),
+    ] + extra
+    if args.command:
+        lines.append("- command: `%s`" % args.command)
+    return lines + [""]
+
+
+def table(cols, rows):
+    out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    return out + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def sweep(args):
+    runs = collect(args.dir, r"([a-z]+(?:-[a-z]+)?)")
+    if "atomic" not in runs:
+        die("%s: no report of the atomic build (atomic.r<k>.yaml)" % args.dir)
+    base = runs["atomic"]
+    b_solve, b_surr, b_total = base.solve_per_step(), base.surrogate(), base.t("total")
+    ms = max(len(r.reports) for r in runs.values())
+    rows, summary = [], []
+    for name, sol, sur in VARIANTS:
+        if name not in runs:
+            continue
+        x = runs[name]
+        r_sol = ratio(x.solve_per_step(), b_solve) if sur == "atomic" else None
+        r_sur = ratio(x.surrogate(), b_surr) if sol == "atomic" else None
+        r_tot = ratio(x.t("total"), b_total) if sol == sur else None
+        tgt = TARGETS.get(sol) if sol == sur else None  # None for atomic
+        rows.append([name, sol, sur, fmt(x.t("time_per_step")), fmt(x.fom()), x.verification(),
+                     fmt(x.solve_per_step()), fx(r_sol) if sur == "atomic" else "",
+                     fmt(x.surrogate()), fx(r_sur) if sol == "atomic" else "",
+                     fmt(x.t("total")), fx(r_tot) if sol == sur else "",
+                     fmt(None if x.spread() is None else 100 * x.spread(), "%.1f%%", "")])
+        if sol != "atomic" and sur == "atomic":
+            summary.append(("solver half", sol, name, r_sol, None))
+        if sur != "atomic" and sol == "atomic":
+            summary.append(("surrogate half", sur, name, r_sur, None))
+        if sol == sur and sol != "atomic":
+            summary.append(("whole loop", sol, name, r_tot, tgt))
+    out = header("Cost of determinism", base, args,
+                 ["- runs: %s rank(s) x %s thread(s); every time is the minimum of %d repeat(s), rounds interleaved" % (
+                     get(base.first, "machine.ranks"), get(base.first, "machine.threads"), ms)])
+    out += table(["variant", "solver", "surrogate", "time/step [s]", "FOM [%s]" % (get(base.first, "fom.unit") or "Mpoint-steps/s"),
+                  "verification", "solve/step [s]", "solver ratio", "train+predict [s]", "surrogate ratio",
+                  "total [s]", "loop ratio", "spread"], rows)
+    order = {"solver half": 0, "surrogate half": 1, "whole loop": 2}
+    summary.sort(key=lambda s: (order[s[0]], STRATEGIES.index(s[1])))
+    out += ["", "Ratios to the atomic build (time of the variant / time of `atomic`; < 1 is faster):", ""]
+    out += table(["part", "strategy", "variant", "ratio", "target", "verdict"],
+                 [[p, s, v, fx(r), "<= %.2fx" % t if t else "", verdict(r, t) if t else ""] for p, s, v, r, t in summary])
+    missing = [n for n, _, _ in VARIANTS if n not in runs]
+    if missing:
+        out += ["", "Not run: " + ", ".join(missing)]
+    emit(out, args)
+    for s, t in TARGETS.items():
+        r = next((x[3] for x in summary if x[0] == "whole loop" and x[1] == s), None)
+        print("target: %s <= %.2fx atomic end to end: %s (%s)" % (s, t, verdict(r, t), fx(r)))
+
+
+def scaling(args):
+    runs = collect(args.dir, r"(np\d+-t\d+)")
+    if not runs:
+        die("%s: no reports np<R>-t<T>.r<k>.yaml" % args.dir)
+    conf = {k: tuple(int(v) for v in re.findall(r"\d+", k)) for k in runs}
+    keys = sorted(runs, key=lambda k: (conf[k][0] * conf[k][1], conf[k][0]))
+    if "np1-t1" not in runs:
+        die("%s: no 1 x 1 run (np1-t1.r<k>.yaml)" % args.dir)
+    base = runs["np1-t1"]
+    t1, h1 = base.t("time_per_step"), base.hashes()
+    b = base.first.get("build") or {}
+    promised = b.get("solver_reduction") == "reproducible" and b.get("surrogate_reduction") == "reproducible"
+    rows = []
+    for k in keys:
+        x = runs[k]
+        R, T = conf[k]
+        tp = x.t("time_per_step")
+        eff = ratio(t1, tp * (R * T if args.mode == "strong" else 1)) if tp else None
+        if args.mode == "weak" and k != "np1-t1":
+            same = "n/a (grid differs)"
+        elif not h1 or not x.hashes():
+            same = "n/a (no state_hash)"
+        else:
+            same = "yes" if x.hashes() == h1 and len(h1) == 1 else ("NO" if promised else "no")
+        rows.append([R, T, "x".join(str(g) for g in get(x.first, "problem.grid") or []) or "n/a",
+                     fmt(tp), fmt(x.fom()), fmt(None if eff is None else 100 * eff, "%.0f%%"),
+                     x.verification(), same])
+    ms = max(len(r.reports) for r in runs.values())
+    out = header("%s scaling" % args.mode.capitalize(), base, args, [
+        "- variant: solver %s, surrogate %s; every time is the minimum of %d repeat(s)" % (
+            b.get("solver_reduction"), b.get("surrogate_reduction"), ms),
+        "- efficiency: %s" % ("T(1x1) / (ranks x threads x T)" if args.mode == "strong" else
+                              "T(1x1) / T, grid grown with ranks x threads (x doubled, then y)"),
+        "- state hash = 1x1: the final state's bits equal the 1 x 1 run's (%s)" % (
+            "promised by this build" if promised else "promised only by the reproducible build")])
+    out += table(["ranks", "threads", "grid", "time/step [s]", "FOM [%s]" % (get(base.first, "fom.unit") or "Mpoint-steps/s"),
+                  "efficiency", "verification", "state hash = 1x1"], rows)
+    emit(out, args)
+
+
+def emit(lines, args):
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if args.out:
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, args.out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["sweep", "scaling", "grid"])
+    ap.add_argument("dir", help="directory of reports (sweep, scaling) or one report (grid)")
+    ap.add_argument("--mode", choices=["strong", "weak"], default="strong")
+    ap.add_argument("--deck", default="")
+    ap.add_argument("--command", default="")
+    ap.add_argument("--out", default="")
+    args = ap.parse_args()
+    if args.what == "grid":
+        g = get(load(args.dir), "problem.grid")
+        if not g or len(g) != 2:
+            die("%s: no problem.grid [M, N]" % args.dir)
+        print(int(g[0]), int(g[1]))
+    elif args.what == "sweep":
+        sweep(args)
+    else:
+        scaling(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T]
+#                   [-variant V] [-repeat K]
+# Runs DECK (inputs/DECK.opts, or a path) for every ranks x threads pair of
+# powers of two with ranks <= R, threads <= T and ranks x threads <= cores
+# (nproc; R and T default to the core count).
+#   strong: the deck as it is; efficiency = T(1x1) / (ranks x threads x T).
+#   weak:   the grid grows with p = ranks x threads, doubling x, then y, then
+#           x ... (p = 2: 2M x N, p = 4: 2M x 2N, p = 8: 4M x 2N), so the
+#           points per core stay constant for p a power of two;
+#           efficiency = T(1x1) / T.
+# Build: V (default reproducible, via scripts/setup.sh; CMAKE_ARGS honoured).
+# Each time is the best of K runs (default 1). Reports in
+# out/scaling/<deck>-<mode>/, table in out/scaling/<deck>-<mode>.md, with
+# whether the final state_hash equals the 1 x 1 run's (the reproducible
+# build promises it in strong scaling). docs/sweep.md explains the columns.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T] [-variant V] [-repeat K]"
+die() { echo "scaling: error: $*" >&2; exit 1; }
+cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/scaling.sh $*"
+[ $# -ge 1 ] || die "$usage"
+deck=$1; shift
+mode=strong
+if [ $# -gt 0 ] && [[ $1 != -* ]]; then mode=$1; shift; fi
+[[ $mode =~ ^(strong|weak)$ ]] || die "mode '$mode': strong or weak ($usage)"
+cores=$(nproc)
+maxr=$cores maxt=$cores variant=reproducible repeat=1
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || die "$1 needs a value ($usage)"
+  case $1 in
+    -max-ranks) maxr=$2 ;;
+    -max-threads) maxt=$2 ;;
+    -repeat) repeat=$2 ;;
+    -variant) variant=$2 ;;
+    *) die "unknown argument '$1' ($usage)" ;;
+  esac
+  [ "$1" = -variant ] || [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"
+  shift 2
+done
+[[ $variant =~ ^(atomic|deterministic|reproducible)(-(atomic|deterministic|reproducible))?$ ]] \
+  || die "unknown variant '$variant' (atomic|deterministic|reproducible, or SOLVER-SURROGATE)"
+if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
+[ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
+name=$(basename "$opts" .opts)
+dir=out/scaling/$name-$mode
+mkdir -p "$dir"
+rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log
+
+echo "scaling: building $variant"
+if [ -f "build/$variant/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
+  cmake --build "build/$variant" -j "${JOBS:-2}" > "$dir/build.log" 2>&1
+else
+  scripts/setup.sh "$variant" > "$dir/build.log" 2>&1
+fi || die "build of $variant failed (log: $dir/build.log)"
+
+# ranks x threads pairs, 1 x 1 first (the reference)
+configs=""
+for ((p = 1; p <= cores; p *= 2)); do
+  for ((r = 1; r <= p && r <= maxr; r *= 2)); do
+    [ $((p / r)) -le "$maxt" ] && configs+=" $r:$((p / r))"
+  done
+done
+# the deck's grid (weak scaling grows it); else the 1 x 1 report's
+grid() { sed -n "s/^ *-da_grid_$1[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p" "$opts" | tail -n 1; }
+gx=$(grid x) gy=$(grid y)
+
+export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+for k in $(seq "$repeat"); do
+  for c in $configs; do
+    r=${c%:*} t=${c#*:} p=$((${c%:*} * ${c#*:})) fx=1 fy=1
+    extra=()
+    if [ "$mode" = weak ] && [ "$p" -gt 1 ]; then
+      if [ -z "$gx" ] || [ -z "$gy" ]; then
+        read -r gx gy < <(/usr/bin/python3 scripts/report_table.py grid "$dir/np1-t1.r1.yaml")
+      fi
+      while [ $((fx * fy)) -lt "$p" ]; do if [ "$fx" = "$fy" ]; then fx=$((fx * 2)); else fy=$((fy * 2)); fi; done
+      # the deck's golden hashes belong to its own grid: clear them
+      extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash "" -golden_weights_hash "")
+    fi
+    launch=()
+    if [ "$r" -gt 1 ]; then
+      launch=(mpiexec -n "$r")
+      [ "$t" = 1 ] || launch+=(--bind-to none) # Open MPI binds a rank to one core by default
+    fi
+    out=$dir/np$r-t$t.r$k
+    rc=0
+    OMP_NUM_THREADS=$t "${launch[@]}" "build/$variant/miniapp/miniapp" -options_file "$opts" "${extra[@]}" -threads "$t" \
+      -deck_name "$name" -report "$out.yaml" > "$out.log" 2>&1 || rc=$?
+    case $rc in
+      0 | 2) echo "scaling: $r x $t${extra[*]:+ (grid ${extra[1]} x ${extra[3]})}: $(sed -n 's/^ *time_per_step: //p' "$out.yaml") s/step, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
+      *) die "$r ranks x $t threads exited with $rc: $(grep -m1 'error:' "$out.log" || tail -n 1 "$out.log")" ;;
+    esac
+  done
+done
+echo
+/usr/bin/python3 scripts/report_table.py scaling "$dir" --mode "$mode" --deck "$name" --command "$cmd" --out "$dir.md"
+echo "scaling: table in $dir.md, reports and logs in $dir/"

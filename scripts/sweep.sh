@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K]: the cost of
+# determinism. Builds (scripts/setup.sh) the seven variants
+#   atomic deterministic reproducible                 (both halves the same)
+#   deterministic-atomic reproducible-atomic          (the solver half varies)
+#   atomic-deterministic atomic-reproducible          (the surrogate half varies)
+# runs DECK (inputs/DECK.opts, or a path to an options file) with each of them
+# in K interleaved rounds (default 2; round k runs all seven), keeps the best
+# of the K times, and prints the table of times, FOM, verification and ratios
+# to the atomic build, with the end-to-end targets (deterministic <= 1.05x,
+# reproducible <= 1.25x). Reports and table.md in out/sweep/<deck>/.
+# Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
+# (passed to setup.sh). docs/sweep.md explains the columns.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K]"
+die() { echo "sweep: error: $*" >&2; exit 1; }
+cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
+[ $# -ge 1 ] || die "$usage"
+deck=$1; shift
+cores=$(nproc)
+np=1 threads="" repeat=2
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || die "$1 needs a value ($usage)"
+  case $1 in
+    -np) np=$2 ;;
+    -threads) threads=$2 ;;
+    -repeat) repeat=$2 ;;
+    *) die "unknown argument '$1' ($usage)" ;;
+  esac
+  [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"
+  shift 2
+done
+if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
+[ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
+name=$(basename "$opts" .opts)
+threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
+variants="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
+dir=out/sweep/$name
+mkdir -p "$dir"
+rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log "$dir/table.md"
+
+# Build: setup.sh configures and builds; an existing build directory only
+# needs the (incremental) build, unless CMAKE_ARGS asks for a new configure.
+for v in $variants; do
+  echo "sweep: building $v"
+  if [ -f "build/$v/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
+    cmake --build "build/$v" -j "${JOBS:-2}" > "$dir/build-$v.log" 2>&1
+  else
+    scripts/setup.sh "$v" > "$dir/build-$v.log" 2>&1
+  fi || die "build of $v failed (log: $dir/build-$v.log)"
+done
+
+# Run: K rounds, each running every variant once, side by side.
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+launch=()
+if [ "$np" -gt 1 ]; then
+  launch=(mpiexec -n "$np")
+  [ $((np * threads)) -le "$cores" ] || launch+=(--oversubscribe)
+  [ "$threads" = 1 ] || launch+=(--bind-to none) # Open MPI binds a rank to one core by default
+fi
+for k in $(seq "$repeat"); do
+  for v in $variants; do
+    rc=0
+    "${launch[@]}" "build/$v/miniapp/miniapp" -options_file "$opts" -threads "$threads" -deck_name "$name" \
+      -report "$dir/$v.r$k.yaml" > "$dir/$v.r$k.log" 2>&1 || rc=$?
+    case $rc in
+      0 | 2) echo "sweep: round $k/$repeat $v: $(sed -n 's/^ *total: //p' "$dir/$v.r$k.yaml") s, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
+      *) die "$v (round $k) exited with $rc: $(grep -m1 'error:' "$dir/$v.r$k.log" || tail -n 1 "$dir/$v.r$k.log")" ;;
+    esac
+  done
+done
+echo
+/usr/bin/python3 scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
+echo "sweep: table in $dir/table.md, reports and logs in $dir/"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tests/sweep_tests.sh: self-test of the sweep and scaling tables
+# (scripts/report_table.py) on synthetic reports with known numbers, and of
+# the argument checks of scripts/sweep.sh and scripts/scaling.sh. Builds and
+# runs nothing; a few seconds. Prints PASS and exits 0 when all checks pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+has() { grep -qF -- "$2" "$1" || { cat "$1"; fail "'$2' not in $(basename "$1")"; }; }
+
+# report FILE SOLVER SURROGATE TOTAL SOLVE TRAIN PREDICT VERDICT [HASH [M N]]
+report() {
+  cat > "$1" <<EOF
+report_version: 1
+deck: "synthetic"
+machine: {hostname: "testhost", cpu: "Test CPU", ranks: 1, threads: 2, device: cpu}
+build: {solver_reduction: $2, surrogate_reduction: $3, cuda: not built, compiler: "GNU 12.2.0"}
+problem: {scenario: grayscott, grid: [${10:-100}, ${11:-50}], steps: 100, replicas: 2, coupling: guess}
+timing: {total: $4, solve: $5, features: 0.1, predict: $7, train: $6, metrics: 0.1, output: 0.0, time_per_step: $(awk "BEGIN{print $4 / 100}")}
+solver: {iterations_total: 1000, seconds_per_iteration: 1.0e-3, achieved_gbs: 10.0}
+surrogate: {train_samples_per_s: 1.0e+06, inference_points_per_s: 1.0e+07}
+verification: {detail: "ok", state_hash: "${9:-0x0000000000000001}"}
+fom: {value: $(awk "BEGIN{print 100 * 50 * 100 * 2 / $4 / 1000000}"), unit: "Mpoint-steps/s"}
+verdict: $8
+EOF
+}
+
+# --- sweep table: ratios and met/missed on known numbers
+d=$tmp/sweep; mkdir -p "$d"
+report "$d/atomic.r1.yaml"               atomic        atomic        10.0 4.0 2.0 1.0 VALID
+report "$d/atomic.r2.yaml"               atomic        atomic        12.0 5.0 2.5 1.0 VALID  # slower repeat: min wins
+report "$d/deterministic.r1.yaml"        deterministic deterministic 10.5 4.2 2.1 1.0 VALID  # 1.050x: met (boundary)
+report "$d/reproducible.r1.yaml"         reproducible  reproducible  12.6 5.0 3.0 1.5 VALID  # 1.260x: missed
+report "$d/deterministic-atomic.r1.yaml" deterministic atomic        10.2 4.4 2.0 1.0 VALID  # solver 1.100x
+report "$d/reproducible-atomic.r1.yaml"  reproducible  atomic        11.0 6.0 2.0 1.0 INVALID # solver 1.500x
+report "$d/atomic-deterministic.r1.yaml" atomic        deterministic 10.3 4.0 2.6 1.0 VALID  # surrogate 3.6/3.0 = 1.200x
+report "$d/atomic-reproducible.r1.yaml"  atomic        reproducible  11.0 4.0 4.5 1.5 VALID  # surrogate 2.000x
+$py scripts/report_table.py sweep "$d" --deck synthetic --command "scripts/sweep.sh synthetic" --out "$d/table.md" > "$d/stdout" \
+  || fail "report_table.py sweep exited nonzero"
+t=$d/table.md
+cmp -s "$t" <(sed '/^target: /d' "$d/stdout") || fail "printed table differs from table.md"
+has "$t" "| solver half | deterministic | deterministic-atomic | 1.100x |"
+has "$t" "| solver half | reproducible | reproducible-atomic | 1.500x |"
+has "$t" "| surrogate half | deterministic | atomic-deterministic | 1.200x |"
+has "$t" "| surrogate half | reproducible | atomic-reproducible | 2.000x |"
+has "$t" "| whole loop | deterministic | deterministic | 1.050x | <= 1.05x | met |"
+has "$t" "| whole loop | reproducible | reproducible | 1.260x | <= 1.25x | MISSED |"
+has "$t" "| reproducible-atomic | reproducible | atomic | 0.11 | 0.09091 | INVALID |"
+has "$t" "| atomic | atomic | atomic | 0.1 | 0.1 | VALID | 0.04 | 1.000x | 3 | 1.000x | 10 | 1.000x | 20.0% |"
+has "$t" "machine: testhost, Test CPU"
+has "$t" "command: \`scripts/sweep.sh synthetic\`"
+has "$t" "minimum of 2 repeat(s)"
+has "$d/stdout" "target: deterministic <= 1.05x atomic end to end: met (1.050x)"
+has "$d/stdout" "target: reproducible <= 1.25x atomic end to end: MISSED (1.260x)"
+
+# a missing variant is reported, not a crash; no atomic build is an error
+rm "$d/atomic-reproducible.r1.yaml"
+$py scripts/report_table.py sweep "$d" > "$d/stdout" || fail "sweep table with a missing variant exited nonzero"
+has "$d/stdout" "Not run: atomic-reproducible"
+rm "$d"/atomic.r*.yaml
+if $py scripts/report_table.py sweep "$d" > /dev/null 2> "$d/stderr"; then fail "sweep table without atomic exited 0"; fi
+has "$d/stderr" "no report of the atomic build"
+
+# --- scaling table: efficiency and state hash vs 1 x 1
+s=$tmp/scaling; mkdir -p "$s"
+report "$s/np1-t1.r1.yaml" reproducible reproducible 10.0 4 2 1 VALID 0xaaaa
+report "$s/np1-t2.r1.yaml" reproducible reproducible 6.25 4 2 1 VALID 0xaaaa  # 10 / (2 x 6.25) = 80%
+report "$s/np2-t1.r1.yaml" reproducible reproducible 5.0 4 2 1 VALID 0xbbbb   # 100%, hash differs
+$py scripts/report_table.py scaling "$s" --mode strong --deck synthetic --out "$s/t.md" > /dev/null || fail "scaling table exited nonzero"
+has "$s/t.md" "| 1 | 1 | 100x50 | 0.1 | 0.1 | 100% | VALID | yes |"
+has "$s/t.md" "| 1 | 2 | 100x50 | 0.0625 | 0.16 | 80% | VALID | yes |"
+has "$s/t.md" "| 2 | 1 | 100x50 | 0.05 | 0.2 | 100% | VALID | NO |"
+report "$s/np2-t1.r1.yaml" reproducible reproducible 12.5 4 2 1 VALID 0xbbbb 200 50  # weak: 10 / 12.5 = 80%
+$py scripts/report_table.py scaling "$s" --mode weak --out "$s/w.md" > /dev/null || fail "weak scaling table exited nonzero"
+has "$s/w.md" "| 2 | 1 | 200x50 | 0.125 | 0.08 | 80% | VALID | n/a (grid differs) |"
+
+# --- the scripts reject bad arguments with one line and a nonzero exit, before building
+for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scripts/sweep.sh heat -bogus 1" \
+         "scripts/scaling.sh no-such-deck" "scripts/scaling.sh heat sideways" "scripts/scaling.sh heat -variant fast"; do
+  rc=0; $c > "$tmp/out" 2> "$tmp/err" || rc=$?
+  [ "$rc" != 0 ] || fail "exit 0 for: $c"
+  if [ "$(wc -l < "$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then cat "$tmp/out" "$tmp/err"; fail "expected one error line for: $c"; fi
+done
+has "$tmp/err" "unknown variant 'fast'"
+scripts/sweep.sh no-such-deck 2> "$tmp/err" || true
+has "$tmp/err" "sweep: error: unknown deck 'no-such-deck'"
+echo PASS
