@@ -12,7 +12,7 @@ static PetscErrorCode GSSetFromOptions(Solver s)
   PetscReal h = 1.0;
 
   PetscFunctionBegin;
-  s->Du = 0.16, s->Dv = 0.08, s->F = 0.0367, s->k = 0.0649, s->gs_seed = 1;
+  s->Du = 0.16, s->Dv = 0.08, s->F = 0.04, s->k = 0.06, s->gs_seed = 1;
   PetscOptionsBegin(s->comm, NULL, "Gray-Scott scenario", NULL);
   PetscCall(PetscOptionsReal("-gs_Du", "Diffusivity of u (grid units)", NULL, s->Du, &s->Du, NULL));
   PetscCall(PetscOptionsReal("-gs_Dv", "Diffusivity of v (grid units)", NULL, s->Dv, &s->Dv, NULL));
