@@ -3,9 +3,9 @@
  *
  * One time step of one replica:
  *   features(u^n) -> [guess: predict du, guess = u^n + du]
- *                    [closure, after warm-up: predict q = u v^2, solver uses it]
+ *                    [closure, after warm-up: predict the closure term, solver uses it]
  *   -> SolverStep -> [guess: every K steps train E epochs on (u^n, u^{n+1} - u^n)]
- *                    [closure, during warm-up: every K steps train on (u^n, q(u^n))]
+ *                    [closure, during warm-up: every K steps train on (u^n, exact term)]
  * Replicas advance in lockstep; each owns its solver, surrogate and atomic
  * order state, so replica r is the run a separate process would make. */
 #include "coupling.h"
@@ -243,7 +243,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
   PetscCall(DMDAGetCorners(da, &c->xs, &c->ys, NULL, &c->xm, &c->ym, NULL));
   c->npts  = c->xm * c->ym;
   c->n_in  = c->mode == COUPLING_CLOSURE ? c->dof : 5 * c->dof; /* closure: pointwise; guess: 5-point stencil */
-  c->n_out = c->mode == COUPLING_CLOSURE ? 1 : c->dof; /* closure: q = u v^2 */
+  c->n_out = c->mode == COUPLING_CLOSURE ? 1 : c->dof; /* closure: one term per point */
   if (c->baselines) {
     KSP      ksp;
     KSPGuess g;
@@ -264,6 +264,14 @@ PetscErrorCode CoupledSetUp(Coupled c)
     p->closure_rmse = NAN;
     if (p->net) {
       PetscCall(SurrogateSetSizes(p->net, c->n_in, c->n_out));
+      if (c->mode == COUPLING_CLOSURE) {
+        /* Fixed scales from the physics, not from the first batch: species
+         * and the closure factor live in [0, 1], while the first batch
+         * (nearly u = 1, v = 0 everywhere) would make later, patterned
+         * states far extrapolations. */
+        const float mi[2] = {0.5f, 0.5f}, si[2] = {0.5f, 0.5f}, mo[1] = {0.5f}, so[1] = {0.5f};
+        PetscCall(SurrogateSetNormalization(p->net, mi, si, mo, so));
+      }
       PetscCall(SurrogateSetUp(p->net));
       PetscCall(SurrogateGetNumWeights(p->net, &c->nweights));
       PetscCall(PetscMalloc4((size_t)c->npts * c->n_in, &p->feat, (size_t)c->npts * c->n_out, &p->out, (size_t)c->npts * c->n_out, &p->target, c->nweights, &p->w));

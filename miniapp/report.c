@@ -316,9 +316,12 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
                          MINIAPP_REVISION, MINIAPP_C_COMPILER, MINIAPP_C_FLAGS, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", petscver));
   PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
   PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %.6e\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %.3f\n", its, tpi, CG_BYTES_PER_UNKNOWN, gbs));
-  if (net) {
-    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %.6e\n  inference_points_per_s: %.6e\n", t.epochs, t.train > 0 ? t.train_samples / t.train : 0.0,
-                           t.predict > 0 ? t.predict_points / t.predict : 0.0));
+  if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
+    PetscInt nw;
+    double   tps = t.train > 0 ? t.train_samples / t.train : 0.0, ips = t.predict > 0 ? t.predict_points / t.predict : 0.0;
+    PetscCall(SurrogateGetNumWeights(net, &nw));
+    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %.6e\n  inference_points_per_s: %.6e\n", nw, t.epochs, tps, ips));
+    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %.3f\n  inference_gflops: %.3f\n", 6.0 * nw * tps / 1e9, 2.0 * nw * ips / 1e9));
   }
   PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
   if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));

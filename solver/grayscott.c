@@ -60,9 +60,11 @@ static PetscErrorCode GSInitial(Solver s, Vec w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The closure term q = u v^2 at every owned point (row-major over the
- * owned block): the one nonlinear term of the reaction, which a closure
- * model may replace (SolverSetClosure). */
+/* The closure term at every owned point (row-major over the owned block):
+ * the rate factor c of the nonlinear reaction q = c v^2, exactly c = u. A
+ * closure model that replaces c (SolverSetClosure) keeps the v^2 structure,
+ * so where v = 0 it cannot create a reaction: the trivial state u = 1, v = 0
+ * stays an equilibrium (a model of q itself spawned spurious spots there). */
 static PetscErrorCode GSClosure(Solver s, Vec w, PetscScalar *q)
 {
   const PetscScalar ***a;
@@ -72,13 +74,14 @@ static PetscErrorCode GSClosure(Solver s, Vec w, PetscScalar *q)
   PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
   PetscCall(DMDAVecGetArrayDOFRead(s->da, w, &a));
   for (PetscInt j = ys; j < ys + ym; j++)
-    for (PetscInt i = xs; i < xs + xm; i++) q[(j - ys) * xm + (i - xs)] = a[j][i][0] * a[j][i][1] * a[j][i][1];
+    for (PetscInt i = xs; i < xs + xm; i++) q[(j - ys) * xm + (i - xs)] = a[j][i][0];
   PetscCall(DMDAVecRestoreArrayDOFRead(s->da, w, &a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* b = w + dt R(w), R = (-q + F (1 - u), q - (F + k) v), q = u v^2 or the
- * closure model's q when one is set. */
+/* b = w + dt R(w), R = (-q + F (1 - u), q - (F + k) v), q = c v^2 with
+ * c = u or the closure model's c when one is set ((c v) v: the same bits as
+ * u v v when c = u). */
 static PetscErrorCode GSRHS(Solver s, Vec w, Vec b)
 {
   const PetscScalar ***a;
@@ -91,7 +94,7 @@ static PetscErrorCode GSRHS(Solver s, Vec w, Vec b)
   PetscCall(DMDAVecGetArrayDOF(s->da, b, &r));
   for (PetscInt j = ys; j < ys + ym; j++)
     for (PetscInt i = xs; i < xs + xm; i++) {
-      PetscReal u = a[j][i][0], v = a[j][i][1], uvv = s->closure ? s->closure[(j - ys) * xm + (i - xs)] : u * v * v;
+      PetscReal u = a[j][i][0], v = a[j][i][1], uvv = (s->closure ? s->closure[(j - ys) * xm + (i - xs)] : u) * v * v;
       r[j][i][0] = u + s->dt * (-uvv + s->F * (1.0 - u));
       r[j][i][1] = v + s->dt * (uvv - (s->F + s->k) * v);
     }

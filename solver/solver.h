@@ -27,11 +27,12 @@ PetscErrorCode SolverSetUp(Solver s);
  * otherwise the current state is. Returns the Krylov iterations. */
 PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its);
 PetscErrorCode SolverSolveAll(Solver s); /* the remaining steps */
-/* The scenario's closure term: the nonlinear part of its explicit reaction
- * (Gray-Scott: q = u v^2, one value per owned point, row-major over the
- * owned block of SolverGetDM's DMDAGetCorners; heat has none), and a
- * replacement for it in the steps that follow (a closure model; NULL
- * restores the exact term). The linear feed and kill terms stay exact. */
+/* The scenario's closure term: a factor of the nonlinear part of its
+ * explicit reaction (Gray-Scott: the rate factor c of q = c v^2, exactly
+ * c = u; one value per owned point, row-major over the owned block of
+ * SolverGetDM's DMDAGetCorners; heat has none), and a replacement for it in
+ * the steps that follow (a closure model; NULL restores the exact term).
+ * The linear feed and kill terms and the v^2 structure stay exact. */
 PetscErrorCode SolverHasClosure(Solver s, PetscBool *has);
 PetscErrorCode SolverComputeClosure(Solver s, Vec w, PetscScalar q[]);
 PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[]); /* copied */
