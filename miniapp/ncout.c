@@ -15,12 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { NSTEPVARS = 11 }; /* state_hash, ksp_its and the nine doubles of ncout_step_rec */
+enum { NSTEPVARS = 14 }; /* state_hash, ksp_its and the twelve doubles of ncout_step_rec */
+
+const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined"};
 
 struct ncout {
   int    ncid, nx, ny, ncomp, nrep, nsteps, nepochs;
   int    d_time, d_epoch, d_rep, d_y, d_x;
-  int    v_time, v_step, v_its_none, v_its_fischer;
+  int    v_time, v_step, v_gits[NCOUT_NGUESS], v_gr0[NCOUT_NGUESS];
   int    v_epoch, v_epoch_step, v_loss, v_whash, v_wvc, v_wrel;
   int    v_fds, v_fde;
   int    v_rec[NSTEPVARS];
@@ -74,7 +76,10 @@ static const struct {
   {"state_hash", "hash of the solver state bits after the step", REC(state_hash)},
   {"ksp_its", "Krylov iterations of the step's linear solves", REC(ksp_its)},
   {"ksp_rnorm", "final Krylov residual norm", REC(ksp_rnorm)},
-  {"closure_rmse", "RMS error of the surrogate closure against the solver", REC(closure_rmse)},
+  {"start_residual", "start residual of the step's solve, ||b - A x0|| / ||b||", REC(start_residual)},
+  {"increment_error", "relative L2 error of the learned guess's predicted increment", REC(increment_error)},
+  {"closure_error", "relative error of the surrogate closure term q = c v^2 against the exact one", REC(closure_error)},
+  {"closure_drift", "relative L2 difference of the fields from the exact-term run", REC(closure_drift)},
   {"churn", "fraction of grid points whose surrogate prediction differs from replica 0", REC(churn)},
   {"vc", "V_c: fraction of field values bitwise different from replica 0", REC(vc)},
   {"vermv", "V_ermv: mean element-wise relative difference from replica 0", REC(vermv)},
@@ -119,11 +124,16 @@ static int define(ncout *o, const ncout_info *info)
     nc_type t = k == 0 ? NC_UINT64 : k == 1 ? NC_INT : NC_DOUBLE;
     if ((e = def_var(o, step_vars[k].name, t, 2, tr, "1", step_vars[k].long_name, &o->v_rec[k]))) return e;
   }
-  if ((e = def_var(o, "ksp_its_none", NC_INT, 1, &o->d_time, "1",
-                   "Krylov iterations without an initial guess (-1: not run)", &o->v_its_none)) ||
-      (e = def_var(o, "ksp_its_fischer", NC_INT, 1, &o->d_time, "1",
-                   "Krylov iterations with Fischer's projection initial guess (-1: not run)", &o->v_its_fischer)) ||
-      (e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran",
+  for (int g = 0; g < NCOUT_NGUESS; g++) {
+    char name[64], ln[160];
+    snprintf(name, sizeof name, "ksp_its_%s", ncout_guess_names[g]);
+    snprintf(ln, sizeof ln, "Krylov iterations of replica 0's system from the %s initial guess (-1: not run)", ncout_guess_names[g]);
+    if ((e = def_var(o, name, NC_INT, 1, &o->d_time, "1", ln, &o->v_gits[g]))) return e;
+    snprintf(name, sizeof name, "start_residual_%s", ncout_guess_names[g]);
+    snprintf(ln, sizeof ln, "||b - A x0|| / ||b|| of the %s initial guess on replica 0's system", ncout_guess_names[g]);
+    if ((e = def_var(o, name, NC_DOUBLE, 1, &o->d_time, "1", ln, &o->v_gr0[g]))) return e;
+  }
+  if ((e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran",
                    &o->v_epoch_step)) ||
       (e = def_var(o, "loss", NC_DOUBLE, 2, er, "1", "training loss of the epoch", &o->v_loss)) ||
       (e = def_var(o, "weights_hash", NC_UINT64, 2, er, "1", "hash of the network weight bits after the epoch",
@@ -216,14 +226,16 @@ static int check_step(ncout *o, int step, const char *what)
   return 0;
 }
 
-int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, int its_none, int its_fischer)
+int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, const ncout_guess_rec *guesses)
 {
   int e;
   if ((e = check_step(o, step, "write_step"))) return e;
   size_t i = (size_t)step, start[2] = {i, 0}, count[2] = {1, (size_t)o->nrep};
   NCCHECK(nc_put_var1_double(o->ncid, o->v_time, &i, &t), "cannot write time at step %d", step);
-  NCCHECK(nc_put_var1_int(o->ncid, o->v_its_none, &i, &its_none), "cannot write ksp_its_none at step %d", step);
-  NCCHECK(nc_put_var1_int(o->ncid, o->v_its_fischer, &i, &its_fischer), "cannot write ksp_its_fischer at step %d", step);
+  for (int g = 0; g < NCOUT_NGUESS; g++) {
+    NCCHECK(nc_put_var1_int(o->ncid, o->v_gits[g], &i, &guesses[g].its), "cannot write ksp_its_%s at step %d", ncout_guess_names[g], step);
+    NCCHECK(nc_put_var1_double(o->ncid, o->v_gr0[g], &i, &guesses[g].start_residual), "cannot write start_residual_%s at step %d", ncout_guess_names[g], step);
+  }
 
   /* One row of nrep values per variable, gathered through buf (uint64 and int rows fit in nrep doubles). */
   unsigned long long *h = (unsigned long long *)o->buf;

@@ -17,12 +17,13 @@
  *               and at the last step, _FillValue (NaN) elsewhere;
  *               chunked (1, 1, y, x), so unwritten records take no space
  *   per step    state_hash(time, replica) uint64, ksp_its(time, replica) int,
- *               ksp_rnorm(time, replica), closure_rmse(time, replica),
- *               churn(time, replica), and the metrics against replica 0:
- *               vc, vermv, rel_l2, max_abs, max_ulp, digits (time, replica)
- *               (replica 0 holds 0 / 17 digits: compared with itself);
- *               baseline iterations ksp_its_none(time), ksp_its_fischer(time)
- *               (-1 when the baselines are not run)
+ *               ksp_rnorm, start_residual, increment_error, closure_error,
+ *               closure_drift, churn (time, replica), and the metrics
+ *               against replica 0: vc, vermv, rel_l2, max_abs, max_ulp,
+ *               digits (time, replica) (replica 0 holds 0 / 17 digits);
+ *               the guesses side by side: ksp_its_<guess>(time) int (-1:
+ *               not run) and start_residual_<guess>(time), guess in
+ *               ncout_guess_names
  *   per epoch   epoch_step(epoch) int (time step whose training ran it),
  *               loss(epoch, replica), weights_hash(epoch, replica) uint64,
  *               weights_vc(epoch, replica), weights_rel_l2(epoch, replica)
@@ -59,9 +60,18 @@ typedef struct {
 typedef struct {
   uint64_t state_hash;
   int      ksp_its;
-  double   ksp_rnorm, closure_rmse, churn;
+  double   ksp_rnorm, start_residual, increment_error, closure_error, closure_drift, churn;
   double   vc, vermv, rel_l2, max_abs, max_ulp, digits;
 } ncout_step_rec;
+
+/* Initial guesses compared side by side on replica 0's systems (-coupling
+ * guess): iterations (-1: not run) and start residual ||b - A x0|| / ||b||. */
+#define NCOUT_NGUESS 5
+extern const char *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined */
+typedef struct {
+  int    its;
+  double start_residual;
+} ncout_guess_rec;
 
 /* Per-epoch record of one replica. */
 typedef struct {
@@ -70,8 +80,8 @@ typedef struct {
 } ncout_epoch_rec;
 
 int         ncout_create(const char *path, const ncout_info *info, ncout **o);
-/* Step `step` (0..nsteps) at model time t: recs[nreplicas]; its_none/fischer -1 if absent. */
-int         ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, int its_none, int its_fischer);
+/* Step `step` (0..nsteps) at model time t: recs[nreplicas], guesses[NCOUT_NGUESS]. */
+int         ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, const ncout_guess_rec *guesses);
 /* Fields of one replica at `step`: natural order [y][x][ncomp] (interlaced). */
 int         ncout_write_fields(ncout *o, int step, int replica, const double *field);
 /* The next epoch (numbered from 0), run during time step `step`. */

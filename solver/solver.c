@@ -16,6 +16,7 @@ PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
   PetscCall(VecFPNARegister());
   PetscCall(PetscNew(s));
   (*s)->comm    = comm;
+  (*s)->b_step  = -1;
   (*s)->ops     = &GrayScottScenario;
   (*s)->scatter = (PetscBool)SOLVER_OPERATOR_SCATTER;
   PetscCall(PetscStrncpy((*s)->vectype, VECFPNA, sizeof((*s)->vectype)));
@@ -47,8 +48,6 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y", NULL, N, &N, NULL));
   PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps", NULL, s->max_steps, &s->max_steps, NULL));
   PetscCall(PetscOptionsReal("-ts_dt", "Time step", NULL, s->dt, &s->dt, NULL));
-  s->guess_projection = PETSC_TRUE;
-  PetscCall(PetscOptionsBool("-guess_projection", "Scale a supplied initial guess's increment to minimize the energy-norm error", NULL, s->guess_projection, &s->guess_projection, NULL));
   PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
   PetscOptionsEnd();
   PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
@@ -66,14 +65,14 @@ PetscErrorCode SolverSetFromOptions(Solver s)
 /* Krylov methods whose reductions all pass through VecDot/VecNorm/VecMDot
  * (hence through the switch). Pipelined ones reduce with VecDotBegin/End,
  * whose cross-rank sum is PETSc's MPI_Allreduce. */
-static PetscErrorCode CheckKSPType(Solver s)
+static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
 {
   static const char *const ok[] = {KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
   KSPType                  type;
   PetscBool                match = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(KSPGetType(s->ksp, &type));
+  PetscCall(KSPGetType(ksp, &type));
   for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
     SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
@@ -81,9 +80,50 @@ static PetscErrorCode CheckKSPType(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* At iteration 0 the iterate is the initial guess (a KSPGuess has formed it
+ * by then): record its true residual ||b - A x0|| / ||b||, whatever norm the
+ * Krylov method itself monitors. */
+static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
+{
+  Solver    s = (Solver)ctx;
+  Vec       r, b;
+  PetscReal nr, nb;
+
+  PetscFunctionBegin;
+  (void)rnorm;
+  if (it) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPGetRhs(ksp, &b));
+  PetscCall(KSPBuildResidual(ksp, s->gw[0], s->gw[1], &r));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  s->r0 = nb > 0 ? nr / nb : nr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A KSP on the solver's operator, configured as the solver's own (CG +
+ * Jacobi, rtol 1e-10 on ||b||, nonzero initial guess, then the -ksp_ and
+ * -pc_ options), with the start-residual monitor. */
+PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
+{
+  PC pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(s->comm, ksp));
+  PetscCall(KSPSetOperators(*ksp, s->A, s->A));
+  PetscCall(KSPSetType(*ksp, KSPCG));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(*ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
+  PetscCall(KSPSetInitialGuessNonzero(*ksp, PETSC_TRUE));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscCall(CheckKSPType(s, *ksp));
+  PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
+  PetscCall(KSPSetUp(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverSetUp(Solver s)
 {
-  PC        pc;
   PetscReal coef[2] = {0, 0};
 
   PetscFunctionBegin;
@@ -93,21 +133,13 @@ PetscErrorCode SolverSetUp(Solver s)
   PetscCall(DMSetUp(s->da));
   PetscCall(DMCreateGlobalVector(s->da, &s->u));
   PetscCall(VecDuplicate(s->u, &s->b));
+  for (int i = 0; i < 2; i++) PetscCall(VecDuplicate(s->u, &s->gw[i]));
   PetscCall(OperatorCreate(s->da, s->scatter, &s->A));
   PetscCall(MatShellSetVecType(s->A, s->vectype));
   PetscCall(s->ops->coefficients(s, coef));
   PetscCall(OperatorSetCoefficients(s->A, coef, s->hx, s->hy));
 
-  PetscCall(KSPCreate(s->comm, &s->ksp));
-  PetscCall(KSPSetOperators(s->ksp, s->A, s->A));
-  PetscCall(KSPSetType(s->ksp, KSPCG));
-  PetscCall(KSPGetPC(s->ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(s->ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
-  PetscCall(KSPSetInitialGuessNonzero(s->ksp, PETSC_TRUE));
-  PetscCall(KSPSetFromOptions(s->ksp));
-  PetscCall(CheckKSPType(s));
-  PetscCall(KSPSetUp(s->ksp));
+  PetscCall(SolverCreateKSP(s, &s->ksp));
 
   PetscCall(PetscCalloc1(s->max_steps + 1, &s->its));
   PetscCall(s->ops->initial(s, s->u));
@@ -115,51 +147,73 @@ PetscErrorCode SolverSetUp(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x0 = u + alpha d, d = guess - u, alpha = (r, d) / (d, A d) with r = b - A u:
- * the point of the line through u and the guess closest to the solution in
- * the energy norm (A is SPD), so a poor guess never starts worse than u.
- * One extra MatMult pair and two dot products, all through the switch. */
-static PetscErrorCode ProjectGuess(Solver s, Vec guess)
+PetscErrorCode SolverGetRHS(Solver s, Vec *b)
 {
-  Vec         d, Ad, r;
-  PetscScalar rd, dAd;
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  if (s->b_step != s->step) PetscCall(s->ops->rhs(s, s->u, s->b));
+  s->b_step = s->step;
+  *b        = s->b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solve this step's system with ksp from x (in: the guess; out: the
+ * solution) without advancing; a KSPGuess attached to ksp forms its own. */
+static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
+{
+  KSPConvergedReason reason;
+  Vec                b;
+  PetscInt           n;
 
   PetscFunctionBegin;
-  for (int i = 0; i < 3; i++)
-    if (!s->gw[i]) PetscCall(VecDuplicate(s->u, &s->gw[i]));
-  d = s->gw[0], Ad = s->gw[1], r = s->gw[2];
-  PetscCall(VecWAXPY(d, -1.0, s->u, guess));
-  PetscCall(MatMult(s->A, d, Ad));
-  PetscCall(MatMult(s->A, s->u, r));
-  PetscCall(VecAYPX(r, -1.0, s->b));
-  PetscCall(VecDot(r, d, &rd));
-  PetscCall(VecDot(d, Ad, &dAd));
-  s->guess_alpha = dAd > 0 ? rd / dAd : 0.0;
-  PetscCall(VecAXPY(s->u, s->guess_alpha, d));
+  PetscCall(SolverGetRHS(s, &b));
+  s->r0 = NAN;
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &n));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, s->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": the linear solve did not converge (%s after %" PetscInt_FMT " iterations)", s->step + 1, KSPConvergedReasons[reason], n);
+  if (its) *its = n;
+  if (r0) *r0 = s->r0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
+  PetscCall(Solve(s, ksp, x, its, r0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
 {
-  KSPConvergedReason reason;
-  PetscInt           n;
+  PetscInt n;
 
   PetscFunctionBegin;
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
   PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
-  PetscCall(s->ops->rhs(s, s->u, s->b));
-  if (guess && s->guess_projection) PetscCall(ProjectGuess(s, guess));
-  else if (guess) PetscCall(VecCopy(guess, s->u));
-  PetscCall(KSPSolve(s->ksp, s->b, s->u));
-  PetscCall(KSPGetIterationNumber(s->ksp, &n));
+  Vec b;
+  PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
+  if (guess) PetscCall(VecCopy(guess, s->u));
+  PetscCall(Solve(s, s->ksp, s->u, &n, &s->last_r0));
   PetscCall(KSPGetResidualNorm(s->ksp, &s->rnorm));
-  PetscCall(KSPGetConvergedReason(s->ksp, &reason));
-  PetscCheck(reason > 0, s->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": the linear solve did not converge (%s after %" PetscInt_FMT " iterations)", s->step + 1, KSPConvergedReasons[reason], n);
   s->its[s->step++] = n;
   s->its_total += n;
   s->t += s->dt;
   if (its) *its = n;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverGetLastStartResidual(Solver s, PetscReal *r0)
+{
+  *r0 = s->last_r0;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode SolverGetOperator(Solver s, Mat *A)
+{
+  *A = s->A;
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode SolverSolveAll(Solver s)
@@ -308,7 +362,7 @@ PetscErrorCode SolverDestroy(Solver *s)
   PetscCall(VecDestroy(&(*s)->u));
   PetscCall(VecDestroy(&(*s)->b));
   PetscCall(PetscFree((*s)->closure));
-  for (int i = 0; i < 3; i++) PetscCall(VecDestroy(&(*s)->gw[i]));
+  for (int i = 0; i < 2; i++) PetscCall(VecDestroy(&(*s)->gw[i]));
   PetscCall(DMDestroy(&(*s)->da));
   PetscCall(PetscFree((*s)->its));
   PetscCall(PetscFree(*s));

@@ -21,11 +21,38 @@ PetscErrorCode SolverSetFromOptions(Solver s);
  * PETSc's stock vectors) and the operator summation (scatter or gather). */
 PetscErrorCode SolverSetReductionOverride(Solver s, const char *vectype, PetscBool scatter_operator);
 PetscErrorCode SolverSetUp(Solver s);
-/* Advance one step. With guess != NULL it is the Krylov initial guess
- * (-guess_projection, default on: its increment over the current state,
- * scaled to minimize the energy-norm error);
- * otherwise the current state is. Returns the Krylov iterations. */
+/* Advance one step. With guess != NULL it is the Krylov initial guess (used
+ * as it is; see GuessSpace for energy-norm projections); otherwise the
+ * current state is. Returns the Krylov iterations. */
 PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its);
+/* The right-hand side b of the coming step's system A u^{n+1} = b (computed
+ * from the current state once per step; borrowed), and the operator A. */
+PetscErrorCode SolverGetRHS(Solver s, Vec *b);
+PetscErrorCode SolverGetOperator(Solver s, Mat *A);
+/* A KSP configured as the solver's own (type, PC, tolerances, options), for
+ * solving the same systems side by side, e.g. with a KSPGuess attached. */
+PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp);
+/* Solve the coming step's system with ksp from x (in: guess, out: solution)
+ * without advancing the solver: iterations and the start residual
+ * ||b - A x0|| / ||b|| of the guess it actually started from. */
+PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0);
+PetscErrorCode SolverGetLastStartResidual(Solver s, PetscReal *r0); /* of the last SolverStep */
+
+/* Energy-norm guesses (solver/guess.c). A GuessSpace keeps the last m
+ * increments d_j = u^{j+1} - u^j of a run and PETSc's Fischer guess
+ * (model 1, 10 past solutions), both updated by GuessSpacePush after each
+ * step, and projects: x0 = u + V a, the point closest to the solution of
+ * the coming step in the A-norm, V = {the nhist newest d_j} + {u} + {the
+ * direction to Fischer's guess} + {extra if not NULL}. Never further from
+ * the solution, in that norm, than any point of u + span(V). */
+typedef struct _p_GuessSpace *GuessSpace;
+PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g);
+PetscErrorCode GuessSpacePush(GuessSpace g, Vec d); /* after SolverStep: d = u^{n+1} - u^n */
+PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u, PetscBool with_fischer, Vec extra, Vec x0);
+PetscErrorCode GuessSpaceFischer(GuessSpace g, Vec x); /* Fischer's own guess for the coming step */
+PetscErrorCode GuessSpaceGetSize(GuessSpace g, PetscInt *n);
+PetscErrorCode GuessSpaceReset(GuessSpace g);
+PetscErrorCode GuessSpaceDestroy(GuessSpace *g);
 PetscErrorCode SolverSolveAll(Solver s); /* the remaining steps */
 /* The scenario's closure term: a factor of the nonlinear part of its
  * explicit reaction (Gray-Scott: the rate factor c of q = c v^2, exactly

@@ -33,9 +33,9 @@ struct _p_Solver {
   KSP                ksp;
   Vec                u, b, uprev;
   PetscScalar       *closure;  /* set: the closure term q per owned point replaces the scenario's */
-  Vec                gw[3];    /* guess projection work vectors (lazy) */
-  PetscBool          guess_projection;
-  PetscReal          guess_alpha; /* last projection coefficient */
+  Vec                gw[2];    /* work vectors of the start-residual monitor */
+  PetscInt           b_step;   /* b holds the system of this step (-1: none yet) */
+  PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
   PetscReal          rnorm;    /* residual norm of the last solve */
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;

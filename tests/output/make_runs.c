@@ -72,13 +72,15 @@ static void write_run(const char *dir, const variant *v)
       metrics_t   m;
       metrics_reset(&acc), metrics_add(&acc, n, f0, f), metrics_finish(&acc, &m);
       rec[r] = (ncout_step_rec){.state_hash = hash(f, n), .ksp_its = 12 - step / 2 + r, .ksp_rnorm = 1e-9 * (step + 1),
-                                .closure_rmse = 0.01 / (step + 1), .churn = r ? 0.1 * step : 0, .vc = m.vc,
+                                .closure_error = 0.01 / (step + 1), .churn = r ? 0.1 * step : 0, .vc = m.vc,
                                 .vermv = m.vermv, .rel_l2 = m.rel_l2, .max_abs = m.max_abs, .max_ulp = m.max_ulp,
                                 .digits = m.digits};
       if (rec[r].state_hash != rec[0].state_hash && fds[r] < 0) fds[r] = step;
       if (!err && (step % EVERY == 0 || step == NSTEPS)) err = ncout_write_fields(o, step, r, f);
     }
-    if (!err) err = ncout_write_step(o, step, 0.5 * step, rec, 20 - step, step == 0 ? -1 : 15 - step);
+    ncout_guess_rec g[NCOUT_NGUESS];
+    for (int k = 0; k < NCOUT_NGUESS; k++) g[k] = (ncout_guess_rec){k == 0 ? 20 - step : k == 2 ? (step == 0 ? -1 : 15 - step) : 10, 1e-3};
+    if (!err) err = ncout_write_step(o, step, 0.5 * step, rec, g);
     if (step >= 1) { /* epoch step - 1, run during `step` */
       int e = step - 1;
       for (int r = 0; r < v->nrep; r++) {

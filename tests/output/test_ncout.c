@@ -32,8 +32,9 @@ static void fill_step(int step, ncout_step_rec *rec)
   for (int r = 0; r < NR; r++) {
     ncout_step_rec *s = &rec[r];
     s->state_hash = hval(step, r), s->ksp_its = 10 * step + r;
-    double *d[9] = {&s->ksp_rnorm, &s->closure_rmse, &s->churn, &s->vc, &s->vermv, &s->rel_l2, &s->max_abs, &s->max_ulp, &s->digits};
-    for (int k = 0; k < 9; k++) *d[k] = dval(step, r, k);
+    double *d[12] = {&s->ksp_rnorm, &s->start_residual, &s->increment_error, &s->closure_error, &s->closure_drift, &s->churn,
+                     &s->vc, &s->vermv, &s->rel_l2, &s->max_abs, &s->max_ulp, &s->digits};
+    for (int k = 0; k < 12; k++) *d[k] = dval(step, r, k);
   }
 }
 
@@ -72,7 +73,9 @@ static void write_file(const char *path, ncout **po)
   int ep = 0;
   for (int step = 0; step <= NSTEPS; step++) {
     fill_step(step, rec);
-    CHECK(ncout_write_step(o, step, 0.125 * step, rec, step == 2 ? -1 : 20 + step, 30 + step) == 0);
+    ncout_guess_rec g[NCOUT_NGUESS];
+    for (int k = 0; k < NCOUT_NGUESS; k++) g[k] = (ncout_guess_rec){k == 0 && step == 2 ? -1 : 20 + 10 * k + step, dval(step, k, 2)};
+    CHECK(ncout_write_step(o, step, 0.125 * step, rec, g) == 0);
     if (step % EVERY == 0 || step == NSTEPS)
       for (int r = 0; r < NR; r++) {
         for (int j = 0; j < NY; j++)
@@ -115,8 +118,8 @@ static void read_back(const char *path)
 
   /* Every documented variable is there with units and long_name. */
   const char *names[] = {"time", "step", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
-                         "closure_rmse", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
-                         "ksp_its_none", "ksp_its_fischer", "epoch_step", "loss", "weights_hash", "weights_vc",
+                         "start_residual", "increment_error", "closure_error", "closure_drift", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
+                         "ksp_its_none", "ksp_its_fischer", "ksp_its_combined", "start_residual_learned", "epoch_step", "loss", "weights_hash", "weights_vc",
                          "weights_rel_l2", "first_divergent_step", "first_divergent_epoch"};
   int nn = (int)(sizeof names / sizeof *names);
   NC(nc_inq_nvars(ncid, &nvars));
@@ -147,17 +150,24 @@ static void read_back(const char *path)
   v = vid(ncid, "ksp_its"); NC(nc_get_var_int(ncid, v, &iv2[0][0]));
   for (int s = 0; s <= NSTEPS; s++)
     for (int r = 0; r < NR; r++) CHECK(h[s][r] == hval(s, r) && iv2[s][r] == 10 * s + r);
-  const char *dnames[9] = {"ksp_rnorm", "closure_rmse", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
-  for (int k = 0; k < 9; k++) {
+  const char *dnames[12] = {"ksp_rnorm", "start_residual", "increment_error", "closure_error", "closure_drift", "churn",
+                            "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
+  for (int k = 0; k < 12; k++) {
     v = vid(ncid, dnames[k]); NC(nc_get_var_double(ncid, v, &d2[0][0]));
     for (int s = 0; s <= NSTEPS; s++)
       for (int r = 0; r < NR; r++)
         if (!bits_eq(d2[s][r], dval(s, r, k))) nfail++, printf("FAIL: %s[%d][%d] = %a\n", dnames[k], s, r, d2[s][r]);
   }
-  v = vid(ncid, "ksp_its_none"); NC(nc_get_var_int(ncid, v, ival));
-  for (int s = 0; s <= NSTEPS; s++) CHECK(ival[s] == (s == 2 ? -1 : 20 + s));
-  v = vid(ncid, "ksp_its_fischer"); NC(nc_get_var_int(ncid, v, ival));
-  for (int s = 0; s <= NSTEPS; s++) CHECK(ival[s] == 30 + s);
+  for (int k = 0; k < NCOUT_NGUESS; k++) {
+    char name[64];
+    double r0[NSTEPS + 1];
+    snprintf(name, sizeof name, "ksp_its_%s", ncout_guess_names[k]);
+    v = vid(ncid, name); NC(nc_get_var_int(ncid, v, ival));
+    for (int s = 0; s <= NSTEPS; s++) CHECK(ival[s] == (k == 0 && s == 2 ? -1 : 20 + 10 * k + s));
+    snprintf(name, sizeof name, "start_residual_%s", ncout_guess_names[k]);
+    v = vid(ncid, name); NC(nc_get_var_double(ncid, v, r0));
+    for (int s = 0; s <= NSTEPS; s++) CHECK(bits_eq(r0[s], dval(s, k, 2)));
+  }
 
   /* Epochs. */
   double loss[NEP][NR], wvc[NEP][NR], wrel[NEP][NR];
@@ -253,7 +263,8 @@ int main(int argc, char **argv)
   mkdir(path, 0777);
   CHECK(ncout_create(path, &info, &o) == 0);
   ncout_step_rec rec = {0};
-  CHECK(ncout_write_step(o, 2, 0.0, &rec, -1, -1) != 0 && strstr(ncout_errmsg(o), path) == ncout_errmsg(o));
+  ncout_guess_rec g0[NCOUT_NGUESS] = {{0}};
+  CHECK(ncout_write_step(o, 2, 0.0, &rec, g0) != 0 && strstr(ncout_errmsg(o), path) == ncout_errmsg(o));
   printf("out of range: %s\n", ncout_errmsg(o));
   CHECK(ncout_write_fields(o, 0, 1, (double[6]){0}) != 0);
   e = ncout_close(&o, 1, err, sizeof err); /* rename onto a directory fails */

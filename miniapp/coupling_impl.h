@@ -1,0 +1,124 @@
+/* miniapp/coupling_impl.h: the coupled loop's private state, shared by the
+ * files that each do one of its jobs:
+ *   coupling.c          options, set-up, the step's phases, results
+ *   features.c          what the surrogate sees and learns (features, targets)
+ *   guesses.c           the initial guesses and the side-by-side comparison
+ *   closure.c           the learned closure: gate, fallback, drift, pattern
+ *   observe.c           per-step / per-epoch replica metrics and records
+ *   coupling_output.c   the NetCDF file of the run */
+#ifndef MINIAPP_COUPLING_IMPL_H
+#define MINIAPP_COUPLING_IMPL_H
+
+#include "coupling.h"
+#include "metrics.h"
+#include "ncout.h"
+#include "reduce.h"
+
+typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
+extern const char *const CouplingModeNames[];
+
+/* The initial guesses (ncout_guess_names gives their names, same order). */
+typedef enum { GUESS_NONE, GUESS_EXTRAPOLATION, GUESS_FISCHER, GUESS_LEARNED, GUESS_COMBINED, GUESS_NKINDS } GuessKind;
+
+#define MAX_REPLICAS 64
+
+typedef struct {
+  Solver           solver;
+  Surrogate        net;
+  red_atomic_state order;
+  GuessSpace       space;             /* guess: past increments of this replica */
+  Vec              prev, d, z, x0, w; /* u^{n-1}; d^n = u^n - u^{n-1}; learned correction; guess; work */
+  PetscBool        have_d, have_z;    /* d^n exists (step >= 1); z predicted this step */
+  PetscReal        su, sd;            /* RMS of u^n and of d^n: the learned guess's scales */
+  PetscScalar     *q, *qexact;        /* closure: learned and exact factor per point */
+  float           *feat, *out, *target, *w32;
+  PetscBool        trained, closure_on;
+  PetscInt         its;
+  PetscReal        rnorm, r0, inc_err, closure_err, drift;
+} Replica;
+
+/* Per-guess tallies over the run (replica 0's systems). */
+typedef struct {
+  PetscInt its, its_step;   /* total; this step (-1: not run) */
+  double   seconds;         /* forming the guess + the solve */
+  double   log_r0;          /* sum of log10(start residual) */
+  PetscInt nr0;
+  double   r0_step;
+} GuessTally;
+
+struct _p_Coupled {
+  MPI_Comm     comm;
+  PetscMPIInt  rank, size;
+  CouplingMode mode;
+  PetscInt     nrep, train_every, train_epochs, output_every;
+  PetscReal    churn_tol;
+  char         output[PETSC_MAX_PATH_LEN];
+  Replica      rep[MAX_REPLICAS];
+  /* guess */
+  GuessKind    guess;           /* what drives the run: learned or combined */
+  PetscInt     history;         /* increments kept for the combined guess */
+  PetscBool    projection, baselines;
+  KSP          ksp_plain;       /* side-by-side solves of replica 0's systems */
+  Vec          xtrial;
+  GuessTally   tally[GUESS_NKINDS];
+  red_atomic_state base_order;
+  /* closure */
+  PetscInt     warmup, switches, last_switch, active_steps;
+  PetscReal    closure_tol, drift_tol, pattern_factor;
+  Solver       exact;           /* the exact-term run the closure is checked against */
+  PetscReal    pattern[2][2];   /* [closure, exact][std of v, RMS wavenumber] at the end */
+  PetscReal    drift_max;
+  /* geometry of the local features */
+  PetscInt     dof, n_in, n_out, npts, xs, ys, xm, ym, M, N;
+  PetscInt     nweights;
+  /* record */
+  PetscInt     epoch, first_div_step[MAX_REPLICAS], first_div_epoch[MAX_REPLICAS];
+  metrics_t    last_state[MAX_REPLICAS], last_weights[MAX_REPLICAS];
+  double       last_churn[MAX_REPLICAS];
+  float        last_loss[MAX_REPLICAS];
+  double       inc_err_sum;     /* learned increment error, summed over steps (replica 0) */
+  PetscInt     inc_err_n;
+  ncout       *nc;
+  VecScatter   tozero;
+  Vec          natural, seq;
+  CoupledTimes times;
+  PetscLogEvent ev_solve, ev_feat, ev_pred, ev_train, ev_metrics, ev_out, ev_base;
+};
+
+/* features.c */
+PetscErrorCode FeaturesSetUp(Coupled c, Replica *p);
+PetscErrorCode FeaturesGuess(Coupled c, Replica *p);           /* d^n, scales, stencils of u^n/su and d^n/sd */
+PetscErrorCode FeaturesClosure(Coupled c, Replica *p);         /* (u, v) per point, exact factor */
+PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step);
+PetscErrorCode FeaturesCorrection(Coupled c, Replica *p);      /* z = sd * prediction, as a Vec */
+PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p);     /* after the solve: target, increment error, history */
+
+/* guesses.c */
+PetscErrorCode GuessesSetUp(Coupled c);
+PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0);
+PetscErrorCode GuessesCompare(Coupled c);                     /* replica 0, before its solve */
+PetscErrorCode GuessesRecordMain(Coupled c, double seconds);
+PetscErrorCode GuessesSummary(Coupled c, FILE *f);
+PetscErrorCode GuessesDestroy(Coupled c);
+
+/* closure.c */
+PetscErrorCode ClosureSetUp(Coupled c);
+PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBool *train, PetscBool *predicted);
+PetscErrorCode ClosureAfterStep(Coupled c);                   /* the exact-term run's step and the drift */
+PetscErrorCode ClosureVerify(Coupled c, PetscBool *ok, char *why, size_t len);
+PetscErrorCode ClosureSummary(Coupled c, FILE *f);
+
+/* observe.c */
+PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted);
+PetscErrorCode ObserveEpoch(Coupled c, PetscInt step);
+PetscErrorCode ObserveSummary(Coupled c, FILE *f);
+PetscErrorCode CheckFinite(Coupled c, const char *what, PetscInt step, PetscInt n, const float *x);
+
+/* coupling_output.c */
+PetscErrorCode OutputCreate(Coupled c);
+PetscErrorCode OutputStep(Coupled c, PetscInt step, const ncout_step_rec *rec);
+PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec);
+PetscErrorCode OutputFinish(Coupled c);
+PetscErrorCode OutputDestroy(Coupled c);
+
+#endif

@@ -1,0 +1,172 @@
+/* miniapp/features.c: what the surrogate sees and what it learns.
+ *
+ * guess: the network learns what the two-line extrapolation misses. Inputs
+ * per grid point: the 5-point stencils (centre, west, east, south, north) of
+ * every component of u^n / s_u and of d^n / s_d, where d^n = u^n - u^{n-1}
+ * and s_u, s_d are the RMS values of u^n and d^n over the whole grid.
+ * Target: the correction e = (u^{n+1} - (u^n + d^n)) / s_d. The prediction
+ * z = s_d e is added to the extrapolated state. The scales follow the data
+ * at every step (no statistics frozen from a first batch); they are VecNorms
+ * of the solver's vectors, so they obey the solver's reduction switch and in
+ * the reproducible build have the same bits on any layout.
+ *
+ * closure (Gray-Scott): inputs (u, v) per point, target the exact rate
+ * factor c = u of q = c v^2, both scaled by the physical range [0, 1]. */
+#include "coupling_impl.h"
+
+#include <math.h>
+
+PetscErrorCode FeaturesSetUp(Coupled c, Replica *p)
+{
+  PetscFunctionBegin;
+  c->n_in  = c->mode == COUPLING_CLOSURE ? c->dof : 10 * c->dof;
+  c->n_out = c->mode == COUPLING_CLOSURE ? 1 : c->dof;
+  PetscCall(SurrogateSetSizes(p->net, c->n_in, c->n_out));
+  if (c->mode == COUPLING_CLOSURE) {
+    const float mi[2] = {0.5f, 0.5f}, si[2] = {0.5f, 0.5f}, mo[1] = {0.5f}, so[1] = {0.5f};
+    PetscCall(SurrogateSetNormalization(p->net, mi, si, mo, so));
+  } else PetscCall(SurrogateSetNormalization(p->net, NULL, NULL, NULL, NULL)); /* the scales above do it */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rows of p->feat from the 5-point stencils of nv vectors, each divided by
+ * its scale; nst = 1 takes the point alone. Outer ghosts of a non-periodic
+ * grid read 0. */
+static PetscErrorCode Stencils(Coupled c, Replica *p, PetscInt nv, Vec v[], const PetscReal scale[], PetscInt nst)
+{
+  static const int di[5] = {0, -1, 1, 0, 0}, dj[5] = {0, 0, 0, -1, 1};
+  DM               da;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetDM(p->solver, &da));
+  for (PetscInt k = 0; k < nv; k++) {
+    Vec                  loc;
+    const PetscScalar ***a;
+    const PetscReal      is = 1.0 / scale[k];
+    PetscCall(DMGetLocalVector(da, &loc));
+    PetscCall(VecSet(loc, 0.0));
+    PetscCall(DMGlobalToLocalBegin(da, v[k], INSERT_VALUES, loc));
+    PetscCall(DMGlobalToLocalEnd(da, v[k], INSERT_VALUES, loc));
+    PetscCall(DMDAVecGetArrayDOFRead(da, loc, &a));
+    for (PetscInt j = c->ys; j < c->ys + c->ym; j++)
+      for (PetscInt i = c->xs; i < c->xs + c->xm; i++) {
+        float *f = p->feat + ((j - c->ys) * c->xm + (i - c->xs)) * c->n_in + k * nst * c->dof;
+        for (PetscInt s = 0; s < nst; s++)
+          for (PetscInt d = 0; d < c->dof; d++) f[s * c->dof + d] = (float)(a[j + dj[s]][i + di[s]][d] * is);
+      }
+    PetscCall(DMDAVecRestoreArrayDOFRead(da, loc, &a));
+    PetscCall(DMRestoreLocalVector(da, &loc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RMS(Vec x, PetscReal *rms)
+{
+  PetscReal nrm;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  PetscCall(VecNorm(x, NORM_2, &nrm));
+  PetscCall(VecGetSize(x, &n));
+  *rms = nrm / PetscSqrtReal((PetscReal)n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
+{
+  Vec       u, v[2];
+  PetscReal s[2];
+  double    t0 = MPI_Wtime();
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(c->ev_feat, 0, 0, 0, 0));
+  PetscCall(SolverGetState(p->solver, &u));
+  PetscCall(RMS(u, &p->su));
+  if (p->have_d) PetscCall(RMS(p->d, &p->sd));
+  else p->sd = 0;
+  if (p->sd == 0) p->have_d = PETSC_FALSE; /* a still state: nothing to extrapolate or scale by */
+  v[0] = u, v[1] = p->d;
+  s[0] = p->su > 0 ? p->su : 1.0, s[1] = p->have_d ? p->sd : 1.0;
+  PetscCall(Stencils(c, p, 2, v, s, 5));
+  PetscCall(VecCopy(u, p->prev)); /* u^n, for the increment after the solve */
+  PetscCall(PetscLogEventEnd(c->ev_feat, 0, 0, 0, 0));
+  c->times.features += MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesClosure(Coupled c, Replica *p)
+{
+  Vec       u;
+  PetscReal one = 1.0;
+  double    t0 = MPI_Wtime();
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(c->ev_feat, 0, 0, 0, 0));
+  PetscCall(SolverGetState(p->solver, &u));
+  PetscCall(Stencils(c, p, 1, &u, &one, 1));
+  PetscCall(SolverComputeClosure(p->solver, u, p->qexact));
+  PetscCall(PetscLogEventEnd(c->ev_feat, 0, 0, 0, 0));
+  c->times.features += MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step)
+{
+  double t0 = MPI_Wtime();
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(c->ev_pred, 0, 0, 0, 0));
+  PetscCall(SurrogatePredict(p->net, c->npts, p->feat, p->out));
+  c->times.predict_points += (double)c->npts * c->size;
+  PetscCall(PetscLogEventEnd(c->ev_pred, 0, 0, 0, 0));
+  c->times.predict += MPI_Wtime() - t0;
+  PetscCall(CheckFinite(c, "prediction", step, c->npts * c->n_out, p->out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesCorrection(Coupled c, Replica *p)
+{
+  PetscScalar *z;
+  PetscInt     n = c->npts * c->dof;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArray(p->z, &z));
+  for (PetscInt i = 0; i < n; i++) z[i] = p->sd * (double)p->out[i];
+  PetscCall(VecRestoreArray(p->z, &z));
+  p->have_z = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the solve: the increment dn = u^{n+1} - u^n joins the replica's
+ * history; the training target is (dn - d^n) / s_d; the learned guess's
+ * error is ||d^n + z - dn|| / ||dn||. dn becomes d^{n+1}. */
+PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
+{
+  Vec                u, dn = p->w;
+  const PetscScalar *a, *b;
+  PetscInt           n = c->npts * c->dof;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetState(p->solver, &u));
+  PetscCall(VecWAXPY(dn, -1.0, p->prev, u));
+  p->inc_err = NAN;
+  if (p->have_d) {
+    PetscCall(VecGetArrayRead(dn, &a));
+    PetscCall(VecGetArrayRead(p->d, &b));
+    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)((a[i] - b[i]) / p->sd);
+    PetscCall(VecRestoreArrayRead(p->d, &b));
+    PetscCall(VecRestoreArrayRead(dn, &a));
+  }
+  if (p->have_z) {
+    PetscReal e, nd;
+    PetscCall(VecWAXPY(p->x0, 1.0, p->d, p->z));
+    PetscCall(VecAXPY(p->x0, -1.0, dn));
+    PetscCall(VecNorm(p->x0, NORM_2, &e));
+    PetscCall(VecNorm(dn, NORM_2, &nd));
+    p->inc_err = nd > 0 ? e / nd : NAN;
+  }
+  if (p->space) PetscCall(GuessSpacePush(p->space, dn));
+  PetscCall(VecCopy(dn, p->d));
+  p->have_d = PETSC_TRUE, p->have_z = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,151 @@
+/* miniapp/observe.c: what the coupled run records. After every step each
+ * replica's state is compared with replica 0's (metrics.h), with the churn
+ * of the predictions made this step, the Krylov counts, start residuals,
+ * guess and closure errors and the state hash; after every epoch the
+ * weights likewise. The first step/epoch at which a replica's bits leave
+ * replica 0's is kept for the verdict. Records go to the NetCDF file when
+ * there is one (coupling_output.c). */
+#include "coupling_impl.h"
+
+#include <math.h>
+
+static PetscErrorCode AllreduceMetrics(MPI_Comm comm, metrics_acc *acc)
+{
+  double s[METRICS_NSUM] = {acc->n, acc->ndiff, acc->sum_rel, acc->sum_d2, acc->sum_a2}, m[2] = {acc->max_abs, acc->max_ulp};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, s, METRICS_NSUM, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_MAX, comm));
+  *acc = (metrics_acc){s[0], s[1], s[2], s[3], s[4], m[0], m[1]};
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompareStates(Coupled c, Vec a, Vec b, metrics_t *m)
+{
+  const PetscScalar *x, *y;
+  PetscInt           n;
+  metrics_acc        acc;
+
+  PetscFunctionBegin;
+  metrics_reset(&acc);
+  PetscCall(VecGetLocalSize(a, &n));
+  PetscCall(VecGetArrayRead(a, &x));
+  PetscCall(VecGetArrayRead(b, &y));
+  metrics_add(&acc, (size_t)n, x, y);
+  PetscCall(VecRestoreArrayRead(b, &y));
+  PetscCall(VecRestoreArrayRead(a, &x));
+  PetscCall(AllreduceMetrics(c->comm, &acc));
+  metrics_finish(&acc, m);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A loss, weight or prediction that is not finite ends the run with one line
+ * naming where it appeared: nothing computed from it can be VALID. */
+PetscErrorCode CheckFinite(Coupled c, const char *what, PetscInt step, PetscInt n, const float *x)
+{
+  int bad = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n && !bad; i++) bad = !isfinite(x[i]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, c->comm));
+  PetscCheck(!bad, c->comm, PETSC_ERR_FP, "step %" PetscInt_FMT ", epoch %" PetscInt_FMT ": the surrogate's %s is not finite (training diverged: lower -surrogate_lr)", step, c->epoch, what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
+{
+  ncout_step_rec rec[MAX_REPLICAS];
+  Vec            u0;
+
+  PetscFunctionBegin;
+  if (c->nrep == 1 && !c->output[0]) PetscFunctionReturn(PETSC_SUCCESS); /* nothing observes it */
+  PetscCall(PetscLogEventBegin(c->ev_metrics, 0, 0, 0, 0));
+  PetscCall(SolverGetState(c->rep[0].solver, &u0));
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    Replica  *p = &c->rep[r];
+    Vec       u;
+    metrics_t m;
+    double    churn = 0;
+
+    PetscCall(SolverGetState(p->solver, &u));
+    if (r > 0) PetscCall(CompareStates(c, u0, u, &m));
+    else m = (metrics_t){.digits = METRICS_DIGITS_MAX}; /* replica 0 against itself */
+    if (predicted && r > 0) {
+      double cnt = (double)metrics_churn_count((size_t)c->npts, (int)c->n_out, c->rep[0].out, p->out, c->churn_tol), tot = (double)c->npts;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &cnt, 1, MPI_DOUBLE, MPI_SUM, c->comm));
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &tot, 1, MPI_DOUBLE, MPI_SUM, c->comm));
+      churn = cnt / tot;
+    }
+    if (m.vc > 0 && c->first_div_step[r] < 0) c->first_div_step[r] = step;
+    c->last_state[r] = m, c->last_churn[r] = churn;
+    rec[r] = (ncout_step_rec){.ksp_its = (int)p->its, .ksp_rnorm = p->rnorm, .start_residual = p->r0, .increment_error = p->inc_err, .closure_error = p->closure_err,
+                              .closure_drift = p->drift, .churn = churn, .vc = m.vc, .vermv = m.vermv, .rel_l2 = m.rel_l2, .max_abs = m.max_abs, .max_ulp = m.max_ulp, .digits = m.digits};
+    PetscCall(SolverStateHash(p->solver, &rec[r].state_hash));
+  }
+  PetscCall(PetscLogEventEnd(c->ev_metrics, 0, 0, 0, 0));
+  if (c->output[0]) PetscCall(OutputStep(c, step, rec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ObserveEpoch(Coupled c, PetscInt step)
+{
+  ncout_epoch_rec rec[MAX_REPLICAS];
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(c->ev_metrics, 0, 0, 0, 0));
+  PetscCall(SurrogateGetWeights(c->rep[0].net, c->rep[0].w32, c->nweights));
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    metrics_acc acc;
+    metrics_t   m;
+    if (r > 0) PetscCall(SurrogateGetWeights(c->rep[r].net, c->rep[r].w32, c->nweights));
+    PetscCall(CheckFinite(c, "weights", step, c->nweights, c->rep[r].w32));
+    PetscCall(CheckFinite(c, "loss", step, 1, &c->last_loss[r]));
+    metrics_reset(&acc);
+    metrics_addf(&acc, (size_t)c->nweights, c->rep[0].w32, c->rep[r].w32); /* weights are replicated on all ranks */
+    metrics_finish(&acc, &m);
+    if (m.vc > 0 && c->first_div_epoch[r] < 0) c->first_div_epoch[r] = c->epoch;
+    c->last_weights[r] = m;
+    rec[r]             = (ncout_epoch_rec){.loss = c->last_loss[r], .weights_vc = m.vc, .weights_rel_l2 = m.rel_l2};
+    PetscCall(SurrogateGetWeightsHash(c->rep[r].net, &rec[r].weights_hash));
+  }
+  PetscCall(PetscLogEventEnd(c->ev_metrics, 0, 0, 0, 0));
+  if (c->output[0]) PetscCall(OutputEpoch(c, step, rec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PrintList(MPI_Comm comm, FILE *f, const char *key, PetscInt n, const double *v, const char *fmt)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFPrintf(comm, f, "%s: [", key));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscFPrintf(comm, f, i ? ", " : ""));
+    if (isfinite(v[i])) PetscCall(PetscFPrintf(comm, f, fmt, v[i]));
+    else PetscCall(PetscFPrintf(comm, f, isnan(v[i]) ? ".nan" : v[i] > 0 ? ".inf" : "-.inf"));
+  }
+  PetscCall(PetscFPrintf(comm, f, "]\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ObserveSummary(Coupled c, FILE *f)
+{
+  double v[6][MAX_REPLICAS];
+
+  PetscFunctionBegin;
+  if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    v[0][r] = c->last_state[r].vc, v[1][r] = c->last_state[r].rel_l2, v[2][r] = c->last_state[r].digits;
+    v[3][r] = (double)c->first_div_step[r], v[4][r] = (double)c->first_div_epoch[r], v[5][r] = c->last_weights[r].vc;
+  }
+  PetscCall(PrintList(c->comm, f, "replica_final_vc", c->nrep, v[0], "%.6e"));
+  PetscCall(PrintList(c->comm, f, "replica_final_rel_l2", c->nrep, v[1], "%.6e"));
+  PetscCall(PrintList(c->comm, f, "replica_final_digits", c->nrep, v[2], "%.3f"));
+  PetscCall(PrintList(c->comm, f, "replica_first_divergent_step", c->nrep, v[3], "%.0f"));
+  if (c->rep[0].net) {
+    PetscCall(PrintList(c->comm, f, "replica_first_divergent_epoch", c->nrep, v[4], "%.0f"));
+    PetscCall(PrintList(c->comm, f, "replica_final_weights_vc", c->nrep, v[5], "%.6e"));
+    for (PetscInt r = 0; r < c->nrep; r++) v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[r];
+    PetscCall(PrintList(c->comm, f, "replica_final_weights_rel_l2", c->nrep, v[0], "%.6e"));
+    PetscCall(PrintList(c->comm, f, "replica_final_churn", c->nrep, v[1], "%.6e"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
