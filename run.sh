@@ -14,7 +14,7 @@ for v in reproducible atomic; do
   echo "== $v build"
   seed=(); [ $v = atomic ] && seed=(-atomic_order_seed 1)
   build/$v/miniapp/miniapp -options_file inputs/default.opts "${seed[@]}" -output out/$v.nc -summary out/$v.yaml "$@" \
-    | grep -E "^(FPNA|ksp_iterations_total|replica_final_digits|replica_first_divergent|weights_hash|state_hash|verification)"
+    | grep -E "^(FPNA|ksp_iterations_total:|replica_final_digits|replica_first_divergent|weights_hash|state_hash|verification)"
 done
 echo "== atomic vs reproducible"
 build/reproducible/miniapp/miniapp-compare out/reproducible.nc out/atomic.nc -o out/compare.nc
@@ -30,7 +30,12 @@ What they show:
    (first divergent step: $(key reproducible replica_first_divergent_step | cut -d, -f2)).
  - atomic build: replica 1 (another combination order) leaves replica 0's bits at
    step $(key atomic replica_first_divergent_step | cut -d, -f2 | tr -d ' ') and epoch $(key atomic replica_first_divergent_epoch | cut -d, -f2 | tr -d ' '); after $(key atomic steps) steps they agree to$(key atomic replica_final_digits | cut -d, -f2) digits.
- - Krylov iterations (reproducible build): surrogate guess $(key reproducible ksp_iterations_total),
-   no guess $(key reproducible ksp_iterations_total_coupling_none), PETSc Fischer guess $(key reproducible ksp_iterations_total_fischer).
+ - Krylov iterations of replica 0's systems (reproducible build), each guess on the same systems:
+     no guess $(key reproducible ksp_iterations_total_none), extrapolation $(key reproducible ksp_iterations_total_extrapolation) ($(key reproducible iterations_saved_pct_extrapolation)% saved),
+     PETSc Fischer $(key reproducible ksp_iterations_total_fischer) ($(key reproducible iterations_saved_pct_fischer)%), learned $(key reproducible ksp_iterations_total_learned) ($(key reproducible iterations_saved_pct_learned)%),
+     combined = energy-norm projection over all of them (drives the run) $(key reproducible ksp_iterations_total_combined) ($(key reproducible iterations_saved_pct_combined)%).
+   Net time: the solves saved $(key reproducible solve_seconds_saved_vs_none) s against no guess, the surrogate
+   (features, predict, train) cost $(key reproducible surrogate_seconds) s: on this CPU the learned part does not pay
+   for itself; the cheap projections do (docs/coupling.md says what would change that).
 See docs/coupling.md and docs/metrics.md for how to read the figures.
 TXT

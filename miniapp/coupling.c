@@ -60,7 +60,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscFunctionBegin;
   c->train_every = 1, c->train_epochs = 4, c->output_every = 10, c->churn_tol = 1e-4;
   c->history = 4, c->projection = PETSC_TRUE;
-  c->warmup = 100, c->closure_tol = 0.02, c->drift_tol = 0.05, c->pattern_factor = 1.25;
+  c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
   PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
   PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
@@ -139,7 +139,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
     if (c->mode == COUPLING_GUESS) {
       PetscCall(VecDuplicate(u, &p->d));
       PetscCall(VecDuplicate(u, &p->z));
-      PetscCall(GuessSpaceCreate(p->solver, c->history, &p->space));
+      PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space)); /* d^n: the learned guess projects on {d^n, z} */
     }
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscMalloc2(c->npts, &p->q, c->npts, &p->qexact));
     p->closure_err = p->inc_err = p->drift = p->r0 = p->rnorm = NAN;
@@ -215,7 +215,8 @@ static PetscErrorCode StepGuess(Coupled c, Replica *p, PetscInt step, PetscBool 
   if (had_d && (step + 1) % c->train_every == 0) *train = PETSC_TRUE;
   if (p == &c->rep[0]) {
     PetscCall(GuessesRecordMain(c, t0));
-    if (isfinite(p->inc_err)) c->inc_err_sum += p->inc_err, c->inc_err_n++;
+    if (isfinite(p->inc_err)) c->inc_err_sum[0] += p->inc_err, c->inc_err_n[0]++;
+    if (isfinite(p->extrap_err)) c->inc_err_sum[1] += p->extrap_err, c->inc_err_n[1]++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

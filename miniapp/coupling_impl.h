@@ -29,12 +29,12 @@ typedef struct {
   GuessSpace       space;             /* guess: past increments of this replica */
   Vec              prev, d, z, x0, w; /* u^{n-1}; d^n = u^n - u^{n-1}; learned correction; guess; work */
   PetscBool        have_d, have_z;    /* d^n exists (step >= 1); z predicted this step */
-  PetscReal        su, sd;            /* RMS of u^n and of d^n: the learned guess's scales */
+  PetscReal        su, sd, se, sz;    /* RMS of u^n, d^n, the last correction; the output scale */
   PetscScalar     *q, *qexact;        /* closure: learned and exact factor per point */
   float           *feat, *out, *target, *w32;
   PetscBool        trained, closure_on;
   PetscInt         its;
-  PetscReal        rnorm, r0, inc_err, closure_err, drift;
+  PetscReal        rnorm, r0, inc_err, extrap_err, closure_err, drift;
 } Replica;
 
 /* Per-guess tallies over the run (replica 0's systems). */
@@ -76,8 +76,8 @@ struct _p_Coupled {
   metrics_t    last_state[MAX_REPLICAS], last_weights[MAX_REPLICAS];
   double       last_churn[MAX_REPLICAS];
   float        last_loss[MAX_REPLICAS];
-  double       inc_err_sum;     /* learned increment error, summed over steps (replica 0) */
-  PetscInt     inc_err_n;
+  double       inc_err_sum[2];  /* learned, extrapolated increment error, summed over steps (replica 0) */
+  PetscInt     inc_err_n[2];
   ncout       *nc;
   VecScatter   tozero;
   Vec          natural, seq;

@@ -4,8 +4,11 @@
  * per grid point: the 5-point stencils (centre, west, east, south, north) of
  * every component of u^n / s_u and of d^n / s_d, where d^n = u^n - u^{n-1}
  * and s_u, s_d are the RMS values of u^n and d^n over the whole grid.
- * Target: the correction e = (u^{n+1} - (u^n + d^n)) / s_d. The prediction
- * z = s_d e is added to the extrapolated state. The scales follow the data
+ * Target: the correction e = u^{n+1} - (u^n + d^n) divided by s_e, the RMS
+ * of the last correction seen (e^n; s_d before there is one), so that the
+ * network's outputs are O(1) although e is a few percent of d. The
+ * prediction z = s_e * output is added to the extrapolated state. The
+ * scales follow the data
  * at every step (no statistics frozen from a first batch); they are VecNorms
  * of the solver's vectors, so they obey the solver's reduction switch and in
  * the reproducible build have the same bits on any layout.
@@ -85,6 +88,7 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
   if (p->have_d) PetscCall(RMS(p->d, &p->sd));
   else p->sd = 0;
   if (p->sd == 0) p->have_d = PETSC_FALSE; /* a still state: nothing to extrapolate or scale by */
+  p->sz = p->se > 0 ? p->se : p->sd;
   v[0] = u, v[1] = p->d;
   s[0] = p->su > 0 ? p->su : 1.0, s[1] = p->have_d ? p->sd : 1.0;
   PetscCall(Stencils(c, p, 2, v, s, 5));
@@ -131,15 +135,16 @@ PetscErrorCode FeaturesCorrection(Coupled c, Replica *p)
 
   PetscFunctionBegin;
   PetscCall(VecGetArray(p->z, &z));
-  for (PetscInt i = 0; i < n; i++) z[i] = p->sd * (double)p->out[i];
+  for (PetscInt i = 0; i < n; i++) z[i] = p->sz * (double)p->out[i];
   PetscCall(VecRestoreArray(p->z, &z));
   p->have_z = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* After the solve: the increment dn = u^{n+1} - u^n joins the replica's
- * history; the training target is (dn - d^n) / s_d; the learned guess's
- * error is ||d^n + z - dn|| / ||dn||. dn becomes d^{n+1}. */
+ * history; the training target is (dn - d^n) / s_e; the learned guess's
+ * error is ||d^n + z - dn|| / ||dn||, the extrapolation's ||d^n - dn|| /
+ * ||dn||. dn becomes d^{n+1}, and s_e the RMS of dn - d^n. */
 PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
 {
   Vec                u, dn = p->w;
@@ -149,13 +154,19 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
   PetscFunctionBegin;
   PetscCall(SolverGetState(p->solver, &u));
   PetscCall(VecWAXPY(dn, -1.0, p->prev, u));
-  p->inc_err = NAN;
+  p->inc_err = p->extrap_err = NAN;
   if (p->have_d) {
+    PetscReal nd, ne;
     PetscCall(VecGetArrayRead(dn, &a));
     PetscCall(VecGetArrayRead(p->d, &b));
-    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)((a[i] - b[i]) / p->sd);
+    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)((a[i] - b[i]) / p->sz);
     PetscCall(VecRestoreArrayRead(p->d, &b));
     PetscCall(VecRestoreArrayRead(dn, &a));
+    PetscCall(VecWAXPY(p->x0, -1.0, p->d, dn));
+    PetscCall(RMS(p->x0, &p->se));
+    PetscCall(VecNorm(p->x0, NORM_2, &ne));
+    PetscCall(VecNorm(dn, NORM_2, &nd));
+    p->extrap_err = nd > 0 ? ne / nd : NAN;
   }
   if (p->have_z) {
     PetscReal e, nd;

@@ -57,9 +57,11 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
     else PetscCall(VecCopy(u, x0));
     break;
   case GUESS_LEARNED:
-    if (p->have_z) {
+    if (p->have_z && c->projection) PetscCall(GuessSpaceProject(p->space, 1, PETSC_FALSE, PETSC_FALSE, p->z, x0));
+    else if (p->have_z) {
       PetscCall(VecWAXPY(p->w, 1.0, p->d, p->z));
-      PetscCall(Along(c, p, p->w, x0));
+      PetscCall(VecAXPY(p->w, 1.0, u));
+      PetscCall(VecCopy(p->w, x0));
     } else if (p->have_d) PetscCall(Along(c, p, p->d, x0)); /* not trained yet: extrapolation */
     else PetscCall(VecCopy(u, x0));
     break;
@@ -121,7 +123,8 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
 
   PetscFunctionBegin;
   PetscCall(PetscFPrintf(c->comm, f, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %s\n", ncout_guess_names[c->guess], c->history, c->projection ? "true" : "false"));
-  if (c->inc_err_n) PetscCall(PetscFPrintf(c->comm, f, "learned_increment_error_mean: %.4e\n", c->inc_err_sum / c->inc_err_n));
+  if (c->inc_err_n[0]) PetscCall(PetscFPrintf(c->comm, f, "learned_increment_error_mean: %.4e\n", c->inc_err_sum[0] / c->inc_err_n[0]));
+  if (c->inc_err_n[1]) PetscCall(PetscFPrintf(c->comm, f, "extrapolation_increment_error_mean: %.4e\n", c->inc_err_sum[1] / c->inc_err_n[1]));
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   for (int k = 0; k < GUESS_NKINDS; k++) {
     const GuessTally *t = &c->tally[k];

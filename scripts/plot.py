@@ -139,7 +139,9 @@ def plot_run(ds, stem, written):
     fig, ax = plt.subplots(figsize=(8, 4))
     coupling = getattr(ds, "coupling", None)
     series(ax, step, var(ds, "ksp_its")[:, 0], label=f"replica 0 (-coupling {coupling})" if coupling else "replica 0")
-    for v, label in (("ksp_its_none", "no initial guess"), ("ksp_its_fischer", "Fischer projection")):
+    for v, label in (("ksp_its_none", "no initial guess"), ("ksp_its_extrapolation", "extrapolation 2u^n - u^(n-1)"),
+                     ("ksp_its_fischer", "Fischer projection"), ("ksp_its_learned", "learned (extrapolation + network)"),
+                     ("ksp_its_combined", "combined (projection over all)")):
         if v in ds.variables:
             its = var(ds, v)
             its[its < 0] = np.nan

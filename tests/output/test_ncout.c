@@ -119,7 +119,9 @@ static void read_back(const char *path)
   /* Every documented variable is there with units and long_name. */
   const char *names[] = {"time", "step", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
                          "start_residual", "increment_error", "closure_error", "closure_drift", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
-                         "ksp_its_none", "ksp_its_fischer", "ksp_its_combined", "start_residual_learned", "epoch_step", "loss", "weights_hash", "weights_vc",
+                         "ksp_its_none", "start_residual_none", "ksp_its_extrapolation", "start_residual_extrapolation",
+                         "ksp_its_fischer", "start_residual_fischer", "ksp_its_learned", "start_residual_learned", "ksp_its_combined",
+                         "start_residual_combined", "epoch_step", "loss", "weights_hash", "weights_vc",
                          "weights_rel_l2", "first_divergent_step", "first_divergent_epoch"};
   int nn = (int)(sizeof names / sizeof *names);
   NC(nc_inq_nvars(ncid, &nvars));
