@@ -362,6 +362,15 @@ PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f)
+{
+  PetscFunctionBegin;
+  if (c->mode == COUPLING_GUESS) PetscCall(GuessesReport(c, f));
+  if (c->mode == COUPLING_CLOSURE)
+    PetscCall(PetscFPrintf(c->comm, f, "  closure: {active_steps: %" PetscInt_FMT ", switches: %" PetscInt_FMT ", drift: %.4e, drift_tol: %.3e}\n", c->active_steps, c->switches, (double)c->rep[0].drift, (double)c->drift_tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CoupledDestroy(Coupled *cp)
 {
   Coupled c = *cp;

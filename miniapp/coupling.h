@@ -1,13 +1,14 @@
 /* miniapp/coupling.h: the coupled loop. Every time step, the solver state
  * feeds the surrogate and the surrogate feeds the solver back:
  *   -coupling none     the solver alone (the surrogate is not built)
- *   -coupling guess    the surrogate predicts the next state from the current
- *                      one; that prediction is the Krylov initial guess. Every
- *                      -train_every K steps it trains -train_epochs E epochs
- *                      on the solver's own (state, next state) pairs.
- *   -coupling closure  (Gray-Scott) the surrogate learns the reaction term
- *                      from the exact one during the first -closure_warmup W
- *                      steps, then replaces it in the physics.
+ *   -coupling guess    the surrogate learns what the two-line extrapolation
+ *                      of the state misses; the Krylov initial guess is the
+ *                      energy-norm best combination of the extrapolation,
+ *                      Fischer's guess and the network's correction, and
+ *                      the other guesses solve the same systems side by side.
+ *   -coupling closure  (Gray-Scott) the surrogate learns the reaction term's
+ *                      rate factor and replaces the exact one while its
+ *                      error is small; checked against an exact-term run.
  * -replicas R runs the whole coupled run R times in lockstep from bit-identical
  * initial states and, after every step and every epoch, compares each replica
  * with replica 0 (metrics.h). In an atomic build each replica r replays its
@@ -43,6 +44,7 @@ PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replic
  * deterministic or reproducible, every replica must equal replica 0 bitwise. */
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
+PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f); /* the report's coupling section: guesses side by side, net time, closure */
 PetscErrorCode CoupledDestroy(Coupled *c);
 
 #endif

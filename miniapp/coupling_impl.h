@@ -99,6 +99,7 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0);
 PetscErrorCode GuessesCompare(Coupled c);                     /* replica 0, before its solve */
 PetscErrorCode GuessesRecordMain(Coupled c, double seconds);
 PetscErrorCode GuessesSummary(Coupled c, FILE *f);
+PetscErrorCode GuessesReport(Coupled c, FILE *f);
 PetscErrorCode GuessesDestroy(Coupled c);
 
 /* closure.c */

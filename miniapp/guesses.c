@@ -141,6 +141,25 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The report's coupling section: the same table, nested. */
+PetscErrorCode GuessesReport(Coupled c, FILE *f)
+{
+  const GuessTally *none = &c->tally[GUESS_NONE];
+  double            surr = (c->times.features + c->times.predict + c->times.train) / c->nrep, saved = none->seconds - c->tally[c->guess].seconds;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFPrintf(c->comm, f, "  guess: %s\n", ncout_guess_names[c->guess]));
+  if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFPrintf(c->comm, f, "  guesses: # replica 0's systems solved from each initial guess, side by side\n"));
+  for (int k = 0; k < GUESS_NKINDS; k++) {
+    const GuessTally *t = &c->tally[k];
+    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %.3e, seconds: %.4f}\n", ncout_guess_names[k], t->its,
+                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : 0.0, t->seconds));
+  }
+  PetscCall(PetscFPrintf(c->comm, f, "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n", saved, surr, saved - surr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GuessesDestroy(Coupled c)
 {
   PetscFunctionBegin;

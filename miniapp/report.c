@@ -322,6 +322,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   }
   PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
   if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));
+  PetscCall(CoupledWriteReportCoupling(c, f));
   PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
   PetscCall(PetscFPrintf(comm, f, "  total: %.6f\n  solve: %.6f\n  features: %.6f\n  predict: %.6f\n  train: %.6f\n  metrics: %.6f\n  output: %.6f\n  baselines: %.6f\n  time_per_step: %.6e\n", seconds, t.solve, t.features,
                          t.predict, t.train, t.metrics, t.output, t.baselines, steps > 0 ? work / steps : 0.0));

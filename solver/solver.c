@@ -162,8 +162,8 @@ PetscErrorCode SolverGetRHS(Solver s, Vec *b)
 static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
 {
   KSPConvergedReason reason;
-  Vec                b;
-  PetscInt           n;
+  Vec                b = NULL;
+  PetscInt           n = 0;
 
   PetscFunctionBegin;
   PetscCall(SolverGetRHS(s, &b));
@@ -187,12 +187,12 @@ PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscRe
 
 PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
 {
-  PetscInt n;
+  PetscInt n = 0;
 
   PetscFunctionBegin;
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
   PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
-  Vec b;
+  Vec b = NULL;
   PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
   if (guess) PetscCall(VecCopy(guess, s->u));
   PetscCall(Solve(s, s->ksp, s->u, &n, &s->last_r0));
