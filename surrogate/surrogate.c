@@ -165,6 +165,12 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
     s->boff[l] = s->woff[l] + (size_t)s->dim[l + 1] * (size_t)s->dim[l];
     s->nparam  = s->boff[l] + (size_t)s->dim[l + 1];
   }
+  /* Each weight costs about 100 bytes per rank (weights, Adam moments,
+   * gradient partials of 80 bytes for the reduction switch) plus 80 per rank
+   * gathered, and a gather's byte count is a 32-bit int: past this bound the
+   * allocations would fail with a bare out-of-memory, or the count wrap */
+  PetscCheck(s->nparam <= SURR_MAX_WEIGHTS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: the network would have %.0f weights, more than the %d this surrogate supports; use narrower or fewer layers", (double)s->nparam,
+             SURR_MAX_WEIGHTS);
   PetscCall(PetscCalloc3(s->nparam, &s->w, s->nparam, &s->m, s->nparam, &s->v));
   if (!s->mu_in) { /* identity until the first batch (or the user) sets it */
     PetscCall(SurrogateSetNormalization(s, NULL, NULL, NULL, NULL));

@@ -96,7 +96,7 @@ bad_input)
   check 'closure_warmup 0' -coupling closure -closure_warmup 0
   check 'closure: scenario heat' -scenario heat -coupling closure
   check 'coupling_baselines: only with -coupling guess' -coupling_baselines
-  check 'output: /nonexistent-dir/x.nc: cannot create' -ts_max_steps 1 -output /nonexistent-dir/x.nc
+  check 'output /nonexistent-dir/x.nc: cannot create' -ts_max_steps 1 -output /nonexistent-dir/x.nc
   check 'surrogate_layers' -coupling guess -surrogate_layers 0
   check 'surrogate_lr' -coupling guess -surrogate_lr -1
   check 'surrogate_device' -coupling guess -surrogate_device tpu
