@@ -4,6 +4,7 @@
  * in one line "surrogate-train: error: ..." and exit status 1. */
 #include "surrogate.h"
 #include "heatdata.h"
+#include "pathcheck.h"
 
 static const char help[] = "Train the MLP surrogate on one explicit heat step.\n"
                            "  -train_steps N   Adam steps (default 100)\n"
@@ -32,6 +33,15 @@ static PetscErrorCode Run(void)
   PetscOptionsEnd();
   PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_steps %" PetscInt_FMT " must be >= 0", steps);
   PetscCheck(batch >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 1", batch);
+  if (hassave) { /* before any work: the checkpoint must not overwrite the one loaded, a device or a directory */
+    char     msg[2 * PETSC_MAX_PATH_LEN + 256] = "";
+    pathset *ps = pathset_create();
+    PetscCheck(ps && !pathset_add(ps, PATH_OUTPUT, "-train_save", save) && (!hasload || !pathset_add(ps, PATH_INPUT, "-train_load", load)), PETSC_COMM_WORLD, PETSC_ERR_MEM, "out of memory");
+    if (rank == 0) (void)pathset_check(ps, msg, sizeof msg);
+    pathset_destroy(&ps);
+    PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PETSC_COMM_WORLD));
+    PetscCheck(!msg[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
 
   PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));
   PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
