@@ -100,8 +100,8 @@ static int shaped(const run *r, const char *name, int nd, const int *dims, const
 {
   int id = var(r, name), n, d[NC_MAX_VAR_DIMS], same;
   check(r, nc_inq_varndims(r->ncid, id, &n), name);
+  check(r, nc_inq_vardimid(r->ncid, id, d), name); /* n <= NC_MAX_VAR_DIMS */
   same = n == nd;
-  if (same) check(r, nc_inq_vardimid(r->ncid, id, d), name);
   for (int k = 0; same && k < nd; k++) same = d[k] == dims[k];
   if (!same) {
     char   got[256] = "";

@@ -9,7 +9,9 @@
 #include "outpath.h"
 #include "vecred.h"
 #include "reduce.h"
+#include "yamlfmt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -23,8 +25,8 @@
  * this program's user. */
 static void Translate(PetscErrorCode n, const char *fun, const char *mess, char *line, size_t len)
 {
-  char        dir;
-  int         M, m;
+  char        dir, cls[32], type[256];
+  int         M, m, k;
   PetscMPIInt size = 1;
 
   /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
@@ -37,6 +39,13 @@ static void Translate(PetscErrorCode n, const char *fun, const char *mess, char 
   if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
     if (PetscInitializeCalled) MPI_Comm_size(PETSC_COMM_WORLD, &size);
     snprintf(line, len, "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
+    return;
+  }
+  /* PetscOptionsFList (-ksp_type, -pc_type, ...): name the option */
+  if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) {
+    for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);
+    if (k == 1) snprintf(line, len, "-%s_type: given without a value (see -help for the types)", cls);
+    else snprintf(line, len, "-%s_type %s: unknown %s type (see -help for the types)", cls, type, cls);
     return;
   }
   snprintf(line, len, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
@@ -109,39 +118,6 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* YAML scalars. Numbers: NaN and infinities as .nan/.inf/-.inf (printf's
- * "nan"/"inf" would read back as strings). Strings: double-quoted with '"',
- * '\\' and control characters escaped (a deck name or a message may hold
- * them). Each call returns a fresh slot of a small ring, so that several can
- * appear in one printf. */
-static const char *YNum(const char *fmt, double x)
-{
-  static char ring[16][40];
-  static int  k;
-  char       *b = ring[k++ % 16];
-  if (isnan(x)) return ".nan";
-  if (isinf(x)) return x > 0 ? ".inf" : "-.inf";
-  snprintf(b, sizeof ring[0], fmt, x);
-  return b;
-}
-
-static const char *YStr(const char *s)
-{
-  static char ring[4][2048];
-  static int  k;
-  char       *b = ring[k++ % 4];
-  size_t      o = 0;
-  b[o++]        = '"';
-  for (; *s && o < sizeof ring[0] - 8; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') b[o++] = '\\', b[o++] = (char)ch;
-    else if (ch < 0x20 || ch == 0x7f) o += (size_t)snprintf(b + o, 8, "\\x%02x", ch);
-    else b[o++] = (char)ch;
-  }
-  b[o++] = '"', b[o] = 0;
-  return b;
-}
-
 static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
 {
   PetscMPIInt size;
@@ -155,9 +131,9 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
   PetscCall(SolverWriteSummary(s, f));
   PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
   PetscCall(CoupledWriteSummary(c, f));
-  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", YNum("%.6e", (double)v->mms_l2), YNum("%.6e", (double)v->mms_max)));
-  PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nsolve_seconds: %s\n", (unsigned long long)v->state_hash, YNum("%.6f", seconds))); /* from ReportVerify */
-  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", YStr(v->why), v->ok ? "VALID" : "INVALID"));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", yaml_num("%.6e", (double)v->mms_l2), yaml_num("%.6e", (double)v->mms_max)));
+  PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nsolve_seconds: %s\n", (unsigned long long)v->state_hash, yaml_num("%.6f", seconds))); /* from ReportVerify */
+  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", yaml_str(v->why), v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -328,36 +304,36 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : 0;
 
   PetscCall(PetscFPrintf(comm, f, "# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
-  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", YStr(deck_name)));
-  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  threads: %d\n", YStr(host), YStr(cpu), size, omp_get_max_threads()));
+  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
+  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  threads: %d\n", yaml_str(host), yaml_str(cpu), size, omp_get_max_threads()));
   {
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));
     PetscCall(PetscFPrintf(comm, f, "  device: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu"));
   }
   PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
-                         YStr(MINIAPP_REVISION), YStr(MINIAPP_C_COMPILER), YStr(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", YStr(petscver)));
+                         yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
   PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
-  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, YNum("%.6e", tpi), CG_BYTES_PER_UNKNOWN, YNum("%.3f", gbs)));
+  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;
     double   tps = t.train > 0 ? t.train_samples / t.train : 0.0, ips = t.predict > 0 ? t.predict_points / t.predict : 0.0;
     PetscCall(SurrogateGetNumWeights(net, &nw));
-    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw, t.epochs, YNum("%.6e", tps), YNum("%.6e", ips)));
-    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", YNum("%.3f", 6.0 * nw * tps / 1e9), YNum("%.3f", 2.0 * nw * ips / 1e9)));
+    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw, t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
+    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));
   }
   PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
   if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));
   PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
-  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", YNum("%.6f", seconds),
-                         YNum("%.6f", t.solve), YNum("%.6f", t.features), YNum("%.6f", t.predict), YNum("%.6f", t.train), YNum("%.6f", t.metrics), YNum("%.6f", t.output), YNum("%.6f", t.baselines), YNum("%.6e", steps > 0 ? work / steps : 0.0)));
+  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", yaml_num("%.6f", seconds),
+                         yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train), yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines), yaml_num("%.6e", steps > 0 ? work / steps : 0.0)));
   PetscCall(PetscFPrintf(comm, f, "verification:\n"));
-  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", YNum("%.6e", (double)v->mms_l2)));
-  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", YStr(v->why), (unsigned long long)v->state_hash, YStr(v->golden_state)));
-  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash, YStr(v->golden_weights)));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", yaml_num("%.6e", (double)v->mms_l2)));
+  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", yaml_str(v->why), (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
+  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash, yaml_str(v->golden_weights)));
   if (!(v->repeat_mean < 0))
-    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", YNum("%.6e", (double)v->repeat_mean), YNum("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
-  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", YNum("%.6f", fom)));
+    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
+  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", yaml_num("%.6f", fom)));
   PetscCall(PetscFPrintf(comm, f, "verdict: %s\n", v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
