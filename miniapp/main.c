@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 void openblas_set_num_threads(int); /* OpenBLAS, which PETSc uses for BLAS-1 */
 
@@ -49,7 +51,6 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   /* -output is the coupled loop's; registered here so that it is checked with the others */
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", output, sizeof output, &set));
   if (set) PetscCall(OutPathRegisterOutput("-output", output));
-  PetscCall(OutPathRegisterPETScOutputs());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -128,13 +129,17 @@ int main(int argc, char **argv)
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
   if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
   ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
+  if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
   if (!ierr) ierr = Run(&status);
   if (ierr) status = 1;
-  (void)OutPathReset();
+  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize();
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
+  errno = 0;
   if (fflush(stdout) == EOF || ferror(stdout)) {
-    fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(errno ? errno : EIO));
+    struct statvfs sv; /* stdio may have lost the failed write's errno */
+    int            e = errno ? errno : !fstatvfs(STDOUT_FILENO, &sv) && sv.f_bfree == 0 ? ENOSPC : EIO;
+    fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
     status = 1;
   }
   return status;

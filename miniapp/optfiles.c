@@ -82,34 +82,43 @@ static int Text(const char *s, size_t n)
 
 static int CheckFile(Chain *c, const char *option, const char *name, const char *parent, int pline, int yaml);
 
-/* One line of an options file as PETSc's PetscOptionsInsertFile reads it:
- * '#' starts a comment; the first token is an option (-name), "alias", or
- * nothing. Nested -options_file values are checked in turn. */
+/* The next blank-separated token of *p ("double-quoted" as one), or NULL. */
+static char *Token(char **p)
+{
+  char *s = *p, *t;
+  while (*s == ' ') s++;
+  if (!*s) return NULL;
+  if (*s == '"') {
+    t = ++s;
+    while (*s && *s != '"') s++;
+  } else {
+    t = s;
+    while (*s && *s != ' ') s++;
+  }
+  if (*s) *s++ = 0;
+  *p = s;
+  return t;
+}
+
+/* One line of an options file as PETSc 3.18's PetscOptionsInsertFile reads
+ * it: '#' starts a comment; then nothing, "alias -new -old", or one option
+ * "-name [value]" and no more. A nested -options_file is checked in turn. */
 static int CheckLine(Chain *c, const char *file, int lineno, char *line)
 {
-  char *save = NULL, *tok;
+  char *p = line, *key, *value, *extra;
 
   line[strcspn(line, "#")] = 0;
-  for (char *p = line; *p; p++)
-    if (*p == '\t' || *p == '\r' || *p == '\n' || *p == '\f' || *p == '\v') *p = ' ';
-  if (!(tok = strtok_r(line, " ", &save))) return 0;
-  if (!strcasecmp(tok, "alias")) return 0;
-  if (tok[0] != '-')
-    return Fail("-options_file %s: line %d: '%s' is not an option (options start with '-'; comments with '#')", file, lineno, tok);
-  if (!ValidKey(tok)) return Fail("-options_file %s: line %d: '%s' is not a valid option name", file, lineno, tok);
-  while (tok) { /* a line may hold several options: -a 1 -b 2 */
-    char *value = strtok_r(NULL, " ", &save);
-    if (value && ValidKey(value)) { /* tok had no value */
-      tok = value;
-      continue;
-    }
-    int yaml = !strcmp(tok, "-options_file_yaml");
-    if (!strcmp(tok, "-options_file") || yaml) {
-      if (!value) return Fail("-options_file %s: line %d: %s needs a file name", file, lineno, tok);
-      if (CheckFile(c, tok, value, file, lineno, yaml)) return 1;
-    }
-    tok = strtok_r(NULL, " ", &save);
-    while (tok && !ValidKey(tok)) tok = strtok_r(NULL, " ", &save); /* further words of the value */
+  for (char *q = line; *q; q++)
+    if (*q == '\t' || *q == '\r' || *q == '\n' || *q == '\f' || *q == '\v') *q = ' ';
+  if (!(key = Token(&p))) return 0;
+  if (!strcasecmp(key, "alias")) return 0;
+  if (key[0] != '-') return Fail("-options_file %s: line %d: '%s' is not an option (options start with '-'; comments with '#')", file, lineno, key);
+  if (!ValidKey(key)) return Fail("-options_file %s: line %d: '%s' is not a valid option name", file, lineno, key);
+  value = Token(&p);
+  if ((extra = Token(&p))) return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file, lineno, extra, key, value);
+  if (!strcmp(key, "-options_file") || !strcmp(key, "-options_file_yaml")) {
+    if (!value) return Fail("-options_file %s: line %d: %s needs a file name", file, lineno, key);
+    return CheckFile(c, key, value, file, lineno, !strcmp(key, "-options_file_yaml"));
   }
   return 0;
 }

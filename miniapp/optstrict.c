@@ -90,7 +90,7 @@ static PetscErrorCode RawValue(PetscOptions options, const char pre[], const cha
   PetscFunctionBegin;
   PetscCall(PetscOptionsFindPair(options, pre, name, value, found));
   FullName(pre, name, full, sizeof full);
-  PetscCheck(!*found || (*value && (*value)[0]), ErrComm(), PETSC_ERR_ARG_WRONG, "%s: needs %s (given without a value)", full, what);
+  PetscCheck(!*found || (*value && (*value)[0]), ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (needs %s)", full, what);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -9,6 +9,14 @@
 
 static pathset *paths; /* the run's register; created on first use */
 
+/* The options through which PETSc itself would write a file (-log_view ...):
+ * PETSc writes some of them in PetscFinalize even after an error, so a run
+ * refused for its outputs clears them first. */
+#define MAX_PETSC_OUTPUTS 32
+static char petsc_outputs[MAX_PETSC_OUTPUTS][256];
+static int  npetsc_outputs;
+static int  checked; /* OutPathCheck passed */
+
 int OutPathRegisterInputEarly(const char *option, const char *path)
 {
   if (!paths && !(paths = pathset_create())) return ENOMEM;
@@ -55,6 +63,7 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
     memcpy(file, colon + 1, flen), file[flen] = 0;
     PetscCall(PetscSNPrintf(option, sizeof option, "%s", name));
     PetscCall(OutPathRegisterOutput(option, file));
+    if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -73,7 +82,10 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       continue;
     }
     if (!name) continue;
-    if (!strcmp(name, "-history")) PetscCall(OutPathRegisterOutput(name, tok));
+    if (!strcmp(name, "-history")) {
+      PetscCall(OutPathRegisterOutput(name, tok));
+      if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    }
     else PetscCall(RegisterViewer(name, tok));
     name = NULL;
   }
@@ -91,12 +103,16 @@ PetscErrorCode OutPathCheck(MPI_Comm comm)
   if (rank == 0 && paths) (void)pathset_check(paths, msg, sizeof msg);
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  checked = 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode OutPathReset(void)
+PetscErrorCode OutPathFinalize(void)
 {
   PetscFunctionBegin;
+  if (!checked)
+    for (int k = 0; k < npetsc_outputs; k++) PetscCall(PetscOptionsClearValue(NULL, petsc_outputs[k]));
   pathset_destroy(&paths);
+  npetsc_outputs = checked = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

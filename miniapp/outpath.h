@@ -28,6 +28,10 @@ PetscErrorCode OutPathRegisterPETScOutputs(void);
 /* Collective on comm; rank 0 looks at the file system. One error line
  * naming the option(s) when an output is unsafe. */
 PetscErrorCode OutPathCheck(MPI_Comm comm);
-PetscErrorCode OutPathReset(void);
+/* Before PetscFinalize: when OutPathCheck did not pass (the run stopped
+ * earlier or was refused), clear PETSc's own file outputs (-log_view :FILE
+ * is written in PetscFinalize even after an error) so nothing unchecked is
+ * written; then forget the register. */
+PetscErrorCode OutPathFinalize(void);
 
 #endif
