@@ -226,6 +226,15 @@ PetscErrorCode PetscOptionsGetBool(PetscOptions options, const char pre[], const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* "one of a, b, c" for the message. */
+static const char *OneOf(const char *const *list, PetscInt n)
+{
+  static char buf[512];
+  size_t      o = (size_t)snprintf(buf, sizeof buf, "one of");
+  for (PetscInt k = 0; k < n && o < sizeof buf; k++) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s", k ? "," : "", list[k]);
+  return buf;
+}
+
 /* A choice from a list (-scenario, -coupling, -ksp_type's friends): given
  * without a value it would silently keep the default. */
 PetscErrorCode PetscOptionsGetEList(PetscOptions options, const char pre[], const char name[], const char *const *list, PetscInt ntext, PetscInt *value, PetscBool *set)
@@ -236,7 +245,7 @@ PetscErrorCode PetscOptionsGetEList(PetscOptions options, const char pre[], cons
 
   PetscFunctionBegin;
   if (!real) *(void **)&real = Real("PetscOptionsGetEList");
-  PetscCall(RawValue(options, pre, name, "a value", &text, &found));
+  PetscCall(RawValue(options, pre, name, OneOf(list, ntext), &text, &found));
   PetscCall(real(options, pre, name, list, ntext, value, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -249,7 +258,9 @@ PetscErrorCode PetscOptionsGetEnum(PetscOptions options, const char pre[], const
 
   PetscFunctionBegin;
   if (!real) *(void **)&real = Real("PetscOptionsGetEnum");
-  PetscCall(RawValue(options, pre, name, "a value", &text, &found));
+  PetscInt n = 0;
+  while (list[n]) n++; /* PETSc enum lists: the names, the enum's name, its prefix, NULL */
+  PetscCall(RawValue(options, pre, name, OneOf(list, n >= 3 ? n - 2 : n), &text, &found));
   PetscCall(real(options, pre, name, list, value, set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
