@@ -82,6 +82,10 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       continue;
     }
     if (!name) continue;
+    if (!strstr(name, "view") && !strstr(name, "monitor") && !strstr(name, "log") && strcmp(name, "-history")) { /* not a viewer (-info :vec is a filter) */
+      name = NULL;
+      continue;
+    }
     if (!strcmp(name, "-history")) {
       PetscCall(OutPathRegisterOutput(name, tok));
       if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));

@@ -177,7 +177,7 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, d
 
 PetscErrorCode ReportGetOptions(ReportOptions *o)
 {
-  PetscBool set;
+  PetscBool set, gset[2];
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(o, sizeof *o));
@@ -185,14 +185,16 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
   PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file; it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
   PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
-  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, NULL));
-  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, NULL));
+  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
+  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
   PetscOptionsEnd();
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
     const char *h = k ? o->golden_weights : o->golden_state;
     size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
+    /* given without a value it would silently skip the check */
+    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits)", k ? "-golden_weights_hash" : "-golden_state_hash");
     if (!n) continue;
     PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
   }

@@ -172,6 +172,7 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'ksp_type nosuch: unknown ksp type' "$app" $small -ksp_type nosuch
   bad 'coupling_baselines maybe: not a true/false value' "$app" $small -coupling guess -coupling_baselines maybe
   bad 'mms_tol -1[.]?: must be a positive number' "$app" $small -scenario heat -mms_tol -1
+  bad 'golden_state_hash: given without a value' "$app" $small -golden_state_hash
   run s.yaml $small -ts_max_steps +3 -coupling_baselines 0
   [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
   ;;
