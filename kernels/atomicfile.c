@@ -85,6 +85,46 @@ int afile_remove_stale(const char *target)
   return removed;
 }
 
+/* Temporaries being written, removed if the process is told to stop
+ * (SIGINT, SIGTERM as batch systems send at the time limit, SIGHUP);
+ * SIGKILL leaves them to afile_remove_stale. */
+#define MAX_ACTIVE 16
+static char *volatile active[MAX_ACTIVE];
+
+static void on_signal(int sig)
+{
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (active[i]) unlink(active[i]); /* async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void track(afile *f)
+{
+  static int installed;
+  if (!installed) { /* only where nobody else handles the signal */
+    const int        sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+      if (!sigaction(sigs[k], NULL, &old) && old.sa_handler == SIG_DFL) sigaction(sigs[k], &sa, NULL);
+    installed = 1;
+  }
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (!active[i]) {
+      active[i] = f->tmp;
+      return;
+    }
+}
+
+static void untrack(afile *f)
+{
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (active[i] == f->tmp) active[i] = NULL;
+}
+
 int afile_begin(afile *f, const char *target, int stream)
 {
   char   host[65];
@@ -109,6 +149,7 @@ int afile_begin(afile *f, const char *target, int stream)
   }
   if (!stream) close(fd);
   f->active = 1;
+  track(f);
   return 0;
 }
 
@@ -127,6 +168,7 @@ int afile_commit(afile *f)
   int         err = 0;
 
   if (!f->active) return EINVAL;
+  untrack(f); /* from here the temporary is renamed or removed */
   if (f->fp) {
     /* stdio may have lost errno at the failed write; ferror still says so */
     errno = 0;
@@ -158,6 +200,7 @@ int afile_commit(afile *f)
 void afile_discard(afile *f)
 {
   if (!f->active) return;
+  untrack(f);
   if (f->fp) fclose(f->fp);
   f->fp = NULL;
   unlink(f->tmp);

@@ -5,7 +5,9 @@
  * which afile_commit flushes, checks (every short write, ferror, fsync,
  * fclose), syncs and renames over the target; afile_discard removes it.
  * afile_begin first removes the partials of the same target left by dead
- * processes of this host (killed runs), recognized by that name pattern.
+ * processes of this host (killed runs), recognized by that name pattern; a
+ * process stopped by SIGINT, SIGTERM or SIGHUP removes its own (the handler
+ * is installed only where the signal had its default action).
  * Plain C (libc only, no PETSc): used by miniapp/ (summary, report, NetCDF,
  * miniapp-compare -o) and surrogate/ (checkpoints). Every function returns 0
  * or an errno value (or AFILE_ENOTREG); afile_strerror gives its text. */

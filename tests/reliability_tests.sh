@@ -95,6 +95,14 @@ tempfiles) # section 1: unique temporaries; concurrent writers; partials of kill
   "$app" $small -output k.nc > /dev/null 2>&1 || fail "rerun failed"
   ls k.nc.partial-* > /dev/null 2>&1 && fail "the killed run's partial was not removed: $(ls k.nc.partial-*)"
   echo "killed run's partial removed by the next writer"
+  # a run stopped by SIGTERM (a batch system's time limit) removes its own partial
+  "$app" -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -output t.nc > t.log 2>&1 &
+  pid=$!
+  for i in $(seq 100); do ls t.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  kill -TERM $pid; wait $pid 2> /dev/null
+  ls t.nc* > /dev/null 2>&1 && fail "SIGTERM left: $(ls t.nc*)"
+  echo "SIGTERM: no partial left"
   ;;
 diskfull) # section 2: a full disk is an error naming ENOSPC, never a success or a crash
   full=$tmp/full ro=$tmp/ro
