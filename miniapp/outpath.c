@@ -26,6 +26,8 @@ int OutPathRegisterInputEarly(const char *option, const char *path)
 static PetscErrorCode Register(path_kind kind, const char option[], const char path[])
 {
   PetscFunctionBegin;
+  /* PetscOptionsString cuts a longer value to this length without a word */
+  PetscCheck(strlen(path) < PETSC_MAX_PATH_LEN - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: file name too long (at most %d characters)", option, PETSC_MAX_PATH_LEN - 2);
   if (!paths) paths = pathset_create();
   PetscCheck(paths && !pathset_add(paths, kind, option, path), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory registering %s %s", option, path);
   PetscFunctionReturn(PETSC_SUCCESS);

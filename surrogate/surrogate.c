@@ -92,8 +92,8 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(lr > 0 && PetscIsNormalReal(lr), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be a positive number", (double)lr);
   PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
   PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
-  PetscCheck(eps > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be > 0", (double)eps);
-  PetscCheck(wd >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be >= 0", (double)wd);
+  PetscCheck(eps > 0 && PetscIsNormalReal(eps), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be a positive number", (double)eps);
+  PetscCheck(wd >= 0 && !PetscIsInfOrNanReal(wd), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be a finite number >= 0", (double)wd);
   PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);
   s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
   s->seed = (uint64_t)seed;

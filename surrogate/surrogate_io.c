@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SURR_MAGIC   "MLPSURR1"
@@ -94,7 +95,10 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscFunctionBeginUser;
   *buf = NULL;
   if (s->rank == 0) {
-    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    FILE       *fp = NULL;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode)) n = -3; /* a directory "opens" and has a huge size */
+    else fp = fopen(path, "rb");
     if (fp && !fseek(fp, 0, SEEK_END)) n = ftell(fp);
     if (fp && n >= 0) {
       rewind(fp);
@@ -106,6 +110,7 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscCallMPI(MPI_Bcast(&n, 1, MPI_LONG, 0, s->comm));
   PetscCheck(n != -1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: cannot open checkpoint %s", path);
   PetscCheck(n != -2, s->comm, PETSC_ERR_FILE_READ, "SurrogateLoad: reading checkpoint %s failed", path);
+  PetscCheck(n != -3, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: checkpoint %s is not a regular file", path);
   if (s->rank != 0) PetscCall(PetscMalloc1((size_t)n + 1, buf));
   PetscCallMPI(MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, s->comm));
   *len = (size_t)n;
