@@ -154,6 +154,10 @@ optfiles) # section 3: options files: one line naming the file, never a crash
   bad 'options_file missing.opts \(included from nested.opts line 2\): cannot read \(No such file or directory\)' "$app" -options_file nested.opts
   bad 'options_file needs a file name' "$app" -options_file
   PETSC_OPTIONS="-options_file self.opts" expect 1 'includes itself' "$app" $small
+  if command -v mpiexec > /dev/null; then # before MPI_Init every rank sees it; one says it
+    bad 'options_file self.opts: includes itself' mpiexec -n 2 "$app" -options_file self.opts
+    [ "$(grep -c 'error' err.txt)" = 1 ] || { cat err.txt; fail "more than one rank reported the cycle"; }
+  fi
   printf -- '-ts_max_steps 2 -da_grid_x 12\n' > two.opts
   bad "options_file two.opts: line 1: '-da_grid_x' after -ts_max_steps 2: one option per line" "$app" -options_file two.opts
   # what PETSc accepts still runs: comments, alias, blank lines, a diamond include
