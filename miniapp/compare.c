@@ -3,9 +3,15 @@
  * way the driver compares replicas inside one run: state hashes per step,
  * field metrics (metrics.h) at the steps both files hold fields, loss V_s and
  * weight hashes per epoch. Prints one table line per B; -o also writes the
- * series to a NetCDF file (layout in docs/output.md). Not a driver: no MPI. */
+ * series to a NetCDF file (layout in docs/output.md). Not a driver: no MPI.
+ * Every variable's shape is checked before it is read, the runs' step and
+ * epoch series must line up, and -o may not name an input (pathcheck.h); the
+ * -o file is a unique temporary renamed into place (atomicfile.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "atomicfile.h"
 #include "metrics.h"
+#include "ncout.h"
+#include "pathcheck.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +47,9 @@ typedef struct {
   double       growth;
 } result;
 
-static const char *partial_out; /* removed by die() */
+static afile out_file;     /* the -o temporary, removed by die() */
+static int  *open_ids;      /* NetCDF files open (inputs, then -o), closed by die() */
+static int   nopen;
 
 static void die(const char *fmt, ...)
 {
@@ -51,7 +59,8 @@ static void die(const char *fmt, ...)
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
-  if (partial_out) remove(partial_out);
+  while (nopen > 0) nc_close(open_ids[--nopen]);
+  afile_discard(&out_file);
   exit(1);
 }
 
@@ -84,13 +93,34 @@ static void check(const run *r, int e, const char *name)
   if (e) die("%s: cannot read '%s' (%s)", r->path, name, nc_strerror(e));
 }
 
+/* The variable's id, after checking that its dimensions are exactly dims[nd]
+ * (a file written by anything else may shape it otherwise; reading it by the
+ * expected shape would overrun the buffers). */
+static int shaped(const run *r, const char *name, int nd, const int *dims, const char *expect)
+{
+  int id = var(r, name), n, d[NC_MAX_VAR_DIMS], same;
+  check(r, nc_inq_varndims(r->ncid, id, &n), name);
+  check(r, nc_inq_vardimid(r->ncid, id, d), name); /* n <= NC_MAX_VAR_DIMS */
+  same = n == nd;
+  for (int k = 0; same && k < nd; k++) same = d[k] == dims[k];
+  if (!same) {
+    char   got[256] = "";
+    size_t len;
+    for (int k = 0; k < n && k < NC_MAX_VAR_DIMS && strlen(got) < 200; k++) {
+      char dn[NC_MAX_NAME + 1] = "?";
+      nc_inq_dim(r->ncid, d[k], dn, &len);
+      snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", k ? ", " : "", dn);
+    }
+    die("%s: variable '%s' has dimensions (%s), expected (%s)", r->path, name, got, expect);
+  }
+  return id;
+}
+
 /* Replica 0's column of a (time|epoch, replica) variable. */
-static void read_col(const run *r, const char *name, size_t n, nc_type t, void *out)
+static void read_col(const run *r, const char *name, int d_rows, int d_rep, const char *expect, size_t n, nc_type t, void *out)
 {
   size_t start[2] = {0, 0}, count[2] = {n, 1};
-  int id = var(r, name), nd;
-  check(r, nc_inq_varndims(r->ncid, id, &nd), name);
-  if (nd != 2) die("%s: variable '%s' has %d dimensions, expected 2", r->path, name, nd);
+  int dims[2] = {d_rows, d_rep}, id = shaped(r, name, 2, dims, expect);
   if (n == 0) return;
   check(r, t == NC_UINT64 ? nc_get_vara_ulonglong(r->ncid, id, start, count, out)
                           : nc_get_vara_double(r->ncid, id, start, count, out), name);
@@ -99,12 +129,14 @@ static void read_col(const run *r, const char *name, size_t n, nc_type t, void *
 static void open_run(run *r, const char *path)
 {
   size_t nx, ny, nrep;
-  int e, d_time, d_rep, d_y, d_x, nvars;
+  int e, d_time, d_rep, d_y, d_x, d_epoch, nvars;
   r->path = path;
   if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
+  open_ids[nopen++] = r->ncid;
   d_time = dim(r, "time", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
-  dim(r, "epoch", &r->nep);
+  d_epoch = dim(r, "epoch", &r->nep);
   if (nrep < 1) die("%s: no replicas", path);
+  if (nx < 1 || ny < 1 || nx * ny > ((size_t)1 << 31)) die("%s: grid %zu x %zu is empty or too large", path, nx, ny);
   r->nx = (int)nx, r->ny = (int)ny;
 
   /* Components: the (time, replica, y, x) variables, in file order. */
@@ -119,13 +151,13 @@ static void open_run(run *r, const char *path)
   if (r->ncomp == 0) die("%s: missing variable: no field (time, replica, y, x) variables", path);
 
   r->step = xcalloc(r->nt, sizeof *r->step);
-  check(r, nc_get_var_int(r->ncid, var(r, "step"), r->step), "step");
+  if (r->nt) check(r, nc_get_var_int(r->ncid, shaped(r, "step", 1, &d_time, "time"), r->step), "step");
   r->hash = xcalloc(r->nt, sizeof *r->hash);
-  read_col(r, "state_hash", r->nt, NC_UINT64, r->hash);
+  read_col(r, "state_hash", d_time, d_rep, "time, replica", r->nt, NC_UINT64, r->hash);
   r->loss = xcalloc(r->nep, sizeof *r->loss);
-  read_col(r, "loss", r->nep, NC_DOUBLE, r->loss);
+  read_col(r, "loss", d_epoch, d_rep, "epoch, replica", r->nep, NC_DOUBLE, r->loss);
   r->whash = xcalloc(r->nep, sizeof *r->whash);
-  read_col(r, "weights_hash", r->nep, NC_UINT64, r->whash);
+  read_col(r, "weights_hash", d_epoch, d_rep, "epoch, replica", r->nep, NC_UINT64, r->whash);
 }
 
 static void components(const run *r, char *s, size_t len)
@@ -146,6 +178,18 @@ static void check_grids(const run *a, const run *b)
     components(a, ca, sizeof ca), components(b, cb, sizeof cb);
     die("mismatched grids: %s has components %s, %s has %s", a->path, ca, b->path, cb);
   }
+}
+
+/* B's steps and epochs must be A's: a 5-step run compared with a 10-step one
+ * would otherwise report "never diverged" over the steps it lacks. */
+static void check_series(const run *a, const run *b)
+{
+  int same = a->nt == b->nt;
+  for (size_t i = 0; same && i < a->nt; i++) same = a->step[i] == b->step[i];
+  if (!same)
+    die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of the same length", a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path,
+        b->nt, b->nt ? b->step[0] : -1, b->nt ? b->step[b->nt - 1] : -1);
+  if (a->nep != b->nep) die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training schedule", a->path, a->nep, b->path, b->nep);
 }
 
 /* A global attribute as text ("-" when absent). */
@@ -274,7 +318,11 @@ static const char *out_path;
 
 static void nccheck(int e, const char *what)
 {
-  if (e) die("%s: cannot write %s (%s)", out_path, what, nc_strerror(e));
+  if (!e) return;
+  int sys = errno; /* HDF5 says "HDF error" for a full disk: the failed write's errno, or the file system, says so */
+  if (e < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) die("%s: cannot write %s (%s)", out_path, what, strerror(sys));
+  if (afile_diagnose(out_file.tmp, e) == ENOSPC) die("%s: cannot write %s (%s)", out_path, what, strerror(ENOSPC));
+  die("%s: cannot write %s (%s)", out_path, what, nc_strerror(e));
 }
 
 static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln)
@@ -298,16 +346,20 @@ static void gattr(int ncid, const char *name, const char *value)
   nccheck(nc_put_att_text(ncid, NC_GLOBAL, name, strlen(value), value), name);
 }
 
-/* Create the partial output file before any work, so an unwritable -o fails first. */
-static const char *prepare_output(const char *path)
+/* Before any work: -o must not destroy data (an input, a device, a
+ * directory), and its temporary must be creatable. */
+static const char *prepare_output(const char *path, const char *const *inputs, int n)
 {
-  char *partial = xcalloc(strlen(path) + 32, 1);
-  sprintf(partial, "%s.partial-%ld", path, (long)getpid());
-  int fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0666); /* errno: HDF5 would say "Permission denied" */
-  if (fd < 0) die("%s: cannot create %s (%s)", path, partial, strerror(errno));
-  close(fd);
-  out_path = path, partial_out = partial;
-  return partial;
+  char     msg[2 * AFILE_PATH_MAX + 256];
+  pathset *ps = pathset_create();
+  int      e  = ps ? pathset_add(ps, PATH_OUTPUT, "-o", path) : ENOMEM;
+  for (int i = 0; i < n && !e; i++) e = pathset_add(ps, PATH_INPUT, "file", inputs[i]);
+  if (e) die("out of memory");
+  if (pathset_check(ps, msg, sizeof msg)) die("%s", msg);
+  pathset_destroy(&ps);
+  if ((e = afile_begin(&out_file, path, 0))) die("-o %s: cannot create a file there (%s)", path, afile_strerror(e));
+  out_path = path;
+  return out_file.tmp;
 }
 
 static void write_output(const char *partial, const run *a, const run *b, const result *res, int nb)
@@ -323,8 +375,10 @@ static void write_output(const char *partial, const run *a, const run *b, const 
     "maximum absolute difference of the fields from the reference",
     "maximum distance of the fields from the reference in units in the last place",
     "decimal digits of agreement with the reference (17: bitwise equal)"};
-  int ncid, e = nc_create(partial, NC_NETCDF4 | NC_CLOBBER, &ncid);
-  if (e) die("%s: cannot create %s (%s)", out_path, partial, nc_strerror(e));
+  int ncid, e;
+  errno = 0;
+  nccheck(nc_create(partial, NC_NETCDF4 | NC_CLOBBER, &ncid), "the file (create)");
+  open_ids[nopen++] = ncid;
 
   int d_pair, d_time, d_epoch, pt[2], pe[2], v_pair, v_step, v_epoch, v_m[6], v_heq, v_lvs, v_weq, v_fds, v_fde, v_gr;
   nccheck(nc_def_dim(ncid, "pair", (size_t)nb, &d_pair), "pair");
@@ -385,15 +439,17 @@ static void write_output(const char *partial, const run *a, const run *b, const 
     nccheck(nc_put_var1_int(ncid, v_fde, &i1, &r->fde), "first_divergent_epoch");
     nccheck(nc_put_var1_double(ncid, v_gr, &i1, &r->growth), "growth_rate");
   }
+  errno = 0;
+  nopen--; /* closed now, whatever the outcome */
   nccheck(nc_close(ncid), "the file (close)");
-  if (rename(partial, out_path)) die("%s: cannot rename %s into place (%s)", out_path, partial, strerror(errno));
-  partial_out = NULL;
+  if ((e = afile_commit(&out_file))) die("%s: cannot sync and rename %s into place (%s)", out_path, partial, afile_strerror(e));
   free(iv), free(col);
 }
 
 int main(int argc, char **argv)
 {
   const char *out = NULL, **files = xcalloc((size_t)argc, sizeof *files);
+  open_ids = xcalloc((size_t)argc + 1, sizeof *open_ids);
   int nf = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-o")) {
@@ -408,14 +464,17 @@ int main(int argc, char **argv)
   }
   if (nf < 2) die("need at least two files, got %d (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", nf);
 
-  const char *partial = out ? prepare_output(out) : NULL;
+  ncout_init();
+  const char *partial = out ? prepare_output(out, files, nf) : NULL;
   run *runs = xcalloc((size_t)nf, sizeof *runs);
   for (int f = 0; f < nf; f++) open_run(&runs[f], files[f]);
-  for (int f = 1; f < nf; f++) check_grids(&runs[0], &runs[f]);
+  for (int f = 1; f < nf; f++) check_grids(&runs[0], &runs[f]), check_series(&runs[0], &runs[f]);
   result *res = xcalloc((size_t)nf - 1, sizeof *res);
   for (int f = 1; f < nf; f++) compare(&runs[0], &runs[f], &res[f - 1]);
   print_table(&runs[0], runs + 1, res, nf - 1);
   if (out) write_output(partial, &runs[0], runs + 1, res, nf - 1);
-  for (int f = 0; f < nf; f++) nc_close(runs[f].ncid);
+  while (nopen > 0) nc_close(open_ids[--nopen]);
+  /* the table on stdout is the result: a full disk behind a redirect is an error */
+  if (fflush(stdout) == EOF || ferror(stdout)) die("writing standard output failed (%s)", strerror(errno ? errno : EIO));
   return 0;
 }

@@ -1,15 +1,21 @@
 /* miniapp/main.c: the driver. Reads as its phases: set-up (options, banner),
  * run (time steps), verify (scenario checks -> VALID/INVALID), report (YAML
  * summary on stdout and, with -summary FILE, in a file written atomically).
+ * Every file the run reads or writes is registered (outpath.h) and checked
+ * before the run, so that no output can overwrite an input or another output.
  * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run. */
 #include "coupling.h"
+#include "outpath.h"
 #include "report.h"
 #include "vecred.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 void openblas_set_num_threads(int); /* OpenBLAS, which PETSc uses for BLAS-1 */
 
@@ -26,19 +32,25 @@ typedef struct {
 
 static PetscErrorCode SetUpInputs(Inputs *in)
 {
+  PetscBool set;
+  char      output[PETSC_MAX_PATH_LEN];
+
   PetscFunctionBegin;
   in->threads    = 0;
   in->summary[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Mini-app driver", NULL);
   PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", NULL, in->threads, &in->threads, NULL));
-  PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary, sizeof in->summary, NULL));
+  PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary, sizeof in->summary, &set));
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &in->help));
   PetscCheck(in->threads >= 0 && in->threads <= 1024, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %" PetscInt_FMT ": must be in [0, 1024]", in->threads);
   if (in->threads > 0) omp_set_num_threads((int)in->threads);
   PetscCall(ReportApplyAtomicSeed());
-  if (in->summary[0]) PetscCall(ReportCheckWritable(PETSC_COMM_WORLD, "-summary", in->summary));
-  PetscCall(ReportGetOptions(&in->report));
+  if (set) PetscCall(OutPathRegisterOutput("-summary", in->summary));
+  PetscCall(ReportGetOptions(&in->report)); /* registers -report */
+  /* -output is the coupled loop's; registered here so that it is checked with the others */
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-output", output, sizeof output, &set));
+  if (set) PetscCall(OutPathRegisterOutput("-output", output));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -56,6 +68,8 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
     *status = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* every module has registered its files: refuse an output that would destroy data, before any work */
+  PetscCall(OutPathCheck(PETSC_COMM_WORLD));
   PetscCall(CoupledSetUp(c));
   PetscCall(ReportCheckUnusedOptions(PETSC_FALSE));
   PetscCall(ReportBanner(PETSC_COMM_WORLD, c));
@@ -107,14 +121,26 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
 
   if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
+  /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
+  (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return 1;
   /* PETSc's vector ops call OpenBLAS, whose own threads would fight the
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
   if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
   ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
+  if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
   if (!ierr) ierr = Run(&status);
   if (ierr) status = 1;
+  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize();
+  /* the summary on stdout is output too: a full disk behind a redirect is an error */
+  errno = 0;
+  if (fflush(stdout) == EOF || ferror(stdout)) {
+    struct statvfs sv; /* stdio may have lost the failed write's errno */
+    int            e = errno ? errno : !fstatvfs(STDOUT_FILENO, &sv) && sv.f_bfree == 0 ? ENOSPC : EIO;
+    fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
+    status = 1;
+  }
   return status;
 }

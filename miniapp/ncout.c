@@ -1,9 +1,12 @@
 /* miniapp/ncout.c: the run's NetCDF-4 output file (layout in ncout.h and
  * docs/output.md). Rank 0 only, plain C; it writes what the driver hands it
- * and decides nothing about what or when to write. */
-#define _POSIX_C_SOURCE 200809L
+ * and decides nothing about what or when to write. The file is a unique
+ * temporary (kernels/atomicfile.h) renamed into place by ncout_close. */
+#define _GNU_SOURCE
 #include "ncout.h"
+#include "atomicfile.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -28,25 +31,56 @@ struct ncout {
   int    v_rec[NSTEPVARS];
   int   *v_field;  /* ncomp */
   double *buf;     /* max(nx * ny, nreplicas) doubles */
-  char  *path, *partial;
+  char  *path, *partial; /* partial: af.tmp */
+  afile  af;
   char   msg[512];
 };
 
 static char create_msg[512]; /* why the last ncout_create failed (o is NULL then) */
 
+/* The text of err. HDF5 reports a full disk as "HDF error" (and, when it
+ * cannot even create the file, "Permission denied"): the errno of the failed
+ * write, or a file system without a free block, says what it was. */
+static const char *reason(const ncout *o, int err, int sys)
+{
+  if (err < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) return strerror(sys);
+  if (afile_diagnose(o->af.tmp[0] ? o->af.tmp : o->path, err) == ENOSPC) return strerror(ENOSPC);
+  return err == AFILE_ENOTREG ? afile_strerror(err) : nc_strerror(err);
+}
+
 /* Record the one-line reason "<path>: <what> (<reason>)" and return err. */
 static int fail(ncout *o, int err, const char *fmt, ...)
 {
+  int sys = errno; /* of the failed call: NCCHECK cleared it before */
   char what[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  snprintf(o->msg, sizeof o->msg, "%s: %s (%s)", o->path, what, nc_strerror(err));
+  snprintf(o->msg, sizeof o->msg, "%s: %s (%s)", o->path, what, reason(o, err, sys));
   return err;
 }
 
-#define NCCHECK(call, ...) do { int e_ = (call); if (e_) return fail(o, e_, __VA_ARGS__); } while (0)
+#define NCCHECK(call, ...) do { errno = 0; int e_ = (call); if (e_) return fail(o, e_, __VA_ARGS__); } while (0)
+
+/* HDF5 closes its open files in an exit handler; one whose close failed
+ * (a full disk) makes HDF5 1.10 crash there (SIGSEGV after the error was
+ * reported). Ask the HDF5 that NetCDF uses -- looked up through NetCDF, so no
+ * second HDF5 (PETSc links its own) is touched -- to skip that clean-up:
+ * every file is closed explicitly, so there is nothing for it to do. */
+void ncout_init(void)
+{
+  static int done;
+  Dl_info    info;
+  void      *nc;
+  if (done) return;
+  done = 1;
+  if (!dladdr((void *)nc_create, &info) || !info.dli_fname || !(nc = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) return;
+  int (*dont_atexit)(void);
+  *(void **)&dont_atexit = dlsym(nc, "H5dont_atexit");
+  if (dont_atexit) (void)dont_atexit();
+  dlclose(nc);
+}
 
 static int def_var(ncout *o, const char *name, nc_type type, int ndims, const int *dims, const char *units,
                    const char *long_name, int *varid)
@@ -178,7 +212,7 @@ static int define(ncout *o, const ncout_info *info)
 static void destroy(ncout *o)
 {
   if (!o) return;
-  free(o->v_field), free(o->buf), free(o->path), free(o->partial), free(o);
+  free(o->v_field), free(o->buf), free(o->path), free(o);
 }
 
 int ncout_create(const char *path, const ncout_info *info, ncout **out)
@@ -187,28 +221,28 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
   ncout *o = calloc(1, sizeof *o);
   size_t nbuf = (size_t)info->nx * (size_t)info->ny;
   if (nbuf < (size_t)info->nreplicas) nbuf = (size_t)info->nreplicas;
-  if (o) o->path = strdup(path), o->partial = malloc(strlen(path) + 32);
+  if (o) o->path = strdup(path), o->partial = o->af.tmp;
   if (o && info->ncomp > 0) o->v_field = calloc((size_t)info->ncomp, sizeof(int));
   if (o && nbuf > 0) o->buf = malloc(nbuf * sizeof(double));
   int sane = info->nx > 0 && info->ny > 0 && info->ncomp > 0 && info->nreplicas > 0 && info->nsteps >= 0;
-  if (!sane || !o || !o->path || !o->partial || !o->v_field || !o->buf) {
+  if (!sane || !o || !o->path || !o->v_field || !o->buf) {
     snprintf(create_msg, sizeof create_msg, "%s: cannot create (%s)", path,
              sane ? strerror(ENOMEM) : "empty grid, no components, no replicas or negative nsteps");
     destroy(o);
     return sane ? ENOMEM : NC_EINVAL;
   }
   o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas, o->nsteps = info->nsteps;
-  sprintf(o->partial, "%s.partial-%ld", path, (long)getpid());
 
-  /* open(2) first: HDF5 reports a missing directory as "Permission denied". */
-  int e, fd = open(o->partial, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (fd < 0) e = fail(o, errno, "cannot create %s", o->partial);
+  /* The unique temporary first (mkstemp): HDF5 reports a missing directory as "Permission denied". */
+  ncout_init();
+  int e = afile_begin(&o->af, path, 0);
+  if (e) fail(o, e, "cannot create a temporary file next to it");
   else {
-    close(fd);
+    errno = 0;
     e = nc_create(o->partial, NC_NETCDF4 | NC_CLOBBER, &o->ncid);
     if (e) fail(o, e, "cannot create %s", o->partial);
-    else if ((e = define(o, info))) nc_close(o->ncid);
-    if (e) remove(o->partial);
+    else if ((e = define(o, info))) nc_abort(o->ncid);
+    if (e) afile_discard(&o->af);
   }
   if (e) {
     snprintf(create_msg, sizeof create_msg, "%s", o->msg);
@@ -309,9 +343,11 @@ int ncout_close(ncout **po, int keep, char *err, size_t errlen)
   int e = 0;
   if (!o) return 0;
   *po = NULL;
-  if ((e = nc_close(o->ncid))) fail(o, e, "cannot close %s", o->partial);
-  if (keep && !e && rename(o->partial, o->path)) e = fail(o, errno, "cannot rename %s into place", o->partial);
-  if (!keep || e) remove(o->partial);
+  errno = 0;
+  if (!keep) (void)nc_abort(o->ncid); /* to be deleted: no need to flush it */
+  else if ((e = nc_close(o->ncid))) fail(o, e, "cannot close %s", o->partial);
+  if (keep && !e && (e = afile_commit(&o->af))) fail(o, e, "cannot sync and rename %s into place", o->partial);
+  if (!keep || e) afile_discard(&o->af);
   if (e && err && errlen) snprintf(err, errlen, "%s", o->msg);
   destroy(o);
   return e;

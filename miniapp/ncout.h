@@ -3,9 +3,11 @@
  * Plain C, no PETSc/MPI. Every function returns 0 or a NetCDF/errno code and
  * then leaves one line naming what is wrong in ncout_errmsg(o).
  *
- * The file is created as "<path>.partial-<pid>" and renamed to <path> only by
- * ncout_close(&o, 1, ...): an interrupted or failed run never leaves a file
- * that looks complete (ncout_close(&o, 0, ...) removes the partial file).
+ * The file is created as a unique "<path>.partial-<pid>.<host>.XXXXXX"
+ * (kernels/atomicfile.h) and renamed to <path> only by ncout_close(&o, 1, ...)
+ * after a successful close and fsync: an interrupted or failed run never
+ * leaves a file that looks complete (ncout_close(&o, 0, ...) removes the
+ * partial file, and the next writer of <path> removes those of killed runs).
  *
  * Layout (docs/output.md documents it for users):
  *   dimensions  time = nsteps + 1 (step 0 = initial state), epoch (unlimited),
@@ -79,6 +81,9 @@ typedef struct {
   uint64_t weights_hash;
 } ncout_epoch_rec;
 
+/* Call before the process's first NetCDF call when NetCDF is used outside
+ * ncout (miniapp-compare); ncout_create calls it. */
+void        ncout_init(void);
 int         ncout_create(const char *path, const ncout_info *info, ncout **o);
 /* Step `step` (0..nsteps) at model time t: recs[nreplicas], guesses[NCOUT_NGUESS]. */
 int         ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, const ncout_guess_rec *guesses);

@@ -1,13 +1,19 @@
 /* miniapp/report.c: input checks that give one clear line, and the run's
- * banner and YAML summary. Output files are written under a temporary name
- * and renamed on success, so a failed run never leaves a complete-looking
- * file behind. */
+ * banner, YAML summary and proxy-app report. Output files are written
+ * through kernels/atomicfile.h (unique temporary, every write checked,
+ * renamed on success), so a failed run or a full disk never leaves a
+ * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
+#include "atomicfile.h"
 #include "buildinfo.h"
+#include "outpath.h"
 #include "vecred.h"
 #include "reduce.h"
+#include "yamlfmt.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,24 +21,34 @@
 #include <unistd.h>
 
 
-/* PETSc would fail on an unreadable -options_file inside PetscInitialize with
- * a multi-line trace; check it first and say it in one line. */
-int ReportPrecheckOptionsFiles(int argc, char **argv)
+/* Some PETSc messages speak of PETSc's internals; say what they mean for
+ * this program's user. */
+static void Translate(PetscErrorCode n, const char *fun, const char *mess, char *line, size_t len)
 {
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-options_file")) continue;
-    if (i + 1 >= argc) {
-      fprintf(stderr, "miniapp: error: -options_file needs a file name\n");
-      return 1;
-    }
-    FILE *f = fopen(argv[i + 1], "r");
-    if (!f) {
-      fprintf(stderr, "miniapp: error: -options_file %s: cannot read (%s)\n", argv[i + 1], strerror(errno));
-      return 1;
-    }
-    fclose(f);
+  char        dir, cls[32], type[256];
+  int         M, m, k;
+  PetscMPIInt size = 1;
+
+  /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
+   * the error code and the caller's name as the message */
+  if (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11))) {
+    snprintf(line, len, "out of memory (in %s): the problem does not fit in this machine's memory; reduce -da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks",
+             fun && !strncmp(fun, "PetscMalloc", 11) && mess && mess[0] ? mess : fun ? fun : "?");
+    return;
   }
-  return 0;
+  if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
+    if (PetscInitializeCalled) MPI_Comm_size(PETSC_COMM_WORLD, &size);
+    snprintf(line, len, "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
+    return;
+  }
+  /* PetscOptionsFList (-ksp_type, -pc_type, ...): name the option */
+  if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) {
+    for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);
+    if (k == 1) snprintf(line, len, "-%s_type: given without a value (see -help for the types)", cls);
+    else snprintf(line, len, "-%s_type %s: unknown %s type (see -help for the types)", cls, type, cls);
+    return;
+  }
+  snprintf(line, len, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
 }
 
 /* One line per error, from the first rank that sees it (rank 0 for
@@ -40,10 +56,12 @@ int ReportPrecheckOptionsFiles(int argc, char **argv)
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt rank = 0;
+  char        text[1024];
   if (p != PETSC_ERROR_INITIAL) return n;
   if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
-    fprintf(stderr, "miniapp: error: %s\n", mess && mess[0] ? mess : "PETSc error (no message)");
+    Translate(n, fun, mess, text, sizeof text);
+    fprintf(stderr, "miniapp: error: %s\n", text);
     fflush(stderr);
   }
   return n;
@@ -59,25 +77,6 @@ PetscErrorCode ReportApplyAtomicSeed(void)
   PetscOptionsEnd();
   PetscCheck(seed >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", seed);
   red_set_atomic_order_seed((uint64_t)seed);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode ReportCheckWritable(MPI_Comm comm, const char *option, const char *path)
-{
-  PetscMPIInt rank;
-  int         err = 0;
-  char        tmp[PETSC_MAX_PATH_LEN + 16];
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp", path));
-    FILE *f = fopen(tmp, "w");
-    if (!f) err = errno;
-    else fclose(f), remove(tmp);
-  }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot write there (%s)", option, path, strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -132,37 +131,38 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
   PetscCall(SolverWriteSummary(s, f));
   PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
   PetscCall(CoupledWriteSummary(c, f));
-  if (v->mms_l2 >= 0) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %.6e\nmms_error_max: %.6e\n", (double)v->mms_l2, (double)v->mms_max));
-  PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nsolve_seconds: %.6f\n", (unsigned long long)v->state_hash, seconds)); /* from ReportVerify */
-  PetscCall(PetscFPrintf(comm, f, "verification_detail: \"%s\"\nverification: %s\n", v->why, v->ok ? "VALID" : "INVALID"));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", yaml_num("%.6e", (double)v->mms_l2), yaml_num("%.6e", (double)v->mms_max)));
+  PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nsolve_seconds: %s\n", (unsigned long long)v->state_hash, yaml_num("%.6f", seconds))); /* from ReportVerify */
+  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", yaml_str(v->why), v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Print with fn on stdout, then write it to path under a temporary name and
- * rename it into place (rank 0), so a failed run leaves no complete file. */
+/* Print with fn on stdout, then write it to path through a unique temporary
+ * that is renamed into place only when every byte was written (rank 0). */
 typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
 
 static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds, const char *option, const char *path)
 {
-  PetscMPIInt rank;
-  FILE       *f = NULL;
-  int         err = 0;
-  char        tmp[PETSC_MAX_PATH_LEN + 16];
+  PetscMPIInt    rank;
+  afile          af;
+  int            err = 0;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(fn(comm, PETSC_STDOUT, c, v, seconds));
   if (!path || !path[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PetscSNPrintf(tmp, sizeof tmp, "%s.tmp", path));
-  if (rank == 0 && !(f = fopen(tmp, "w"))) err = errno;
+  if (rank == 0) err = afile_begin(&af, path, 1);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot write there (%s)", option, path, strerror(err));
-  PetscCall(fn(comm, f, c, v, seconds));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path, afile_strerror(err));
+  ierr = fn(comm, rank == 0 ? af.fp : NULL, c, v, seconds);
   if (rank == 0) {
-    if (fclose(f) || rename(tmp, path)) err = errno, remove(tmp);
+    if (ierr) afile_discard(&af);
+    else err = afile_commit(&af);
   }
+  PetscCall(ierr);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing failed (%s)", option, path, strerror(err));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing failed (%s)", option, path, afile_strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,24 +177,28 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, d
 
 PetscErrorCode ReportGetOptions(ReportOptions *o)
 {
+  PetscBool set, gset[2];
+
   PetscFunctionBegin;
   PetscCall(PetscMemzero(o, sizeof *o));
   o->repeat = 5;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
-  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file; it is also printed", NULL, o->path, o->path, sizeof o->path, NULL));
+  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file; it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
   PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
-  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, NULL));
-  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, NULL));
+  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
+  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
   PetscOptionsEnd();
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
     const char *h = k ? o->golden_weights : o->golden_state;
     size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
+    /* given without a value it would silently skip the check */
+    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits)", k ? "-golden_weights_hash" : "-golden_state_hash");
     if (!n) continue;
     PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
   }
-  if (o->path[0]) PetscCall(ReportCheckWritable(PETSC_COMM_WORLD, "-report", o->path));
+  if (set) PetscCall(OutPathRegisterOutput("-report", o->path)); /* checked by main() with the others */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -302,37 +306,37 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : 0;
 
   PetscCall(PetscFPrintf(comm, f, "# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
-  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: \"%s\"\n", deck_name));
-  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: \"%s\"\n  cpu: \"%s\"\n  ranks: %d\n  threads: %d\n", host, cpu, size, omp_get_max_threads()));
+  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
+  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  threads: %d\n", yaml_str(host), yaml_str(cpu), size, omp_get_max_threads()));
   {
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));
     PetscCall(PetscFPrintf(comm, f, "  device: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu"));
   }
-  PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: \"%s\"\n  compiler: \"%s\"\n  flags: \"%s\"\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: \"%s\"\n", MINIAPP_VERSION,
-                         MINIAPP_REVISION, MINIAPP_C_COMPILER, MINIAPP_C_FLAGS, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", petscver));
+  PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
+                         yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
   PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
-  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %.6e\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %.3f\n", its, tpi, CG_BYTES_PER_UNKNOWN, gbs));
+  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;
     double   tps = t.train > 0 ? t.train_samples / t.train : 0.0, ips = t.predict > 0 ? t.predict_points / t.predict : 0.0;
     PetscCall(SurrogateGetNumWeights(net, &nw));
-    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %.6e\n  inference_points_per_s: %.6e\n", nw, t.epochs, tps, ips));
-    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %.3f\n  inference_gflops: %.3f\n", 6.0 * nw * tps / 1e9, 2.0 * nw * ips / 1e9));
+    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw, t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
+    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));
   }
   PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
   if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));
   PetscCall(CoupledWriteReportCoupling(c, f));
   PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
-  PetscCall(PetscFPrintf(comm, f, "  total: %.6f\n  solve: %.6f\n  features: %.6f\n  predict: %.6f\n  train: %.6f\n  metrics: %.6f\n  output: %.6f\n  baselines: %.6f\n  time_per_step: %.6e\n", seconds, t.solve, t.features,
-                         t.predict, t.train, t.metrics, t.output, t.baselines, steps > 0 ? work / steps : 0.0));
+  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", yaml_num("%.6f", seconds),
+                         yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train), yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines), yaml_num("%.6e", steps > 0 ? work / steps : 0.0)));
   PetscCall(PetscFPrintf(comm, f, "verification:\n"));
-  if (v->mms_l2 >= 0) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %.6e\n", (double)v->mms_l2));
-  PetscCall(PetscFPrintf(comm, f, "  detail: \"%s\"\n  state_hash: \"0x%016llx\"\n  golden_state_hash: \"%s\"\n", v->why, (unsigned long long)v->state_hash, v->golden_state));
-  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: \"%s\"\n", (unsigned long long)v->weights_hash, v->golden_weights));
-  if (v->repeat_mean >= 0)
-    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %.6e\n  repeat_residual_variance: %.6e\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", (double)v->repeat_mean, (double)v->repeat_var, v->repeat_its_min, v->repeat_its_max));
-  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %.6f\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", fom));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", yaml_num("%.6e", (double)v->mms_l2)));
+  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", yaml_str(v->why), (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
+  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash, yaml_str(v->golden_weights)));
+  if (!(v->repeat_mean < 0))
+    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
+  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", yaml_num("%.6f", fom)));
   PetscCall(PetscFPrintf(comm, f, "verdict: %s\n", v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,15 +1,18 @@
 /* miniapp/report.h: the driver's input checks and output: one-line errors,
- * options-file and output-path checks, unused-option detection, the run
- * banner and the YAML summary (written to a temporary name, then renamed). */
+ * the options-file pre-check (optfiles.c), unused-option detection, the run
+ * banner and the YAML summary and report (written through a unique temporary,
+ * every write checked, then renamed; output paths are checked by outpath.h). */
 #ifndef MINIAPP_REPORT_H
 #define MINIAPP_REPORT_H
 
 #include "coupling.h"
 
-int            ReportPrecheckOptionsFiles(int argc, char **argv); /* before PetscInitialize */
+/* Before PetscInitialize: every options file PETSc will read is readable,
+ * text, not a directory, includes no cycle; each is registered as an input
+ * (outpath.h). Prints one line and returns 1 otherwise. */
+int            ReportPrecheckOptionsFiles(int argc, char **argv);
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
-PetscErrorCode ReportCheckWritable(MPI_Comm comm, const char *option, const char *path);
 PetscErrorCode ReportCheckUnusedOptions(PetscBool final);
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
 /* The run's verdict, collected from the solver's and the coupled loop's checks. */

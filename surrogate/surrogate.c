@@ -92,8 +92,8 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(lr > 0 && PetscIsNormalReal(lr), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be a positive number", (double)lr);
   PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
   PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
-  PetscCheck(eps > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be > 0", (double)eps);
-  PetscCheck(wd >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be >= 0", (double)wd);
+  PetscCheck(eps > 0 && PetscIsNormalReal(eps), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be a positive number", (double)eps);
+  PetscCheck(wd >= 0 && !PetscIsInfOrNanReal(wd), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be a finite number >= 0", (double)wd);
   PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);
   s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
   s->seed = (uint64_t)seed;
@@ -165,6 +165,12 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
     s->boff[l] = s->woff[l] + (size_t)s->dim[l + 1] * (size_t)s->dim[l];
     s->nparam  = s->boff[l] + (size_t)s->dim[l + 1];
   }
+  /* Each weight costs about 100 bytes per rank (weights, Adam moments,
+   * gradient partials of 80 bytes for the reduction switch) plus 80 per rank
+   * gathered, and a gather's byte count is a 32-bit int: past this bound the
+   * allocations would fail with a bare out-of-memory, or the count wrap */
+  PetscCheck(s->nparam <= SURR_MAX_WEIGHTS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: the network would have %.0f weights, more than the %d this surrogate supports; use narrower or fewer layers", (double)s->nparam,
+             SURR_MAX_WEIGHTS);
   PetscCall(PetscCalloc3(s->nparam, &s->w, s->nparam, &s->m, s->nparam, &s->v));
   if (!s->mu_in) { /* identity until the first batch (or the user) sets it */
     PetscCall(SurrogateSetNormalization(s, NULL, NULL, NULL, NULL));

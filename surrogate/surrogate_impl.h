@@ -9,7 +9,8 @@
 #include "surrogate_math.h"
 #include "reduce.h"
 
-#define SURR_MAX_LAYERS 16 /* hidden layers + output layer */
+#define SURR_MAX_LAYERS  16        /* hidden layers + output layer */
+#define SURR_MAX_WEIGHTS (1 << 24) /* parameters (weights and biases) */
 
 typedef struct {
   PetscErrorCode (*setup)(Surrogate);

@@ -2,13 +2,16 @@
  * header (magic, version, architecture, Adam step and beta powers), the
  * normalization statistics, weights, Adam moments, then a 64-bit checksum of
  * everything before it. Floats are stored as their bits: the round trip is
- * bit-exact. Rank 0 reads and writes; writes go to a temporary file that is
- * renamed, so a crash never leaves a half-written checkpoint under the name. */
+ * bit-exact. Rank 0 reads and writes; writes go to a unique temporary that
+ * is checked, synced and renamed (kernels/atomicfile.h), so neither a crash,
+ * a full disk nor a concurrent writer leaves a bad checkpoint under the name. */
 #include "surrogate_impl.h"
+#include "atomicfile.h"
 #include "hashrng.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SURR_MAGIC   "MLPSURR1"
@@ -51,7 +54,7 @@ PetscErrorCode SurrogateSave(Surrogate s, const char path[])
   if (s->rank == 0) {
     size_t         nf = payload_floats(s), bytes = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
     unsigned char *buf;
-    char           tmp[PETSC_MAX_PATH_LEN];
+    afile          af;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, SURR_MAGIC, 8);
     h.version = SURR_VERSION, h.endian = 0x01020304u;
@@ -70,21 +73,17 @@ PetscErrorCode SurrogateSave(Surrogate s, const char path[])
     memcpy(f, s->v, s->nparam * sizeof(float));
     uint64_t ck = checksum(buf, bytes - sizeof ck);
     memcpy(buf + bytes - sizeof ck, &ck, sizeof ck);
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) status = 1;
+    int create = afile_begin(&af, path, 1);
+    if (create) status = -create; /* negative: creating failed; positive: writing */
     else {
-      if (fwrite(buf, 1, bytes, fp) != bytes) status = 2;
-      if (fclose(fp)) status = 2;
-      if (!status && rename(tmp, path)) status = 3;
-      if (status) remove(tmp);
+      (void)fwrite(buf, 1, bytes, af.fp); /* a short write sets the stream's error, which the commit checks */
+      status = afile_commit(&af);
     }
     PetscCall(PetscFree(buf));
   }
   PetscCallMPI(MPI_Bcast(&status, 1, MPI_INT, 0, s->comm));
-  PetscCheck(status != 1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateSave: cannot create a temporary file next to %s", path);
-  PetscCheck(status != 2, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: writing checkpoint %s failed (disk full?)", path);
-  PetscCheck(status != 3, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: cannot rename the temporary file to %s", path);
+  PetscCheck(status >= 0, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateSave: cannot create a file next to %s (%s)", path, afile_strerror(-status));
+  PetscCheck(status == 0, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: writing checkpoint %s failed (%s)", path, afile_strerror(status));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -96,7 +95,10 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscFunctionBeginUser;
   *buf = NULL;
   if (s->rank == 0) {
-    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    FILE       *fp = NULL;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode)) n = -3; /* a directory "opens" and has a huge size */
+    else fp = fopen(path, "rb");
     if (fp && !fseek(fp, 0, SEEK_END)) n = ftell(fp);
     if (fp && n >= 0) {
       rewind(fp);
@@ -108,6 +110,7 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscCallMPI(MPI_Bcast(&n, 1, MPI_LONG, 0, s->comm));
   PetscCheck(n != -1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: cannot open checkpoint %s", path);
   PetscCheck(n != -2, s->comm, PETSC_ERR_FILE_READ, "SurrogateLoad: reading checkpoint %s failed", path);
+  PetscCheck(n != -3, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: checkpoint %s is not a regular file", path);
   if (s->rank != 0) PetscCall(PetscMalloc1((size_t)n + 1, buf));
   PetscCallMPI(MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, s->comm));
   *len = (size_t)n;

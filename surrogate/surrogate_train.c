@@ -4,6 +4,10 @@
  * in one line "surrogate-train: error: ..." and exit status 1. */
 #include "surrogate.h"
 #include "heatdata.h"
+#include "pathcheck.h"
+
+#include <stdio.h>
+#include <string.h>
 
 static const char help[] = "Train the MLP surrogate on one explicit heat step.\n"
                            "  -train_steps N   Adam steps (default 100)\n"
@@ -32,6 +36,15 @@ static PetscErrorCode Run(void)
   PetscOptionsEnd();
   PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_steps %" PetscInt_FMT " must be >= 0", steps);
   PetscCheck(batch >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 1", batch);
+  if (hassave) { /* before any work: the checkpoint must not overwrite the one loaded, a device or a directory */
+    char     msg[2 * PETSC_MAX_PATH_LEN + 256] = "";
+    pathset *ps = pathset_create();
+    PetscCheck(ps && !pathset_add(ps, PATH_OUTPUT, "-train_save", save) && (!hasload || !pathset_add(ps, PATH_INPUT, "-train_load", load)), PETSC_COMM_WORLD, PETSC_ERR_MEM, "out of memory");
+    if (rank == 0) (void)pathset_check(ps, msg, sizeof msg);
+    pathset_destroy(&ps);
+    PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PETSC_COMM_WORLD));
+    PetscCheck(!msg[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
 
   PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));
   PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
@@ -57,20 +70,27 @@ static PetscErrorCode Run(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The first error's message, kept for one line at the end. PETSc 3.18's
+ * allocator reports a failure with the caller's name as the message. */
+static char first_error[1024];
+
+static PetscErrorCode KeepFirstError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  if (p != PETSC_ERROR_INITIAL || first_error[0]) return n;
+  if (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11))) snprintf(first_error, sizeof first_error, "out of memory (in %s): reduce -train_batch or -surrogate_layers", mess && mess[0] ? mess : fun);
+  else snprintf(first_error, sizeof first_error, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
+  return n;
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   /* Errors come back as codes; print the specific message once, not a trace. */
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  PetscCall(PetscPushErrorHandler(KeepFirstError, NULL));
   ierr = Run();
-  if (ierr) {
-    const char *text = NULL;
-    char       *specific = NULL;
-    PetscErrorMessage(ierr, &text, &specific);
-    PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", specific && specific[0] ? specific : (text ? text : "unknown error"));
-  }
+  if (ierr) PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "unknown error");
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscFinalize());
   return ierr ? 1 : 0;

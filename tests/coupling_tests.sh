@@ -119,7 +119,7 @@ bad_input)
   check 'closure_tol' -coupling closure -closure_tol -1
   check 'closure_drift_tol' -coupling closure -closure_drift_tol 0
   check 'closure_pattern_factor' -coupling closure -closure_pattern_factor 0.5
-  check 'output: /nonexistent-dir/x.nc: cannot create' -ts_max_steps 1 -output /nonexistent-dir/x.nc
+  check 'output /nonexistent-dir/x.nc: cannot create' -ts_max_steps 1 -output /nonexistent-dir/x.nc
   check 'surrogate_layers' -coupling guess -surrogate_layers 0
   check 'surrogate_lr' -coupling guess -surrogate_lr -1
   check 'surrogate_device' -coupling guess -surrogate_device tpu

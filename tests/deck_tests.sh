@@ -46,7 +46,7 @@ tampered)
   else [ $rc = 0 ] && [ "$v" = VALID ] && grep -q 'golden_state_hash: "not applicable' "$tmp/t.yaml" || fail "golden check must be 'not applicable' here"; fi
   check 'golden_state_hash 0xzz: must be 16 hex digits' -golden_state_hash 0xzz
   check 'repeat_check 1' -repeat_check 1
-  check 'report .*cannot write' -report /nonexistent-dir/r.yaml
+  check 'report .*cannot create' -report /nonexistent-dir/r.yaml
   ;;
 *) fail "unknown test $name" ;;
 esac

@@ -92,7 +92,7 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'ts_max_step: unknown' -ts_max_step 3
   check 'gs_F: unknown' -scenario heat -gs_F 0.03
   check 'options_file .*nosuch.opts' -options_file "$tmp/nosuch.opts"
-  check 'summary .*cannot write' -ts_max_steps 1 -summary /nonexistent-dir/x.yaml
+  check 'summary .*cannot create' -ts_max_steps 1 -summary /nonexistent-dir/x.yaml
   if [ "$strategy" != atomic ]; then check 'ksp_type pipecg' -ksp_type pipecg; fi
   ;;
 *) fail "unknown test $name" ;;

@@ -1,0 +1,208 @@
+/* kernels/atomicfile.c: unique temporary, checked commit by rename, discard,
+ * and removal of dead writers' partials (see atomicfile.h). libc only. */
+#define _DEFAULT_SOURCE
+#include "atomicfile.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* This host's name as it goes into temporary names: a shared file system
+ * may hold partials of live runs on other hosts, whose PIDs mean nothing here. */
+static void host_tag(char *h, size_t len)
+{
+  if (gethostname(h, len - 1)) h[0] = 0;
+  h[len - 1] = 0;
+  for (char *p = h; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.') *p = '_';
+  if (!h[0]) snprintf(h, len, "localhost");
+}
+
+/* The directory part of path ("." when it has none) and its last component. */
+static const char *split(const char *path, char *dir, size_t len)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dir, len, ".");
+    return path;
+  }
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  if (n >= len) n = len - 1;
+  memcpy(dir, path, n), dir[n] = 0;
+  return slash + 1;
+}
+
+int afile_diagnose(const char *path, int err)
+{
+  struct statvfs sv;
+  char           dir[AFILE_PATH_MAX];
+  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG) return err;
+  split(path, dir, sizeof dir);
+  if (!statvfs(dir, &sv) && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC;
+  return err;
+}
+
+const char *afile_strerror(int err)
+{
+  if (err == AFILE_ENOTREG) return "exists and is not a regular file; refusing to replace it";
+  return strerror(err);
+}
+
+int afile_remove_stale(const char *target)
+{
+  char           dir[AFILE_PATH_MAX], prefix[AFILE_PATH_MAX], host[65], path[2 * AFILE_PATH_MAX];
+  const char    *base = split(target, dir, sizeof dir);
+  size_t         plen, hlen;
+  int            removed = 0;
+  DIR           *d;
+  struct dirent *e;
+
+  host_tag(host, sizeof host);
+  hlen = strlen(host);
+  plen = (size_t)snprintf(prefix, sizeof prefix, "%s.partial-", base);
+  if (!base[0] || plen >= sizeof prefix || !(d = opendir(dir))) return 0;
+  while ((e = readdir(d))) {
+    const char *p = e->d_name + plen;
+    char       *end;
+    if (strncmp(e->d_name, prefix, plen) || !isdigit((unsigned char)*p)) continue;
+    long pid = strtol(p, &end, 10);
+    /* "<pid>" (older versions) or "<pid>.<this host>.XXXXXX" */
+    int ours = !*end || (*end == '.' && !strncmp(end + 1, host, hlen) && end[1 + hlen] == '.' && strlen(end + 2 + hlen) == 6);
+    if (!ours || pid <= 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to judge) */
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (!unlink(path)) removed++;
+  }
+  closedir(d);
+  return removed;
+}
+
+/* Temporaries being written, removed if the process is told to stop
+ * (SIGINT, SIGTERM as batch systems send at the time limit, SIGHUP);
+ * SIGKILL leaves them to afile_remove_stale. */
+#define MAX_ACTIVE 16
+static char *volatile active[MAX_ACTIVE];
+
+static void on_signal(int sig)
+{
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (active[i]) unlink(active[i]); /* async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void track(afile *f)
+{
+  static int installed;
+  if (!installed) { /* only where nobody else handles the signal */
+    const int        sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
+      if (!sigaction(sigs[k], NULL, &old) && old.sa_handler == SIG_DFL) sigaction(sigs[k], &sa, NULL);
+    installed = 1;
+  }
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (!active[i]) {
+      active[i] = f->tmp;
+      return;
+    }
+}
+
+static void untrack(afile *f)
+{
+  for (int i = 0; i < MAX_ACTIVE; i++)
+    if (active[i] == f->tmp) active[i] = NULL;
+}
+
+int afile_begin(afile *f, const char *target, int stream)
+{
+  char   host[65];
+  mode_t mask;
+  int    fd, n;
+
+  memset(f, 0, sizeof *f);
+  if (!target || !target[0]) return ENOENT;
+  if (strlen(target) >= sizeof f->target) return ENAMETOOLONG;
+  strcpy(f->target, target);
+  host_tag(host, sizeof host);
+  n = snprintf(f->tmp, sizeof f->tmp, "%s.partial-%ld.%s.XXXXXX", target, (long)getpid(), host);
+  if (n < 0 || (size_t)n >= sizeof f->tmp) return ENAMETOOLONG;
+  afile_remove_stale(target);
+  if ((fd = mkstemp(f->tmp)) < 0) return afile_diagnose(f->tmp, errno);
+  mask = umask(0), umask(mask); /* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
+  (void)fchmod(fd, 0666 & ~mask);
+  if (stream && !(f->fp = fdopen(fd, "w"))) {
+    int e = errno;
+    close(fd), unlink(f->tmp);
+    return e;
+  }
+  if (!stream) close(fd);
+  f->active = 1;
+  track(f);
+  return 0;
+}
+
+/* After the rename: make the new directory entry durable too (best effort). */
+static void sync_dir(const char *target)
+{
+  char dir[AFILE_PATH_MAX];
+  split(target, dir, sizeof dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) (void)fsync(fd), close(fd);
+}
+
+int afile_commit(afile *f)
+{
+  struct stat st;
+  int         err = 0;
+
+  if (!f->active) return EINVAL;
+  untrack(f); /* from here the temporary is renamed or removed */
+  if (f->fp) {
+    /* stdio may have lost errno at the failed write; ferror still says so */
+    errno = 0;
+    if (fflush(f->fp) == EOF || ferror(f->fp)) err = errno ? errno : EIO;
+    if (!err && fsync(fileno(f->fp))) err = errno;
+    if (fclose(f->fp) && !err) err = errno;
+    f->fp = NULL;
+  } else { /* written and closed by a library: make its bytes durable */
+    int fd = open(f->tmp, O_RDONLY);
+    if (fd < 0) err = errno;
+    else {
+      if (fsync(fd)) err = errno;
+      close(fd);
+    }
+  }
+  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) err = AFILE_ENOTREG;
+  if (!err && rename(f->tmp, f->target)) err = errno;
+  if (err) {
+    err = afile_diagnose(f->tmp, err);
+    unlink(f->tmp);
+    f->active = 0;
+    return err;
+  }
+  sync_dir(f->target);
+  f->active = 0;
+  return 0;
+}
+
+void afile_discard(afile *f)
+{
+  if (!f->active) return;
+  untrack(f);
+  if (f->fp) fclose(f->fp);
+  f->fp = NULL;
+  unlink(f->tmp);
+  f->active = 0;
+}

@@ -1,0 +1,48 @@
+/* kernels/atomicfile.h: replace a file so that nobody ever sees a partial
+ * one, safely for concurrent writers of the same name. The data goes to a
+ * unique temporary next to the target,
+ *     <target>.partial-<pid>.<host>.XXXXXX      (mkstemp)
+ * which afile_commit flushes, checks (every short write, ferror, fsync,
+ * fclose), syncs and renames over the target; afile_discard removes it.
+ * afile_begin first removes the partials of the same target left by dead
+ * processes of this host (killed runs), recognized by that name pattern; a
+ * process stopped by SIGINT, SIGTERM or SIGHUP removes its own (the handler
+ * is installed only where the signal had its default action).
+ * Plain C (libc only, no PETSc): used by miniapp/ (summary, report, NetCDF,
+ * miniapp-compare -o) and surrogate/ (checkpoints). Every function returns 0
+ * or an errno value (or AFILE_ENOTREG); afile_strerror gives its text. */
+#ifndef KERNELS_ATOMICFILE_H
+#define KERNELS_ATOMICFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define AFILE_PATH_MAX 4096
+#define AFILE_ENOTREG  100001 /* the target exists and is not a regular file */
+
+typedef struct {
+  char  target[AFILE_PATH_MAX], tmp[AFILE_PATH_MAX];
+  FILE *fp; /* the temporary, open for writing; NULL when begun with stream = 0 */
+  int   active;
+} afile;
+
+/* Create the temporary for target. stream = 1: f->fp is open for writing;
+ * stream = 0: the file exists, empty and closed, for a library that opens it
+ * by name (NetCDF: nc_create(f->tmp, NC_CLOBBER, ...)). */
+int afile_begin(afile *f, const char *target, int stream);
+/* Flush, check, sync and close the temporary, then rename it over the
+ * target. On failure the temporary is removed and the target is untouched.
+ * An existing target that is not a regular file is never replaced. */
+int afile_commit(afile *f);
+/* Close and remove the temporary (any state; a no-op when not begun). */
+void afile_discard(afile *f);
+/* Remove "<target>.partial-<pid>[.<this host>.XXXXXX]" files whose process
+ * no longer exists; returns how many were removed. */
+int afile_remove_stale(const char *target);
+/* err, or ENOSPC when the file system holding path has no free block left:
+ * libraries (HDF5, stdio after a lost errno) often report a full disk as
+ * something else ("HDF error", "Permission denied", EIO). */
+int afile_diagnose(const char *path, int err);
+const char *afile_strerror(int err);
+
+#endif

@@ -1,0 +1,266 @@
+/* miniapp/optstrict.c: strict numeric options, for every option read
+ * anywhere in the driver process: ours, the solver's, the surrogate's and
+ * PETSc's own (-ksp_max_it, -da_grid_x in DMSetFromOptions, ...).
+ *
+ * PETSc 3.18 reads an integer with strtol and casts the long to a 32-bit
+ * PetscInt, so -da_grid_x 4294967299 runs a grid of 3 and 2147483648 comes
+ * back as -2147483648; it treats an option given without a value
+ * (-da_grid_x as the last argument, -ts_dt alone on a line of an options
+ * file, -da_grid_x "") as not given at all, so the default is used silently;
+ * and its parse errors ("Input string 12abc has no integer value") do not
+ * name the option. All of it happens in PetscOptionsGetInt/IntArray/Real/
+ * RealArray/Bool/EList/Enum, through which PetscOptionsInt() and friends
+ * read. This file defines those functions in the executable: the dynamic linker binds
+ * every call to them to these definitions, including the calls inside
+ * libpetsc (which go through its PLT), and each checks the raw text, naming
+ * the option in one line, before handing over to PETSc's own (dlsym
+ * RTLD_NEXT). The reliability_options test proves the interposition is in
+ * effect (it fails if a build links PETSc statically or with -Bsymbolic).
+ * Plain strings may legitimately be empty; they are checked where they are
+ * used (file names: outpath.h). */
+#define _GNU_SOURCE
+#include "outpath.h" /* PETSc, PETSC_SUCCESS */
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* PETSc's own definition of name, looked up once. */
+static void *Real(const char *name)
+{
+  void *f = dlsym(RTLD_NEXT, name);
+  if (!f) {
+    fprintf(stderr, "miniapp: error: %s: PETSc's definition not found (statically linked PETSc?)\n", name);
+    abort();
+  }
+  return f;
+}
+
+/* Errors can come before PetscInitialize has finished (options read during
+ * initialization): then PETSC_COMM_WORLD is not usable yet. */
+static MPI_Comm ErrComm(void) { return PetscInitializeCalled ? PETSC_COMM_WORLD : PETSC_COMM_SELF; }
+
+/* "-" + prefix + name without its dash: the option as the user wrote it. */
+static void FullName(const char pre[], const char name[], char *buf, size_t len) { snprintf(buf, len, "-%s%s", pre ? pre : "", name[0] == '-' ? name + 1 : name); }
+
+/* Words PETSc's string-to-number conversions accept besides numbers. */
+static int Keyword(const char *s)
+{
+  static const char *const words[] = {"default", "petsc_default", "decide", "petsc_decide", "determine", "petsc_determine", "infinity", "petsc_infinity", "ninfinity", "petsc_ninfinity", "mouse"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (!strcasecmp(s, words[k])) return 1;
+  return 0;
+}
+
+typedef enum { TEXT_OK, TEXT_NOT_NUMBER, TEXT_RANGE } TextStatus;
+
+static TextStatus IntText(const char *s)
+{
+  char     *end;
+  long long v;
+  if (Keyword(s)) return TEXT_OK;
+  errno = 0;
+  v     = strtoll(s, &end, 10);
+  if (end == s || *end || isspace((unsigned char)*s)) return TEXT_NOT_NUMBER;
+  if (errno == ERANGE || v < PETSC_MIN_INT || v > PETSC_MAX_INT) return TEXT_RANGE;
+  return TEXT_OK;
+}
+
+static TextStatus RealText(const char *s)
+{
+  char  *end;
+  double v;
+  if (Keyword(s)) return TEXT_OK;
+  errno = 0;
+  v     = strtod(s, &end);
+  if (end == s || *end || isspace((unsigned char)*s)) return TEXT_NOT_NUMBER;
+  if (errno == ERANGE && isinf(v)) return TEXT_RANGE;
+  return TEXT_OK;
+}
+
+/* The raw text of the option; an error when it was given without one. */
+static PetscErrorCode RawValue(PetscOptions options, const char pre[], const char name[], const char *what, const char **value, PetscBool *found)
+{
+  char full[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsFindPair(options, pre, name, value, found));
+  FullName(pre, name, full, sizeof full);
+  PetscCheck(!*found || (*value && (*value)[0]), ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (needs %s)", full, what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* text is the whole value, or one entry of the list whole. */
+static PetscErrorCode CheckInt(const char pre[], const char name[], const char *text, const char *whole)
+{
+  char       full[256], entry[256] = "";
+  TextStatus st = IntText(text);
+
+  PetscFunctionBegin;
+  FullName(pre, name, full, sizeof full);
+  if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
+  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not an integer", full, whole, text != whole ? entry : "");
+  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s does not fit a %d-bit integer (largest %d)", full, whole, entry, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckReal(const char pre[], const char name[], const char *text, const char *whole)
+{
+  char       full[256], entry[256] = "";
+  TextStatus st = RealText(text);
+
+  PetscFunctionBegin;
+  FullName(pre, name, full, sizeof full);
+  if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
+  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not a number", full, whole, entry);
+  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s out of the range of a double", full, whole, entry);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Each comma-separated entry of a list; integer entries may be ranges a-b. */
+static PetscErrorCode CheckList(const char pre[], const char name[], const char *value, PetscBool integer)
+{
+  char        buf[1024], full[256];
+  const char *p = value;
+
+  PetscFunctionBegin;
+  FullName(pre, name, full, sizeof full);
+  while (1) {
+    size_t n = strcspn(p, ",");
+    PetscCheck(n > 0, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: empty entry in the list", full, value);
+    PetscCheck(n < sizeof buf, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: list entry too long", full);
+    memcpy(buf, p, n), buf[n] = 0;
+    if (integer) {
+      char *dash = strchr(buf + 1, '-'); /* "a-b" (a may be negative) */
+      if (dash) {
+        *dash = 0;
+        PetscCall(CheckInt(pre, name, buf, value));
+        PetscCall(CheckInt(pre, name, dash + 1, value));
+      } else PetscCall(CheckInt(pre, name, buf, value));
+    } else PetscCall(CheckReal(pre, name, buf, value));
+    if (!p[n]) break;
+    p += n + 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscOptionsGetInt(PetscOptions options, const char pre[], const char name[], PetscInt *ivalue, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], PetscInt *, PetscBool *);
+  const char *value;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetInt");
+  PetscCall(RawValue(options, pre, name, "an integer", &value, &found));
+  if (found) PetscCall(CheckInt(pre, name, value, value));
+  PetscCall(real(options, pre, name, ivalue, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscOptionsGetIntArray(PetscOptions options, const char pre[], const char name[], PetscInt ivalue[], PetscInt *nmax, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], PetscInt[], PetscInt *, PetscBool *);
+  const char *value;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetIntArray");
+  PetscCall(RawValue(options, pre, name, "a list of integers", &value, &found));
+  if (found) PetscCall(CheckList(pre, name, value, PETSC_TRUE));
+  PetscCall(real(options, pre, name, ivalue, nmax, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscOptionsGetReal(PetscOptions options, const char pre[], const char name[], PetscReal *dvalue, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], PetscReal *, PetscBool *);
+  const char *value;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetReal");
+  PetscCall(RawValue(options, pre, name, "a number", &value, &found));
+  if (found) PetscCall(CheckReal(pre, name, value, value));
+  PetscCall(real(options, pre, name, dvalue, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscOptionsGetRealArray(PetscOptions options, const char pre[], const char name[], PetscReal dvalue[], PetscInt *nmax, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], PetscReal[], PetscInt *, PetscBool *);
+  const char *value;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetRealArray");
+  PetscCall(RawValue(options, pre, name, "a list of numbers", &value, &found));
+  if (found) PetscCall(CheckList(pre, name, value, PETSC_FALSE));
+  PetscCall(real(options, pre, name, dvalue, nmax, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A flag may come without a value (it means true); a value must be one of
+ * PETSc's words for true and false. */
+PetscErrorCode PetscOptionsGetBool(PetscOptions options, const char pre[], const char name[], PetscBool *ivalue, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], PetscBool *, PetscBool *);
+  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off"};
+  const char              *value;
+  PetscBool                found, ok = PETSC_FALSE;
+  char                     full[256];
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetBool");
+  PetscCall(PetscOptionsFindPair(options, pre, name, &value, &found));
+  if (found && value && value[0]) {
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++) ok = (PetscBool)(ok || !strcasecmp(value, words[k]));
+    FullName(pre, name, full, sizeof full);
+    PetscCheck(ok, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
+  }
+  PetscCall(real(options, pre, name, ivalue, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "one of a, b, c" for the message. */
+static const char *OneOf(const char *const *list, PetscInt n)
+{
+  static char buf[512];
+  size_t      o = (size_t)snprintf(buf, sizeof buf, "one of");
+  for (PetscInt k = 0; k < n && o < sizeof buf; k++) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s", k ? "," : "", list[k]);
+  return buf;
+}
+
+/* A choice from a list (-scenario, -coupling, -ksp_type's friends): given
+ * without a value it would silently keep the default. */
+PetscErrorCode PetscOptionsGetEList(PetscOptions options, const char pre[], const char name[], const char *const *list, PetscInt ntext, PetscInt *value, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], const char *const *, PetscInt, PetscInt *, PetscBool *);
+  const char *text;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetEList");
+  PetscCall(RawValue(options, pre, name, OneOf(list, ntext), &text, &found));
+  PetscCall(real(options, pre, name, list, ntext, value, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscOptionsGetEnum(PetscOptions options, const char pre[], const char name[], const char *const *list, PetscEnum *value, PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], const char *const *, PetscEnum *, PetscBool *);
+  const char *text;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  if (!real) *(void **)&real = Real("PetscOptionsGetEnum");
+  PetscInt n = 0;
+  while (list[n]) n++; /* PETSc enum lists: the names, the enum's name, its prefix, NULL */
+  PetscCall(RawValue(options, pre, name, OneOf(list, n >= 3 ? n - 2 : n), &text, &found));
+  PetscCall(real(options, pre, name, list, value, set));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

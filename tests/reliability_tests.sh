@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# tests/reliability_tests.sh: bad inputs and faults end in one clear line and
+# the documented exit code (1 bad input or failed run, 2 INVALID), never in a
+# crash, lost data or a false VALID. One ctest entry per class:
+#   reliability_tests.sh NAME MINIAPP COMPARE TRAIN
+# docs/reliability.md lists every case with the line it gives.
+set -u
+name=$1 app=$2 compare=$3 train=$4
+. "$(dirname "$0")/lib.sh"
+cd "$tmp" || fail "cannot enter $tmp"
+small="-ts_max_steps 2 -da_grid_x 12 -da_grid_y 10"
+
+# expect RC REGEX CMD...: exit status RC and, on stderr, exactly one line
+# "<program>: error: ..." matching REGEX and nothing else (mpiexec's own
+# report of the failed job aside); REGEX "" means stderr must be empty.
+expect() {
+  local want=$1 re=$2; shift 2
+  "$@" > out.txt 2> err.txt
+  local rc=$? errs=err.txt
+  echo "rc $rc: $* -> $(grep ': error: ' err.txt)"
+  [ $rc = "$want" ] || { cat err.txt; fail "exit $rc (want $want) for: $*"; }
+  if [ -z "$re" ]; then [ ! -s err.txt ] || { cat err.txt; fail "unexpected stderr for: $*"; }; return 0; fi
+  if [ "$1" = mpiexec ]; then grep ': error: ' err.txt > err1.txt; errs=err1.txt; fi
+  [ "$(grep -c . $errs)" = 1 ] && grep -q ': error: ' $errs || { cat err.txt; fail "want one error line for: $*"; }
+  grep -Eq -- "$re" $errs || { cat err.txt; fail "message does not match '$re' for: $*"; }
+}
+bad() { expect 1 "$@"; }
+sum() { md5sum "$@" | awk '{print $1}' | tr '\n' ' '; }
+host=$(hostname | tr -c 'A-Za-z0-9._\n-' '_')
+
+case $name in
+outputs) # section 1: no output may replace an input, another output or a device
+  printf -- '-scenario heat\n' > deck.opts
+  "$app" $small -output a.nc > /dev/null 2>&1 || fail "setup run failed"
+  cp a.nc b.nc
+  before=$(sum deck.opts a.nc b.nc)
+  bad 'report deck.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts -report deck.opts
+  bad 'summary deck.opts: is the input -options_file ./deck.opts' "$app" -options_file ./deck.opts -summary deck.opts
+  bad 'summary ./x.nc and -output x.nc name the same file' "$app" $small -output x.nc -summary ./x.nc
+  bad 'summary \.\./[^ ]*/x.yaml and -report x.yaml name the same file' "$app" $small -summary "../$(basename "$tmp")/x.yaml" -report x.yaml
+  bad 'log_view deck.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts -log_view :deck.opts
+  ln deck.opts hard.opts
+  bad 'summary hard.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts $small -summary hard.opts
+  bad '-o a.nc: is the input file a.nc' "$compare" a.nc b.nc -o a.nc
+  bad '-o ./b.nc: is the input file b.nc' "$compare" a.nc b.nc -o ./b.nc
+  "$train" -train_steps 1 -train_save ck.bin > /dev/null 2>&1 || fail "surrogate-train could not write ck.bin"
+  before="$before$(sum ck.bin)"
+  bad 'train_save ./ck.bin: is the input -train_load ck.bin' "$train" -train_steps 1 -train_load ck.bin -train_save ./ck.bin
+  [ "$(sum deck.opts a.nc b.nc ck.bin)" = "$before" ] || fail "an input was modified"
+  # devices, FIFOs and directories are never replaced; a directory fails before the run
+  bad 'output /dev/full: is a character device' "$app" $small -output /dev/full
+  ln -s /dev/full full-link
+  bad 'summary full-link: is a character device' "$app" $small -summary full-link
+  [ -c /dev/full ] && [ -L full-link ] || fail "/dev/full or the link to it was replaced"
+  mkfifo fifo
+  bad 'report fifo: is a FIFO' "$app" $small -report fifo
+  bad '-o /dev/full: is a character device' "$compare" a.nc b.nc -o /dev/full
+  bad 'train_save /dev/full: is a character device' "$train" -train_steps 1 -train_save /dev/full
+  start=$(date +%s)
+  bad 'output /tmp: is a directory' "$app" -da_grid_x 300 -da_grid_y 300 -ts_max_steps 100000 -output /tmp
+  [ $(( $(date +%s) - start )) -lt 20 ] || fail "-output /tmp was refused only after the run"
+  grep -q "FPNA mini-app" out.txt && fail "-output /tmp: the run started before the check"
+  bad 'summary: needs a file name' "$app" $small -summary ""
+  bad 'report: needs a file name' "$app" $small -report ""
+  bad 'output: needs a file name' "$app" $small -output ""
+  bad 'train_save: needs a file name' "$train" -train_steps 1 -train_save ""
+  ;;
+tempfiles) # section 1: unique temporaries; concurrent writers; partials of killed runs
+  for i in 1 2 3; do
+    "$app" -ts_max_steps 15 -da_grid_x 30 -da_grid_y 30 -atomic_order_seed $i -summary s.yaml -report r.yaml -output o.nc > run$i.log 2>&1 &
+  done
+  st=0
+  for j in 1 2 3; do wait -n || st=1; done
+  [ $st = 0 ] || { cat run*.log; fail "a run writing the same files as others at the same time failed"; }
+  [ "$(key s.yaml verification)" = VALID ] && [ "$(sed -n 's/^verdict: //p' r.yaml)" = VALID ] || fail "mixed or incomplete summary/report"
+  /usr/bin/python3 -c 'import sys, yaml; [yaml.safe_load(open(f)) for f in sys.argv[1:]]' s.yaml r.yaml || fail "summary/report not YAML after concurrent writes"
+  "$compare" o.nc o.nc > /dev/null || fail "o.nc unreadable after concurrent writes"
+  ls ./*.partial-* > /dev/null 2>&1 && fail "temporaries left: $(ls ./*.partial-*)"
+  echo "3 concurrent runs: exit 0, complete files, no temporaries left"
+  # partials of dead processes of this host go; live or foreign ones stay
+  sleep 0 & dead=$!; wait $dead
+  touch "o.nc.partial-$dead" "o.nc.partial-$dead.$host.AbCdEf" "s.yaml.partial-$dead.$host.xYz123" \
+        "o.nc.partial-$$.$host.LiVe00" "o.nc.partial-$dead.some-other-host.OtHeR0"
+  "$app" $small -output o.nc -summary s.yaml > /dev/null 2>&1 || fail "run after killed runs failed"
+  left=$(ls | grep partial | sort | tr '\n' ' ')
+  echo "partials left: $left"
+  [ "$left" = "o.nc.partial-$$.$host.LiVe00 o.nc.partial-$dead.some-other-host.OtHeR0 " ] || fail "stale partials of pid $dead not removed, or live/foreign ones removed: $left"
+  # a killed writer's partial is removed by the next run
+  "$app" -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -output k.nc > k.log 2>&1 &
+  pid=$!
+  for i in $(seq 100); do ls k.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  kill -KILL $pid; wait $pid 2> /dev/null
+  ls k.nc.partial-$pid.$host.* > /dev/null 2>&1 || fail "no temporary k.nc.partial-$pid.$host.XXXXXX seen while writing"
+  "$app" $small -output k.nc > /dev/null 2>&1 || fail "rerun failed"
+  ls k.nc.partial-* > /dev/null 2>&1 && fail "the killed run's partial was not removed: $(ls k.nc.partial-*)"
+  echo "killed run's partial removed by the next writer"
+  # a run stopped by SIGTERM (a batch system's time limit) removes its own partial
+  "$app" -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -output t.nc > t.log 2>&1 &
+  pid=$!
+  for i in $(seq 100); do ls t.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  kill -TERM $pid; wait $pid 2> /dev/null
+  ls t.nc* > /dev/null 2>&1 && fail "SIGTERM left: $(ls t.nc*)"
+  echo "SIGTERM: no partial left"
+  ;;
+diskfull) # section 2: a full disk is an error naming ENOSPC, never a success or a crash
+  full=$tmp/full ro=$tmp/ro
+  mkdir -p "$full" "$ro"
+  trap 'umount "$full" 2> /dev/null; umount "$ro" 2> /dev/null; rm -rf "$tmp"' EXIT
+  mount -t tmpfs -o size=96k tmpfs "$full" 2> /dev/null || { echo "cannot mount a tmpfs here (not root?): skipped"; exit 77; }
+  "$app" $small -output a.nc > /dev/null 2>&1 && cp a.nc b.nc || fail "setup run failed"
+  "$train" -train_steps 1 -train_save ck.bin > /dev/null 2>&1 || fail "setup surrogate-train failed"
+  nospace() { # CMD...: exit 1, one line saying "No space left on device", nothing left on the disk
+    expect 1 'No space left on device' "$@"
+    [ "$(ls -A "$full")" = fill ] || fail "files left on the full disk: $(ls -A "$full")"
+  }
+  # nearly full: NetCDF fails while writing or closing (was: SIGSEGV in HDF5's exit handler)
+  dd if=/dev/zero of="$full/fill" bs=1k count=60 2> /dev/null
+  nospace "$app" -ts_max_steps 20 -da_grid_x 40 -da_grid_y 40 -output "$full/o.nc"
+  dd if=/dev/zero of="$full/fill" bs=1k count=80 2> /dev/null
+  nospace "$compare" a.nc b.nc -o "$full/c.nc"
+  # completely full: every writer (was: 0-byte summary/report, exit 0, VALID; "Permission denied")
+  dd if=/dev/zero of="$full/fill" bs=1k count=200 2> /dev/null
+  nospace "$app" $small -summary "$full/s.yaml"
+  nospace "$app" $small -report "$full/r.yaml"
+  nospace "$app" $small -output "$full/o.nc"
+  nospace "$compare" a.nc b.nc -o "$full/c.nc"
+  nospace "$train" -train_steps 1 -train_save "$full/ck.bin"
+  "$app" $small > "$full/log" 2> err.txt
+  rc=$?
+  echo "rc $rc: stdout on the full disk -> $(cat err.txt)"
+  [ $rc = 1 ] && grep -q 'writing standard output failed (No space left on device)' err.txt || fail "stdout on a full disk: exit $rc"
+  rm -f "$full/log"
+  # a read-only file system: refused before the run
+  mount -t tmpfs -o ro,size=16k tmpfs "$ro" || fail "cannot mount a read-only tmpfs"
+  bad "summary $ro/s.yaml: cannot create a file there \(Read-only file system\)" "$app" $small -summary "$ro/s.yaml"
+  ;;
+optfiles) # section 3: options files: one line naming the file, never a crash
+  printf -- '-options_file self.opts\n' > self.opts
+  printf -- '-ts_dt 0.5\n-options_file b.opts\n' > a.opts
+  printf -- '# b includes a\n-options_file a.opts\n' > b.opts
+  mkdir dir.opts
+  printf -- '-ts_dt 0.5\n\001\002\377\376 garbage\n' > binary.opts
+  head -c 300 /dev/urandom > random.opts
+  printf -- '-ts_dt 0.5\nda_grid_x 5\n' > nodash.opts
+  printf -- '-ts_dt 0.5\n-options_file missing.opts\n' > nested.opts
+  bad 'options_file self.opts: includes itself \(self.opts -> self.opts\)' "$app" -options_file self.opts
+  bad 'options_file a.opts: includes itself \(a.opts -> b.opts -> a.opts\)' "$app" -options_file a.opts
+  bad 'options_file dir.opts: is a directory' "$app" -options_file dir.opts
+  bad 'options_file binary.opts: line 2 is not text' "$app" -options_file binary.opts
+  bad 'options_file random.opts: line [0-9]+ is not text' "$app" -options_file random.opts
+  bad "options_file nodash.opts: line 2: 'da_grid_x' is not an option" "$app" -options_file nodash.opts
+  bad 'options_file missing.opts \(included from nested.opts line 2\): cannot read \(No such file or directory\)' "$app" -options_file nested.opts
+  bad 'options_file needs a file name' "$app" -options_file
+  PETSC_OPTIONS="-options_file self.opts" expect 1 'includes itself' "$app" $small
+  if command -v mpiexec > /dev/null; then # before MPI_Init every rank sees it; one says it
+    bad 'options_file self.opts: includes itself' mpiexec -n 2 "$app" -options_file self.opts
+    [ "$(grep -c 'error' err.txt)" = 1 ] || { cat err.txt; fail "more than one rank reported the cycle"; }
+  fi
+  printf -- '-ts_max_steps 2 -da_grid_x 12\n' > two.opts
+  bad "options_file two.opts: line 1: '-da_grid_x' after -ts_max_steps 2: one option per line" "$app" -options_file two.opts
+  # what PETSc accepts still runs: comments, alias, blank lines, a diamond include
+  printf -- '# comment\nalias -dt -ts_dt\n-ts_max_steps 2 # trailing\n\n\t-da_grid_x 12\n-da_grid_y 10\n-options_file leaf.opts\n-options_file leaf.opts\n' > good.opts
+  printf -- '-scenario heat\n' > leaf.opts
+  run s.yaml -options_file good.opts -dt 0.005
+  [ "$(key s.yaml scenario)" = heat ] && [ "$(key s.yaml steps)" = 2 ] || fail "good.opts not applied"
+  ;;
+options) # section 3: numeric options that do not fit, options without a value, bad words
+  printf -- '-ts_dt\n' > nodt.opts
+  bad 'da_grid_x 12abc: not an integer' "$app" -da_grid_x 12abc
+  bad 'da_grid_x 2147483648: does not fit a 32-bit integer' "$app" -da_grid_x 2147483648
+  bad 'da_grid_x 4294967299: does not fit a 32-bit integer' "$app" -da_grid_x 4294967299
+  bad 'ts_max_steps 4294967297: does not fit a 32-bit integer' "$app" -ts_max_steps 4294967297
+  bad 'ksp_max_it 4294967297: does not fit a 32-bit integer' "$app" $small -ksp_max_it 4294967297 # read inside libpetsc
+  bad 'surrogate_layers 32,4294967297: entry 4294967297 does not fit' "$app" $small -coupling guess -surrogate_layers 32,4294967297
+  bad 'ts_dt 1e400: out of the range of a double' "$app" $small -ts_dt 1e400
+  bad 'ts_dt abc: not a number' "$app" $small -ts_dt abc
+  bad 'da_grid_x: given without a value' "$app" -ts_max_steps 2 -da_grid_x
+  bad 'da_grid_x: given without a value' "$app" -ts_max_steps 2 -da_grid_x ""
+  bad 'ts_dt: given without a value' "$app" $small -options_file nodt.opts
+  bad 'scenario: given without a value' "$app" $small -scenario
+  bad 'ksp_type: given without a value' "$app" $small -ksp_type
+  bad 'ksp_type nosuch: unknown ksp type' "$app" $small -ksp_type nosuch
+  bad 'coupling_baselines maybe: not a true/false value' "$app" $small -coupling guess -coupling_baselines maybe
+  bad 'mms_tol -1[.]?: must be a positive number' "$app" $small -scenario heat -mms_tol -1
+  bad 'golden_state_hash: given without a value' "$app" $small -golden_state_hash
+  bad 'surrogate_eps inf[.]? must be a positive number' "$app" $small -coupling guess -surrogate_eps inf
+  bad 'summary: file name too long' "$app" $small -summary "$(printf 'a%.0s' $(seq 5000))"
+  bad 'SurrogateLoad: checkpoint /tmp is not a regular file' "$train" -train_steps 1 -train_load /tmp
+  run s.yaml $small -ts_max_steps +3 -coupling_baselines 0
+  [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
+  ;;
+limits) # section 3: too many ranks, too little memory, too large a network: the user's terms
+  if command -v mpiexec > /dev/null; then
+    bad '5 MPI ranks cannot share the grid: -da_grid_[xy] 3 is split over 5 ranks' mpiexec -n 5 "$app" -da_grid_x 3 -da_grid_y 3 -ts_max_steps 1
+  fi
+  (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario heat -da_grid_x 20000 -da_grid_y 20000 -ts_max_steps 1) || exit 1
+  bad 'surrogate_layers: the network would have 4295884802 weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
+  ;;
+compare) # section 3/4: miniapp-compare validates shapes and refuses series that do not line up
+  "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -output a10.nc > /dev/null 2>&1 || fail "setup run failed"
+  "$app" -ts_max_steps 5 -da_grid_x 12 -da_grid_y 10 -output b5.nc > /dev/null 2>&1 || fail "setup run failed"
+  bad 'series do not line up: a10.nc holds 11 time records \(steps 0..10\), b5.nc holds 6' "$compare" a10.nc b5.nc
+  /usr/bin/python3 - <<'PY' || fail "could not write the misshaped files (python3-netcdf4)"
+import netCDF4, numpy as np
+src = netCDF4.Dataset("a10.nc")
+def clone(name, var, dims):
+    d = netCDF4.Dataset(name, "w")
+    for k, dm in src.dimensions.items(): d.createDimension(k, None if dm.isunlimited() else len(dm))
+    d.createDimension("big", 1000)
+    for k, v in src.variables.items():
+        if k == var: d.createVariable(k, v.dtype, dims)
+        else: d.createVariable(k, v.dtype, v.dimensions)[:] = v[:]
+    d.close()
+clone("bigstep.nc", "step", ("big",))           # read whole into 11 ints: heap overflow before
+clone("hash1d.nc", "state_hash", ("time",))
+clone("losstime.nc", "loss", ("time", "replica"))
+PY
+  bad "bigstep.nc: variable 'step' has dimensions \(big\), expected \(time\)" "$compare" a10.nc bigstep.nc
+  bad "hash1d.nc: variable 'state_hash' has dimensions \(time\), expected \(time, replica\)" "$compare" a10.nc hash1d.nc
+  bad "losstime.nc: variable 'loss' has dimensions \(time, replica\), expected \(epoch, replica\)" "$compare" a10.nc losstime.nc -o out.nc
+  [ ! -e out.nc ] && ! ls ./*.partial-* > /dev/null 2>&1 || fail "output or temporary left by a failed comparison"
+  cp a10.nc c10.nc
+  "$compare" a10.nc c10.nc -o cmp.nc > table.txt || fail "comparing equal runs failed"
+  grep -q '^c10.nc .* never  *never' table.txt || fail "equal runs: $(cat table.txt)"
+  ;;
+valid) # section 4: VALID means right
+  expect 2 '' "$app" -scenario heat -ts_dt 1e6 -ts_max_steps 2 -summary s.yaml
+  grep -q 'EXCEEDS tolerance .*capped at 5% of the exact solution' s.yaml || fail "heat -ts_dt 1e6: $(key s.yaml verification_detail)"
+  [ "$(key s.yaml verification)" = INVALID ] || fail "heat -ts_dt 1e6 not INVALID"
+  run h.yaml -scenario heat
+  echo "default heat: $(key h.yaml verification_detail)"
+  # YAML strings are quoted and escaped: a deck name with quotes and backslashes reads back
+  run s.yaml $small -deck_name 'say "hi" \ there' -report r.yaml
+  /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert d["deck"] == "say \"hi\" \\ there", d["deck"]' r.yaml ||
+    fail "report deck name not read back"
+  ;;
+*) fail "unknown test $name" ;;
+esac
+echo "PASS $name"
