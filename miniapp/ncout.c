@@ -241,7 +241,10 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
     errno = 0;
     e = nc_create(o->partial, NC_NETCDF4 | NC_CLOBBER, &o->ncid);
     if (e) fail(o, e, "cannot create %s", o->partial);
-    else if ((e = define(o, info))) nc_abort(o->ncid);
+    else e = define(o, info); /* on failure the handle is left open on purpose: closing (even nc_abort) a
+                                  file whose header could not be written (full disk) crashes in NetCDF's
+                                  open-object report; the run ends with an error and HDF5's exit clean-up
+                                  is off (ncout_init), so nothing touches it again */
     if (e) afile_discard(&o->af);
   }
   if (e) {

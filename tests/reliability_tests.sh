@@ -196,7 +196,7 @@ limits) # section 3: too many ranks, too little memory, too large a network: the
     bad '5 MPI ranks cannot share the grid: -da_grid_[xy] 3 is split over 5 ranks' mpiexec -n 5 "$app" -da_grid_x 3 -da_grid_y 3 -ts_max_steps 1
   fi
   (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario heat -da_grid_x 20000 -da_grid_y 20000 -ts_max_steps 1) || exit 1
-  bad 'surrogate_layers: the network would have 4295884802 weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
+  bad 'surrogate_layers: the network would have [0-9]+ weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
   ;;
 compare) # section 3/4: miniapp-compare validates shapes and refuses series that do not line up
   "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -output a10.nc > /dev/null 2>&1 || fail "setup run failed"
