@@ -87,7 +87,6 @@ PetscErrorCode ClosureAfterStep(Coupled c)
   PetscFunctionBegin;
   red_set_atomic_order_state(&c->base_order);
   PetscCall(SolverStep(c->exact, NULL, NULL));
-  red_get_atomic_order_state(&c->base_order);
   PetscCall(SolverGetState(c->exact, &ue));
   PetscCall(VecNorm(ue, NORM_2, &ne));
   for (PetscInt r = 0; r < c->nrep; r++) {
@@ -99,6 +98,7 @@ PetscErrorCode ClosureAfterStep(Coupled c)
     PetscCall(VecNorm(p->w, NORM_2, &nd));
     p->drift = ne > 0 ? nd / ne : nd;
   }
+  red_get_atomic_order_state(&c->base_order); /* the drift's norms drew from it too */
   red_set_atomic_order_state(&c->rep[0].order);
   c->drift_max = PetscMax(c->drift_max, c->rep[0].drift);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -93,6 +93,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCheck(c->drift_tol > 0 && !PetscIsInfOrNanReal(c->drift_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be a positive number", (double)c->drift_tol);
   PetscCheck(c->pattern_factor >= 1 && !PetscIsInfOrNanReal(c->pattern_factor), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be a number >= 1", (double)c->pattern_factor);
   PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
+  PetscCall(CheckpointSetFromOptions(c));
 
   for (PetscInt r = 0; r < c->nrep; r++) PetscCall(CreateSolver(c, &c->rep[r].solver));
   PetscCall(SolverHasClosure(c->rep[0].solver, &has));
@@ -159,6 +160,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesSetUp(c));
   else for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k] = (GuessTally){.its_step = -1, .r0_step = NAN};
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSetUp(c));
+  if (c->restart[0]) PetscCall(CheckpointRestore(c));
   if (c->output[0]) PetscCall(OutputCreate(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -242,15 +244,17 @@ static PetscErrorCode StepReplica(Coupled c, Replica *p, PetscInt step, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* From step 0, or from the restart's step (its record is in the run that
+ * wrote the checkpoint), to -ts_max_steps. */
 PetscErrorCode CoupledRun(Coupled c)
 {
-  PetscInt nsteps;
+  PetscInt nsteps, first, e0 = c->epoch;
   double   t0 = MPI_Wtime(), tm;
 
   PetscFunctionBegin;
-  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
-  PetscCall(ObserveStep(c, 0, PETSC_FALSE));
-  for (PetscInt step = 0; step < nsteps; step++) {
+  PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
+  if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
+  for (PetscInt step = first; step < nsteps; step++) {
     PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE;
     for (PetscInt r = 0; r < c->nrep; r++) {
       red_set_atomic_order_state(&c->rep[r].order);
@@ -266,11 +270,16 @@ PetscErrorCode CoupledRun(Coupled c)
       PetscCall(Train(c, step + 1));
       c->times.train += MPI_Wtime() - tm;
     }
+    PetscCall(CheckpointSignalled(c, &c->stop_signal));
+    if (c->stop_signal || (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps)) PetscCall(CheckpointWrite(c));
+    if (c->stop_signal) break;
   }
+  if (c->checkpoint[0] && !c->stop_signal) PetscCall(CheckpointWrite(c)); /* always at the end */
   if (c->output[0]) PetscCall(OutputFinish(c));
   red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */
   c->times.total = MPI_Wtime() - t0;
-  c->times.steps = nsteps, c->times.epochs = c->epoch;
+  PetscCall(SolverGetStep(c->rep[0].solver, &c->times.steps, NULL, NULL, NULL));
+  c->times.steps -= first, c->times.epochs = c->epoch - e0; /* this process's work */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -348,6 +357,7 @@ PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
 {
   PetscFunctionBegin;
   PetscCall(PetscFPrintf(c->comm, f, "coupling: %s\nreplicas: %" PetscInt_FMT "\n", CouplingModeNames[c->mode], c->nrep));
+  if (c->restart_step >= 0) PetscCall(PetscFPrintf(c->comm, f, "restarted_from_step: %" PetscInt_FMT "\n", c->restart_step));
   if (c->rep[0].net) {
     uint64_t        h;
     SurrogateDevice d;
@@ -368,6 +378,14 @@ PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f)
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesReport(c, f));
   if (c->mode == COUPLING_CLOSURE)
     PetscCall(PetscFPrintf(c->comm, f, "  closure: {active_steps: %" PetscInt_FMT ", switches: %" PetscInt_FMT ", drift: %.4e, drift_tol: %.3e}\n", c->active_steps, c->switches, (double)c->rep[0].drift, (double)c->drift_tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint)
+{
+  PetscFunctionBegin;
+  *sig = c->stop_signal, *checkpoint = c->checkpoint;
+  PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

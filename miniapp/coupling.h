@@ -13,7 +13,8 @@
  * initial states and, after every step and every epoch, compares each replica
  * with replica 0 (metrics.h). In an atomic build each replica r replays its
  * own combination order, seeded -atomic_order_seed + r.
- * -output FILE.nc writes fields and every per-step / per-epoch series (ncout.h). */
+ * -output FILE.nc writes fields and every per-step / per-epoch series (ncout.h).
+ * -checkpoint FILE / -restart FILE: bitwise checkpoint/restart (checkpoint.c). */
 #ifndef MINIAPP_COUPLING_H
 #define MINIAPP_COUPLING_H
 
@@ -45,6 +46,9 @@ PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replic
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
 PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f); /* the report's coupling section: guesses side by side, net time, closure */
+/* The run stopped early: a signal (SIGTERM, SIGUSR1) asked for a
+ * checkpoint, which was written; sig = 0 when the run went to its end. */
+PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint);
 PetscErrorCode CoupledDestroy(Coupled *c);
 
 #endif

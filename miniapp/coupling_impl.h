@@ -5,7 +5,8 @@
  *   guesses.c           the initial guesses and the side-by-side comparison
  *   closure.c           the learned closure: gate, fallback, drift, pattern
  *   observe.c           per-step / per-epoch replica metrics and records
- *   coupling_output.c   the NetCDF file of the run */
+ *   coupling_output.c   the NetCDF file of the run
+ *   checkpoint.c        checkpoint/restart */
 #ifndef MINIAPP_COUPLING_IMPL_H
 #define MINIAPP_COUPLING_IMPL_H
 
@@ -78,6 +79,10 @@ struct _p_Coupled {
   float        last_loss[MAX_REPLICAS];
   double       inc_err_sum[2];  /* learned, extrapolated increment error, summed over steps (replica 0) */
   PetscInt     inc_err_n[2];
+  /* checkpoint/restart */
+  char         checkpoint[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
+  PetscInt     checkpoint_every, restart_step, last_checkpoint; /* restart_step -1: a fresh run */
+  int          stop_signal;     /* the run stopped after a checkpoint on this signal */
   ncout       *nc;
   VecScatter   tozero;
   Vec          natural, seq;
@@ -121,5 +126,11 @@ PetscErrorCode OutputStep(Coupled c, PetscInt step, const ncout_step_rec *rec);
 PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec);
 PetscErrorCode OutputFinish(Coupled c);
 PetscErrorCode OutputDestroy(Coupled c);
+
+/* checkpoint.c */
+PetscErrorCode CheckpointSetFromOptions(Coupled c);
+PetscErrorCode CheckpointWrite(Coupled c);
+PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
+PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
 
 #endif

@@ -28,7 +28,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ncout_info  info;
   ncout_attr  at[24];
   int         na = 0, err = 0;
-  char        grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a";
+  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a";
   char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
   const char *sc;
   PetscReal   dt;
@@ -80,6 +80,11 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
+  if (c->restart_step >= 0) { /* the steps and epochs before it are in the file of the run that wrote the checkpoint */
+    PetscCall(PetscSNPrintf(restart_s, sizeof restart_s, "%" PetscInt_FMT, c->restart_step));
+    ATTR("restarted_from_step", restart_s);
+    ATTR("restarted_from", c->restart);
+  }
 #undef ATTR
   PetscCall(SolverGetDM(c->rep[0].solver, &da));
   {
@@ -87,7 +92,7 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscBool heat = (PetscBool)!strcmp(sc, "heat");
     if (heat) hx = 1.0 / (c->M + 1), hy = 1.0 / (c->N + 1);
     info = (ncout_info){.nx = (int)c->M, .ny = (int)c->N, .ncomp = (int)c->dof, .nreplicas = (int)c->nrep, .nsteps = (int)steps, .output_every = (int)c->output_every,
-                        .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na};
+                        .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na, .first_epoch = (int)c->epoch};
   }
   if (c->rank == 0) {
     err = ncout_create(c->output, &info, &c->nc);

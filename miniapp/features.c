@@ -85,8 +85,7 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
   PetscCall(PetscLogEventBegin(c->ev_feat, 0, 0, 0, 0));
   PetscCall(SolverGetState(p->solver, &u));
   PetscCall(RMS(u, &p->su));
-  if (p->have_d) PetscCall(RMS(p->d, &p->sd));
-  else p->sd = 0;
+  if (!p->have_d) p->sd = 0; /* else: kept from the last step (FeaturesGuessTarget) */
   if (p->sd == 0) p->have_d = PETSC_FALSE; /* a still state: nothing to extrapolate or scale by */
   p->sz = p->se > 0 ? p->se : p->sd;
   v[0] = u, v[1] = p->d;
@@ -149,12 +148,17 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
 {
   Vec                u, dn = p->w;
   const PetscScalar *a, *b;
+  PetscReal          sdn;
   PetscInt           n = c->npts * c->dof;
 
   PetscFunctionBegin;
   PetscCall(SolverGetState(p->solver, &u));
   PetscCall(VecWAXPY(dn, -1.0, p->prev, u));
   p->inc_err = p->extrap_err = NAN;
+  /* the scale of d^{n+1} = dn, taken once here and kept as state: a later
+   * VecNorm of the copy could return PETSc's cached norm instead (another
+   * order of the sum in an atomic build), which a restarted run cannot see */
+  PetscCall(RMS(dn, &sdn));
   if (p->have_d) {
     PetscReal nd, ne;
     PetscCall(VecGetArrayRead(dn, &a));
@@ -178,6 +182,6 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
   }
   if (p->space) PetscCall(GuessSpacePush(p->space, dn));
   PetscCall(VecCopy(dn, p->d));
-  p->have_d = PETSC_TRUE, p->have_z = PETSC_FALSE;
+  p->have_d = PETSC_TRUE, p->have_z = PETSC_FALSE, p->sd = sdn;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

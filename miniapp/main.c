@@ -3,7 +3,8 @@
  * summary on stdout and, with -summary FILE, in a file written atomically).
  * Every file the run reads or writes is registered (outpath.h) and checked
  * before the run, so that no output can overwrite an input or another output.
- * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run. */
+ * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run, 3 stopped by
+ * SIGTERM/SIGUSR1 after writing the -checkpoint (continue with -restart). */
 #include "coupling.h"
 #include "outpath.h"
 #include "report.h"
@@ -11,6 +12,7 @@
 
 #include <errno.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,9 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   PetscBool     ok2;
   char          why2[256];
   double        t0;
+  int           sig;
+  PetscInt      step;
+  const char   *ckpt;
 
   PetscFunctionBegin;
   PetscCall(CoupledSetFromOptions(c));
@@ -78,6 +83,12 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   t0 = MPI_Wtime();
   PetscCall(CoupledRun(c));
   t0 = MPI_Wtime() - t0;
+  PetscCall(CoupledGetStop(c, &sig, &step, &ckpt));
+  if (sig) { /* a partial run: nothing to verify or summarize */
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, stderr, "miniapp: %s after step %" PetscInt_FMT ": checkpoint written to %s; continue with -restart %s (exit 3)\n", sig == SIGTERM ? "SIGTERM" : "SIGUSR1", step, ckpt, ckpt));
+    *status = 3;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
   /* verify: the scenario's own checks on replica 0, then the replicas' promise */
   PetscCall(CoupledGetSolver(c, 0, &solver));

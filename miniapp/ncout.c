@@ -232,6 +232,7 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
     return sane ? ENOMEM : NC_EINVAL;
   }
   o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas, o->nsteps = info->nsteps;
+  o->nepochs = info->first_epoch > 0 ? info->first_epoch : 0;
 
   /* The unique temporary first (mkstemp): HDF5 reports a missing directory as "Permission denied". */
   ncout_init();

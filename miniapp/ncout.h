@@ -56,6 +56,7 @@ typedef struct {
   const char *const *comp_names;   /* ncomp names, e.g. {"u", "v"} */
   const ncout_attr  *attrs;        /* extra global attributes */
   int                nattrs;
+  int                first_epoch;  /* a restarted run: number of its first epoch (the earlier ones are fill) */
 } ncout_info;
 
 /* Per-step record of one replica. */

@@ -222,7 +222,7 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   Surrogate net;
   PetscBool repro = (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "reproducible") && !strcmp(MINIAPP_SURROGATE_REDUCTION_NAME, "reproducible"));
   PetscBool ok    = PETSC_TRUE;
-  PetscInt  step;
+  PetscBool last;
   char      na[64];
 
   PetscFunctionBegin;
@@ -241,8 +241,8 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   }
   /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
   v->repeat_mean = v->repeat_var = -1;
-  PetscCall(SolverGetStep(s, &step, NULL, NULL, NULL));
-  if (o->repeat && step > 0) {
+  PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
+  if (o->repeat && last) {
     PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max));
     if (v->repeat_mean > 0 && v->repeat_var / (v->repeat_mean * v->repeat_mean) >= 1e-6) {
       size_t n = strlen(v->why);

@@ -1,9 +1,8 @@
 /* solver/guess.c: initial guesses for the coming step's system A x = b from a
  * space of directions: the last m solution increments d_j = u^{j+1} - u^j
  * (kept with A d_j and their Gram matrix), the current state u itself,
- * the direction to PETSc's Fischer guess (KSPGUESSFISCHER, model 1, the
- * last 10 solutions: kept here too, so that it can be one direction among
- * others), and one extra direction the caller brings (e.g. a network's
+ * the direction to Fischer's guess (below), and one extra direction the
+ * caller brings (e.g. a network's
  * correction). The guess is the point of u + span(directions) closest to
  * the solution in the energy norm (A is SPD):
  *   x0 = u + V a,  (V^T A V) a = V^T (b - A u),
@@ -12,19 +11,33 @@
  * guess, the caller's u + z). Every dot product goes through the solver's
  * Vec type, hence the switch; the small system is solved on every rank by
  * the same fixed-order code, so in the reproducible build the guess has the
- * same bits on any layout. Knows nothing of the network. */
+ * same bits on any layout. Knows nothing of the network.
+ *
+ * Fischer's guess (P. F. Fischer, Comput. Methods Appl. Mech. Engrg. 163,
+ * 1998; "model 1" of PETSc's KSPGUESSFISCHER): the space of the last
+ * solutions, kept as x~_i with b~_i = A x~_i orthonormal; the guess for b is
+ * sum_i (b~_i . b) x~_i, the point of the space whose residual is smallest.
+ * After each solve the new solution's part outside the space joins it; when
+ * FISCHER_MAX are held the space restarts from the newest solution alone.
+ * It is written here rather than taken from PETSc so that its basis can be
+ * checkpointed (GuessSpaceCheckpointWrite/Read) and a restarted run go on
+ * with the same bits. Before any solution is stored it guesses u itself. */
 #include "solver_impl.h"
+#include "ckpt.h"
 
 #define GUESS_MAX_HIST 32
 #define GUESS_MAX_DIRS (GUESS_MAX_HIST + 3)
+#define FISCHER_MAX    10 /* solutions in Fischer's space (PETSc's default for model 1) */
 
 struct _p_GuessSpace {
   Solver      s;
   PetscInt    m, n, head;                /* capacity, stored, ring slot of the newest */
   Vec        *d, *Ad;                    /* ring of increments and A d */
   PetscScalar G[GUESS_MAX_HIST][GUESS_MAX_HIST]; /* d_i^T A d_j by ring slot */
-  KSP         holder;                    /* owns the Fischer KSPGuess (never solves) */
-  KSPGuess    fischer;
+  /* Fischer: nf basis pairs; xf is its guess for the system of step fischer_step */
+  PetscInt    nf;
+  Vec         xt[FISCHER_MAX], bt[FISCHER_MAX];
+  PetscScalar alpha[FISCHER_MAX];
   /* per-step cache, valid while cache_step == step */
   PetscInt    cache_step, fischer_step;
   Vec         Au, r, xf, Av;
@@ -43,11 +56,8 @@ PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g)
   PetscCall(VecDuplicate(s->u, &(*g)->r));
   PetscCall(VecDuplicate(s->u, &(*g)->Av));
   PetscCall(VecDuplicate(s->u, &(*g)->xf));
-  PetscCall(SolverCreateKSP(s, &(*g)->holder));
-  PetscCall(KSPGetGuess((*g)->holder, &(*g)->fischer));
-  PetscCall(KSPGuessSetType((*g)->fischer, KSPGUESSFISCHER));
-  PetscCall(KSPGuessFischerSetModel((*g)->fischer, 1, 10));
-  PetscCall(KSPGuessSetUp((*g)->fischer));
+  for (int i = 0; i < FISCHER_MAX; i++) PetscCall(VecDuplicate(s->u, &(*g)->xt[i]));
+  for (int i = 0; i < FISCHER_MAX; i++) PetscCall(VecDuplicate(s->u, &(*g)->bt[i]));
   (*g)->fischer_step = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -62,10 +72,13 @@ PetscErrorCode GuessSpaceDestroy(GuessSpace *g)
   PetscCall(VecDestroy(&(*g)->r));
   PetscCall(VecDestroy(&(*g)->Av));
   PetscCall(VecDestroy(&(*g)->xf));
-  PetscCall(KSPDestroy(&(*g)->holder));
+  for (int i = 0; i < FISCHER_MAX; i++) PetscCall(VecDestroy(&(*g)->xt[i]));
+  for (int i = 0; i < FISCHER_MAX; i++) PetscCall(VecDestroy(&(*g)->bt[i]));
   PetscCall(PetscFree(*g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode FischerUpdate(GuessSpace g);
 
 /* ring slot of the k-th newest increment (k = 0: the newest) */
 static inline PetscInt Slot(GuessSpace g, PetscInt k) { return (g->head - k + g->m) % g->m; }
@@ -77,7 +90,7 @@ PetscErrorCode GuessSpacePush(GuessSpace g, Vec d)
   PetscInt    h;
 
   PetscFunctionBegin;
-  PetscCall(KSPGuessUpdate(g->fischer, g->s->b, g->s->u)); /* the step just solved, as KSPSolve would */
+  PetscCall(FischerUpdate(g));
   if (!g->m) PetscFunctionReturn(PETSC_SUCCESS);
   g->head = g->n ? (g->head + 1) % g->m : 0;
   g->n    = PetscMin(g->n + 1, g->m);
@@ -99,12 +112,20 @@ PetscErrorCode GuessSpaceGetSize(GuessSpace g, PetscInt *n)
 PetscErrorCode GuessSpaceReset(GuessSpace g)
 {
   PetscFunctionBegin;
-  g->n = 0, g->head = 0, g->cache_step = g->fischer_step = -1;
-  PetscCall(KSPGuessDestroy(&g->fischer));
-  PetscCall(KSPGetGuess(g->holder, &g->fischer));
-  PetscCall(KSPGuessSetType(g->fischer, KSPGUESSFISCHER));
-  PetscCall(KSPGuessFischerSetModel(g->fischer, 1, 10));
-  PetscCall(KSPGuessSetUp(g->fischer));
+  g->n = 0, g->head = 0, g->nf = 0, g->cache_step = g->fischer_step = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fischer's guess for right-hand side b into g->xf (u while the space is empty). */
+static PetscErrorCode FischerForm(GuessSpace g, Vec b)
+{
+  PetscFunctionBegin;
+  if (!g->nf) PetscCall(VecCopy(g->s->u, g->xf));
+  else {
+    PetscCall(VecMDot(b, g->nf, g->bt, g->alpha));
+    PetscCall(VecSet(g->xf, 0.0));
+    PetscCall(VecMAXPY(g->xf, g->nf, g->alpha, g->xt));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -115,11 +136,42 @@ PetscErrorCode GuessSpaceFischer(GuessSpace g, Vec x)
   PetscFunctionBegin;
   if (g->fischer_step != g->s->step) {
     PetscCall(SolverGetRHS(g->s, &b));
-    PetscCall(VecCopy(g->s->u, g->xf)); /* kept when Fischer has nothing stored yet */
-    PetscCall(KSPGuessFormGuess(g->fischer, b, g->xf));
+    PetscCall(FischerForm(g, b));
     g->fischer_step = g->s->step;
   }
   PetscCall(VecCopy(g->xf, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a step: its solution x = u joins Fischer's space as the part the
+ * guess missed, x - xf (x itself into an empty space), orthonormalized in
+ * the A-image; a full space restarts from x alone. */
+static PetscErrorCode FischerUpdate(GuessSpace g)
+{
+  Solver    s = g->s;
+  PetscInt  k = g->nf;
+  PetscReal nrm;
+
+  PetscFunctionBegin;
+  if (k == FISCHER_MAX) k = 0;
+  else if (k > 0 && g->fischer_step != s->step - 1) PetscCall(FischerForm(g, s->b)); /* the guess the step had; s->b is still its system */
+  if (k == 0) PetscCall(VecCopy(s->u, g->xt[0]));
+  else PetscCall(VecWAXPY(g->xt[k], -1.0, g->xf, s->u));
+  PetscCall(MatMult(s->A, g->xt[k], g->bt[k]));
+  if (k > 0) {
+    PetscCall(VecMDot(g->bt[k], k, g->bt, g->alpha));
+    for (PetscInt i = 0; i < k; i++) g->alpha[i] = -g->alpha[i];
+    PetscCall(VecMAXPY(g->bt[k], k, g->alpha, g->bt));
+    PetscCall(VecMAXPY(g->xt[k], k, g->alpha, g->xt));
+  }
+  PetscCall(VecNormalize(g->bt[k], &nrm));
+  g->fischer_step = -1;
+  if (!(nrm > 0)) { /* nothing new (a still state) */
+    g->nf = k;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecScale(g->xt[k], 1.0 / nrm));
+  g->nf = k + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,5 +309,61 @@ PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u,
   SolveSmall(k, G, f, a);
   Safeguard(k, G, f, fd ? k - (extra ? 2 : 1) : -1, a);
   PetscCall(VecMAXPY(x0, k, a, V));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Checkpoint: the ring (slots 0..n-1 are the filled ones), its Gram matrix
+ * and Fischer's basis; the per-step caches are rebuilt by the next step. */
+PetscErrorCode GuessSpaceCheckpointWrite(GuessSpace g, Ckpt ck, const char prefix[])
+{
+  char    name[64];
+  int64_t meta[4] = {g->m, g->n, g->head, g->nf};
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/meta", prefix));
+  PetscCall(CkptPut(ck, name, meta, sizeof meta));
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/gram", prefix));
+  PetscCall(CkptPut(ck, name, g->G, sizeof g->G));
+  for (PetscInt i = 0; i < g->n; i++) {
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/d%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptPutVec(ck, name, g->s->da, g->d[i]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/Ad%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptPutVec(ck, name, g->s->da, g->Ad[i]));
+  }
+  for (PetscInt i = 0; i < g->nf; i++) {
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/xt%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptPutVec(ck, name, g->s->da, g->xt[i]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/bt%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptPutVec(ck, name, g->s->da, g->bt[i]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GuessSpaceCheckpointRead(GuessSpace g, Ckpt ck, const char prefix[])
+{
+  char    name[64];
+  int64_t meta[4];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/meta", prefix));
+  PetscCall(CkptGet(ck, name, meta, sizeof meta));
+  PetscCheck(meta[0] == g->m, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: holds %lld past increments, this run keeps %" PetscInt_FMT " (-guess_history must match)", CkptOption(ck), CkptPath(ck), (long long)meta[0], g->m);
+  PetscCheck(meta[1] >= 0 && meta[1] <= g->m && meta[2] >= 0 && meta[2] < PetscMax(g->m, 1) && meta[3] >= 0 && meta[3] <= FISCHER_MAX, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt record %s", CkptOption(ck), CkptPath(ck), name);
+  g->n = (PetscInt)meta[1], g->head = (PetscInt)meta[2], g->nf = (PetscInt)meta[3];
+  g->cache_step = g->fischer_step = -1;
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/gram", prefix));
+  PetscCall(CkptGet(ck, name, g->G, sizeof g->G));
+  for (PetscInt i = 0; i < g->n; i++) {
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/d%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptGetVec(ck, name, g->s->da, g->d[i]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/Ad%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptGetVec(ck, name, g->s->da, g->Ad[i]));
+  }
+  for (PetscInt i = 0; i < g->nf; i++) {
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/xt%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptGetVec(ck, name, g->s->da, g->xt[i]));
+    PetscCall(PetscSNPrintf(name, sizeof name, "%s/bt%" PetscInt_FMT, prefix, i));
+    PetscCall(CkptGetVec(ck, name, g->s->da, g->bt[i]));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

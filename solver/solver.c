@@ -7,6 +7,8 @@
 #include "vecred.h"
 #include "hashrng.h"
 
+#include <string.h>
+
 static const ScenarioOps *const scenarios[] = {&HeatScenario, &GrayScottScenario};
 static const char *const        scenario_names[] = {"heat", "grayscott"};
 
@@ -287,7 +289,7 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
 
   PetscFunctionBegin;
   PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]", n);
-  PetscCheck(s->step > 0, s->comm, PETSC_ERR_ORDER, "the repeat check needs one completed step");
+  PetscCheck(s->step > 0 && s->b_step == s->step - 1, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
   PetscCall(VecDuplicate(s->u, &x));
   *its_min = PETSC_MAX_INT, *its_max = 0;
   for (PetscInt k = 0; k < n; k++) {
@@ -303,6 +305,12 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
   *mean = m, *var = v / n;
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverHasLastSystem(Solver s, PetscBool *has)
+{
+  *has = (PetscBool)(s->step > 0 && s->b_step == s->step - 1);
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm)
@@ -349,6 +357,68 @@ PetscErrorCode SolverWriteSummary(Solver s, FILE *f)
   PetscCall(PetscFPrintf(s->comm, f, "ksp_iterations_total: %" PetscInt_FMT "\nksp_iterations: [", s->its_total));
   for (PetscInt i = 0; i < s->step; i++) PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));
   PetscCall(PetscFPrintf(s->comm, f, "]\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len)
+{
+  size_t n = strlen(buf);
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(buf + n, len - n, "scenario: %s\ngrid: %" PetscInt_FMT " x %" PetscInt_FMT "\ncomponents: %" PetscInt_FMT "\nsolver_reduction: %s\ndt: %.17g\n", s->scenario, s->M, s->N, s->dof,
+                         s->stock ? "stock" : red_strategy_name(SOLVER_STRATEGY), (double)s->dt));
+  n = strlen(buf);
+  if (s->ops == &HeatScenario) PetscCall(PetscSNPrintf(buf + n, len - n, "heat_D: %.17g\nheat_theta: %.17g\n", (double)s->D, (double)s->theta));
+  else PetscCall(PetscSNPrintf(buf + n, len - n, "gs_Du: %.17g\ngs_Dv: %.17g\ngs_F: %.17g\ngs_k: %.17g\n", (double)s->Du, (double)s->Dv, (double)s->F, (double)s->k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  int64_t step, its_total;
+  double  t, rnorm, last_r0;
+} SolverClock;
+
+PetscErrorCode SolverCheckpointWrite(Solver s, Ckpt ck, const char prefix[])
+{
+  char        name[64];
+  SolverClock k = {s->step, s->its_total, s->t, s->rnorm, s->last_r0};
+  int64_t    *its;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
+  PetscCall(CkptPut(ck, name, &k, sizeof k));
+  PetscCall(PetscMalloc1(s->step + 1, &its));
+  for (PetscInt i = 0; i < s->step; i++) its[i] = s->its[i];
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
+  PetscCall(CkptPut(ck, name, its, (size_t)s->step * sizeof *its));
+  PetscCall(PetscFree(its));
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
+  PetscCall(CkptPutVec(ck, name, s->da, s->u));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverCheckpointRead(Solver s, Ckpt ck, const char prefix[])
+{
+  char        name[64];
+  SolverClock k;
+  int64_t    *its;
+
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
+  PetscCall(CkptGet(ck, name, &k, sizeof k));
+  PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", CkptOption(ck), CkptPath(ck),
+             (long long)k.step, s->max_steps);
+  PetscCall(PetscMalloc1(k.step + 1, &its));
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
+  PetscCall(CkptGet(ck, name, its, (size_t)k.step * sizeof *its));
+  for (PetscInt i = 0; i < k.step; i++) s->its[i] = (PetscInt)its[i];
+  PetscCall(PetscFree(its));
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
+  PetscCall(CkptGetVec(ck, name, s->da, s->u));
+  s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
+  s->b_step = -1;
+  PetscCall(PetscFree(s->closure));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

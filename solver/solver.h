@@ -9,6 +9,8 @@
 #include <petscksp.h>
 #include <stdint.h>
 
+#include "ckpt.h"
+
 #ifndef PETSC_SUCCESS /* PETSc < 3.19 */
 #define PETSC_SUCCESS 0
 #endif
@@ -52,6 +54,9 @@ PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u,
 PetscErrorCode GuessSpaceFischer(GuessSpace g, Vec x); /* Fischer's own guess for the coming step */
 PetscErrorCode GuessSpaceGetSize(GuessSpace g, PetscInt *n);
 PetscErrorCode GuessSpaceReset(GuessSpace g);
+/* Checkpoint (ckpt.h): everything later steps use, as records "<prefix>/..." */
+PetscErrorCode GuessSpaceCheckpointWrite(GuessSpace g, Ckpt ck, const char prefix[]);
+PetscErrorCode GuessSpaceCheckpointRead(GuessSpace g, Ckpt ck, const char prefix[]);
 PetscErrorCode GuessSpaceDestroy(GuessSpace *g);
 PetscErrorCode SolverSolveAll(Solver s); /* the remaining steps */
 /* The scenario's closure term: a factor of the nonlinear part of its
@@ -66,6 +71,7 @@ PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[]); /* copied */
 PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm); /* of the last solve */
 /* HPCG-style repeat check: the last step's system solved n times from zero;
  * mean and variance of the final residual norms, iteration range. */
+PetscErrorCode SolverHasLastSystem(Solver s, PetscBool *has); /* a step solved by this process (not only restored) */
 PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
@@ -80,6 +86,15 @@ PetscErrorCode SolverStateHash(Solver s, uint64_t *hash);
  * and whether the scenario's own checks passed. */
 PetscErrorCode SolverVerify(Solver s, PetscReal *mms_l2, PetscReal *mms_max, PetscBool *ok, char *why, size_t len);
 PetscErrorCode SolverWriteSummary(Solver s, FILE *f); /* YAML lines, rank 0 */
+/* What a checkpoint must agree on to continue this run: "key: value\n"
+ * lines (scenario, grid, components, dt and the physics parameters, the
+ * reduction strategy of the build) appended to buf. */
+PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len);
+/* Checkpoint (ckpt.h): the state, step, time and iteration history as
+ * records "<prefix>/..."; reading checks that the step is within
+ * -ts_max_steps. */
+PetscErrorCode SolverCheckpointWrite(Solver s, Ckpt ck, const char prefix[]);
+PetscErrorCode SolverCheckpointRead(Solver s, Ckpt ck, const char prefix[]);
 PetscErrorCode SolverDestroy(Solver *s);
 
 #endif

@@ -50,6 +50,11 @@ PETSC_EXTERN PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const floa
 /* Checkpoint: weights, Adam moments and step count, normalization; bit-exact. */
 PETSC_EXTERN PetscErrorCode SurrogateSave(Surrogate s, const char path[]);
 PETSC_EXTERN PetscErrorCode SurrogateLoad(Surrogate s, const char path[]);
+/* The same bytes in memory, for a checkpoint that holds more than the
+ * network: Serialize gives them on rank 0 (PetscFree them); Deserialize
+ * takes them on every rank, `what` names them in messages. */
+PETSC_EXTERN PetscErrorCode SurrogateSerialize(Surrogate s, unsigned char **buf, size_t *len);
+PETSC_EXTERN PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_t len, const char what[]);
 
 /* Parameters in the order W_1, b_1, W_2, b_2, ... with W_l row-major [out][in]. */
 PETSC_EXTERN PetscErrorCode SurrogateGetNumWeights(Surrogate s, PetscInt *n);

@@ -43,37 +43,51 @@ static void arch_string(const uint32_t *dim, uint32_t nlayer, char *buf, size_t 
   for (uint32_t l = 0; l <= nlayer && o < len; l++) o += (size_t)snprintf(buf + o, len - o, l ? "-%u" : "%u", dim[l]);
 }
 
-PetscErrorCode SurrogateSave(Surrogate s, const char path[])
+/* The checkpoint bytes (rank 0; other ranks get NULL, 0). */
+PetscErrorCode SurrogateSerialize(Surrogate s, unsigned char **bufp, size_t *lenp)
 {
   SurrHeader h;
-  int        status = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateSave()");
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before saving a surrogate");
   PetscCall(SurrogateSyncHost_Private(s));
+  *bufp = NULL, *lenp = 0;
+  if (s->rank) PetscFunctionReturn(PETSC_SUCCESS);
+  size_t         nf = payload_floats(s), bytes = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
+  unsigned char *buf;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, SURR_MAGIC, 8);
+  h.version = SURR_VERSION, h.endian = 0x01020304u;
+  h.n_in = (uint32_t)s->n_in, h.n_out = (uint32_t)s->n_out, h.nlayer = (uint32_t)s->nlayer, h.have_norm = (uint32_t)s->have_norm;
+  for (int l = 0; l <= s->nlayer; l++) h.dim[l] = (uint32_t)s->dim[l];
+  h.nparam = s->nparam, h.step = s->step, h.beta1_t = s->beta1_t, h.beta2_t = s->beta2_t;
+  PetscCall(PetscMalloc1(bytes, &buf));
+  float *f = (float *)(buf + sizeof h);
+  memcpy(buf, &h, sizeof h);
+  memcpy(f, s->mu_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
+  memcpy(f, s->sd_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
+  memcpy(f, s->mu_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
+  memcpy(f, s->sd_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
+  memcpy(f, s->w, s->nparam * sizeof(float)), f += s->nparam;
+  memcpy(f, s->m, s->nparam * sizeof(float)), f += s->nparam;
+  memcpy(f, s->v, s->nparam * sizeof(float));
+  uint64_t ck = checksum(buf, bytes - sizeof ck);
+  memcpy(buf + bytes - sizeof ck, &ck, sizeof ck);
+  *bufp = buf, *lenp = bytes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSave(Surrogate s, const char path[])
+{
+  unsigned char *buf;
+  size_t         bytes;
+  int            status = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SurrogateSerialize(s, &buf, &bytes));
   if (s->rank == 0) {
-    size_t         nf = payload_floats(s), bytes = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
-    unsigned char *buf;
-    afile          af;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, SURR_MAGIC, 8);
-    h.version = SURR_VERSION, h.endian = 0x01020304u;
-    h.n_in = (uint32_t)s->n_in, h.n_out = (uint32_t)s->n_out, h.nlayer = (uint32_t)s->nlayer, h.have_norm = (uint32_t)s->have_norm;
-    for (int l = 0; l <= s->nlayer; l++) h.dim[l] = (uint32_t)s->dim[l];
-    h.nparam = s->nparam, h.step = s->step, h.beta1_t = s->beta1_t, h.beta2_t = s->beta2_t;
-    PetscCall(PetscMalloc1(bytes, &buf));
-    float *f = (float *)(buf + sizeof h);
-    memcpy(buf, &h, sizeof h);
-    memcpy(f, s->mu_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
-    memcpy(f, s->sd_in, (size_t)s->n_in * sizeof(float)), f += s->n_in;
-    memcpy(f, s->mu_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
-    memcpy(f, s->sd_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
-    memcpy(f, s->w, s->nparam * sizeof(float)), f += s->nparam;
-    memcpy(f, s->m, s->nparam * sizeof(float)), f += s->nparam;
-    memcpy(f, s->v, s->nparam * sizeof(float));
-    uint64_t ck = checksum(buf, bytes - sizeof ck);
-    memcpy(buf + bytes - sizeof ck, &ck, sizeof ck);
-    int create = afile_begin(&af, path, 1);
+    afile af;
+    int   create = afile_begin(&af, path, 1);
     if (create) status = -create; /* negative: creating failed; positive: writing */
     else {
       (void)fwrite(buf, 1, bytes, af.fp); /* a short write sets the stream's error, which the commit checks */
@@ -117,23 +131,21 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SurrogateLoad(Surrogate s, const char path[])
+/* Restore from checkpoint bytes (the same on every rank); what names them in
+ * messages, e.g. "SurrogateLoad: checkpoint ck.bin". */
+PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_t len, const char what[])
 {
-  SurrHeader     h;
-  unsigned char *buf;
-  size_t         len = 0;
-  char           have[128], want[128];
+  SurrHeader h;
+  char       have[128], want[128];
 
   PetscFunctionBeginUser;
   if (!s->setup) PetscCall(SurrogateSetUp(s));
-  PetscCall(ReadAll(s, path, &buf, &len));
   size_t nf = payload_floats(s), expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
-  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is truncated (%zu bytes, shorter than its header)", path, len);
+  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, shorter than its header)", what, len);
   memcpy(&h, buf, sizeof h);
-  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: %s is not a surrogate checkpoint (bad magic)", path);
-  PetscCheck(h.endian == 0x01020304u && h.version == SURR_VERSION, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has version %u (this build reads %u) or foreign byte order", path,
-             h.version, SURR_VERSION);
-  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has a corrupt header (%u layers)", path, h.nlayer);
+  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is not a surrogate checkpoint (bad magic)", what);
+  PetscCheck(h.endian == 0x01020304u && h.version == SURR_VERSION, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads %u) or foreign byte order", what, h.version, SURR_VERSION);
+  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has a corrupt header (%u layers)", what, h.nlayer);
   PetscBool same = (h.nlayer == (uint32_t)s->nlayer && h.nparam == s->nparam) ? PETSC_TRUE : PETSC_FALSE;
   for (int l = 0; same && l <= s->nlayer; l++) same = (h.dim[l] == (uint32_t)s->dim[l]) ? PETSC_TRUE : PETSC_FALSE;
   if (!same) {
@@ -142,12 +154,12 @@ PetscErrorCode SurrogateLoad(Surrogate s, const char path[])
     arch_string(h.dim, h.nlayer, have, sizeof have);
     arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
   }
-  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP, "SurrogateLoad: checkpoint %s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", path, have, want);
-  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is truncated (%zu bytes, expected %zu)", path, len, expect);
-  PetscCheck(len == expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s has %zu trailing bytes", path, len - expect);
+  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP, "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what, have, want);
+  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, expected %zu)", what, len, expect);
+  PetscCheck(len == expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has %zu trailing bytes", what, len - expect);
   uint64_t ck;
   memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
-  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED, "SurrogateLoad: checkpoint %s is corrupt (checksum mismatch)", path);
+  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is corrupt (checksum mismatch)", what);
 
   const unsigned char *f = buf + sizeof h;
 #define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))
@@ -158,6 +170,21 @@ PetscErrorCode SurrogateLoad(Surrogate s, const char path[])
   s->step = h.step, s->beta1_t = h.beta1_t, s->beta2_t = h.beta2_t;
   s->host_stale = PETSC_FALSE;
   if (s->ops->push) PetscCall(s->ops->push(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateLoad(Surrogate s, const char path[])
+{
+  unsigned char *buf;
+  size_t         len = 0;
+  char           what[PETSC_MAX_PATH_LEN + 64];
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(ReadAll(s, path, &buf, &len));
+  PetscCall(PetscSNPrintf(what, sizeof what, "SurrogateLoad: checkpoint %s", path));
+  ierr = SurrogateDeserialize(s, buf, len, what);
   PetscCall(PetscFree(buf));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

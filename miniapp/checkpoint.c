@@ -1,0 +1,276 @@
+/* miniapp/checkpoint.c: checkpoint/restart of the coupled run.
+ *
+ *   -checkpoint FILE        write FILE at the end of the run, every
+ *                           -checkpoint_every N steps, and when SIGTERM or
+ *                           SIGUSR1 arrives (what batch schedulers send before
+ *                           an allocation ends): the current step finishes,
+ *                           the checkpoint is written and the run exits with
+ *                           code 3 (CHECKPOINT_EXIT_SIGNAL)
+ *   -restart FILE           continue the run FILE holds; -ts_max_steps stays
+ *                           the total number of steps counted from the start
+ *
+ * The file (solver/ckpt.h) holds everything a later step reads: every
+ * replica's solver state, step, model time and iteration history, its
+ * network (weights, Adam moments and step, normalization), its atomic-order
+ * state, its guess state (the last increment and its RMS, the scale of the
+ * last correction, the GuessSpace's past increments, Gram matrix and Fischer
+ * basis) and closure flag; the side runs' atomic-order state and the
+ * guesses' tallies; the exact-term run of the closure; the epoch counter and
+ * the divergence record so far. Fields are stored in natural grid order, so a
+ * restart may use other ranks and threads. Its first record describes the
+ * run; a restart refuses, with one line, a checkpoint whose build strategies,
+ * scenario, grid, physics, coupling, replicas, guess space, network size or
+ * atomic-order seed differ from the run's. Options that only steer what
+ * comes next (-ts_max_steps, -train_every, -surrogate_lr, outputs ...) may
+ * change. Timings are of the process that measured them and start again. */
+#include "coupling_impl.h"
+#include "buildinfo.h"
+#include "outpath.h"
+#include "vecred.h"
+
+#include <omp.h>
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t pending_signal;
+
+static void OnSignal(int sig) { pending_signal = sig; }
+
+/* The counters and records of the run that later steps and the summary use. */
+typedef struct {
+  int64_t epoch, switches, last_switch, active_steps, inc_err_n[2];
+  double  drift_max, inc_err_sum[2];
+} CouplingCounters;
+
+PetscErrorCode CheckpointSetFromOptions(Coupled c)
+{
+  PetscBool set_ck, set_rs;
+
+  PetscFunctionBegin;
+  c->checkpoint_every = 0, c->restart_step = -1;
+  PetscOptionsBegin(c->comm, NULL, "Checkpoint/restart", NULL);
+  PetscCall(PetscOptionsString("-checkpoint", "Write a checkpoint to this file at the end, every -checkpoint_every steps and on SIGTERM/SIGUSR1 (then exit 3)", NULL, c->checkpoint, c->checkpoint, sizeof c->checkpoint, &set_ck));
+  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
+  PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart, c->restart, sizeof c->restart, &set_rs));
+  PetscOptionsEnd();
+  PetscCheck(!set_ck || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint: needs a file name");
+  PetscCheck(!set_rs || c->restart[0], c->comm, PETSC_ERR_ARG_WRONG, "-restart: needs a file name");
+  PetscCheck(c->checkpoint_every >= 0, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every %" PetscInt_FMT ": must be >= 0", c->checkpoint_every);
+  PetscCheck(!c->checkpoint_every || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint_every %" PetscInt_FMT ": needs -checkpoint FILE", c->checkpoint_every);
+  if (c->checkpoint[0]) PetscCall(OutPathRegisterOutput("-checkpoint", c->checkpoint));
+  if (c->restart[0]) {
+    /* continuing in place (-restart ck -checkpoint ck) is safe: the file is
+     * read whole before the run and replaced atomically */
+    char a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
+    if (!(c->checkpoint[0] && realpath(c->restart, a) && realpath(c->checkpoint, b) && !strcmp(a, b))) PetscCall(OutPathRegisterInput("-restart", c->restart));
+  }
+  if (c->checkpoint[0]) { /* a scheduler's warning becomes a checkpoint */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = OnSignal;
+    sa.sa_flags   = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What a restart must agree on, as "key: value" lines. */
+static PetscErrorCode Describe(Coupled c, char buf[], size_t len)
+{
+  size_t n;
+
+  PetscFunctionBegin;
+  buf[0] = 0;
+  PetscCall(SolverDescribe(c->rep[0].solver, buf, len));
+  n = strlen(buf);
+  PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_reduction: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
+                         (unsigned long long)c->base_order.seed));
+  n = strlen(buf);
+  if (c->rep[0].net) PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_weights: %" PetscInt_FMT "\nsurrogate_inputs: %" PetscInt_FMT "\n", c->nweights, c->n_in));
+  n = strlen(buf);
+  if (c->mode == COUPLING_GUESS)
+    PetscCall(PetscSNPrintf(buf + n, len - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", c->guess == GUESS_COMBINED ? "combined" : "learned", c->history, (int)c->projection, (int)c->baselines));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The value of "key: " in a description (empty when absent). */
+static void Value(const char *desc, const char *key, char *val, size_t len)
+{
+  size_t      kl = strlen(key);
+  const char *p  = desc;
+
+  val[0] = 0;
+  for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (!strncmp(p, key, kl) && p[kl] == ':' && p[kl + 1] == ' ') {
+      size_t vl = strcspn(p + kl + 2, "\n");
+      if (vl >= len) vl = len - 1;
+      memcpy(val, p + kl + 2, vl), val[vl] = 0;
+      return;
+    }
+}
+
+PetscErrorCode CheckpointWrite(Coupled c)
+{
+  Ckpt             ck;
+  char             desc[4096], name[64], *all = NULL;
+  PetscInt         step;
+  PetscReal        t;
+  CouplingCounters k = {c->epoch, c->switches, c->last_switch, c->active_steps, {c->inc_err_n[0], c->inc_err_n[1]}, c->drift_max, {c->inc_err_sum[0], c->inc_err_sum[1]}};
+  PetscErrorCode   ierr;
+  double           t0 = MPI_Wtime();
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, &t, NULL));
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(PetscSNPrintf(desc, sizeof desc, "miniapp checkpoint of a coupled run (see docs/reliability.md)\nstep: %" PetscInt_FMT "\ntime: %.17g\nepoch: %" PetscInt_FMT "\nmpi_ranks: %d\nomp_threads: %d\nminiapp_version: %s\nsource_revision: %s\noptions: %.1500s\n",
+                         step, (double)t, c->epoch, c->size, omp_get_max_threads(), MINIAPP_VERSION, MINIAPP_REVISION, all ? all : ""));
+  PetscCall(PetscFree(all));
+  {
+    size_t n = strlen(desc);
+    PetscCall(Describe(c, desc + n, sizeof desc - n));
+  }
+  PetscCall(CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck));
+  ierr = CkptPut(ck, "description", desc, strlen(desc) + 1);
+  if (!ierr) ierr = CkptPut(ck, "coupling/counters", &k, sizeof k);
+  if (!ierr) ierr = CkptPut(ck, "coupling/base_order", &c->base_order, sizeof c->base_order);
+  if (!ierr) ierr = CkptPut(ck, "coupling/tally", c->tally, sizeof c->tally);
+  if (!ierr) ierr = CkptPut(ck, "record/first_div_step", c->first_div_step, (size_t)c->nrep * sizeof *c->first_div_step);
+  if (!ierr) ierr = CkptPut(ck, "record/first_div_epoch", c->first_div_epoch, (size_t)c->nrep * sizeof *c->first_div_epoch);
+  if (!ierr) ierr = CkptPut(ck, "record/last_state", c->last_state, (size_t)c->nrep * sizeof *c->last_state);
+  if (!ierr) ierr = CkptPut(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
+  if (!ierr) ierr = CkptPut(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
+  if (!ierr) ierr = CkptPut(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
+  for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
+    Replica *p        = &c->rep[r];
+    double   flags[5] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd};
+    DM       da;
+    ierr = SolverGetDM(p->solver, &da);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r);
+    if (!ierr) ierr = SolverCheckpointWrite(p->solver, ck, name);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/order", r);
+    if (!ierr) ierr = CkptPut(ck, name, &p->order, sizeof p->order);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r);
+    if (!ierr) ierr = CkptPut(ck, name, flags, sizeof flags);
+    if (!ierr && p->d) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r);
+    if (!ierr && p->d) ierr = CkptPutVec(ck, name, da, p->d);
+    if (!ierr && p->space) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/space", r);
+    if (!ierr && p->space) ierr = GuessSpaceCheckpointWrite(p->space, ck, name);
+    if (!ierr && p->net) {
+      unsigned char *buf;
+      size_t         len;
+      ierr = SurrogateSerialize(p->net, &buf, &len);
+      if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r);
+      if (!ierr) ierr = CkptPut(ck, name, buf, len);
+      PetscCall(PetscFree(buf));
+    }
+  }
+  if (!ierr && c->exact) ierr = SolverCheckpointWrite(c->exact, ck, "exact");
+  PetscCall(CkptClose(&ck, (PetscBool)!ierr)); /* the first error wins; an error here is the commit's */
+  PetscCall(ierr);
+  c->last_checkpoint = step;
+  c->times.output += MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointRestore(Coupled c)
+{
+  Ckpt             ck;
+  char             mine[4096], name[64], *theirs;
+  size_t           len;
+  PetscBool        found;
+  CouplingCounters k;
+  PetscErrorCode   ierr;
+  static const char *const keys[] = {"solver_reduction", "surrogate_reduction", "scenario", "grid", "components", "dt", "heat_D", "heat_theta", "gs_Du", "gs_Dv", "gs_F", "gs_k", "coupling", "replicas", "atomic_order_seed", "surrogate_inputs", "surrogate_weights", "guess", "guess_history", "guess_projection", "coupling_baselines"};
+
+  PetscFunctionBegin;
+  PetscCall(CkptCreateRead(c->comm, "-restart", c->restart, &ck));
+  ierr = CkptGetLength(ck, "description", &len, &found);
+  if (!ierr && !found) {
+    PetscCall(CkptClose(&ck, PETSC_FALSE));
+    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: has no description record (not a checkpoint of a coupled run)", c->restart);
+  }
+  PetscCall(ierr);
+  PetscCall(PetscMalloc1(len + 1, &theirs));
+  ierr = CkptGet(ck, "description", theirs, len);
+  theirs[len] = 0;
+  /* the run the file continues must be this one */
+  if (!ierr) ierr = Describe(c, mine, sizeof mine);
+  for (size_t i = 0; i < sizeof keys / sizeof *keys && !ierr; i++) {
+    char a[256], b[256];
+    Value(theirs, keys[i], a, sizeof a);
+    Value(mine, keys[i], b, sizeof b);
+    if (strcmp(a, b)) {
+      PetscCall(PetscFree(theirs));
+      PetscCall(CkptClose(&ck, PETSC_FALSE));
+      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "-restart %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", c->restart, keys[i], a[0] ? a : "(none)", b[0] ? b : "(none)");
+    }
+  }
+  PetscCall(PetscFree(theirs));
+  if (!ierr) ierr = CkptGet(ck, "coupling/counters", &k, sizeof k);
+  if (!ierr) ierr = CkptGet(ck, "coupling/base_order", &c->base_order, sizeof c->base_order);
+  if (!ierr) ierr = CkptGet(ck, "coupling/tally", c->tally, sizeof c->tally);
+  for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = 0; /* seconds are this process's, as every timing */
+  if (!ierr) ierr = CkptGet(ck, "record/first_div_step", c->first_div_step, (size_t)c->nrep * sizeof *c->first_div_step);
+  if (!ierr) ierr = CkptGet(ck, "record/first_div_epoch", c->first_div_epoch, (size_t)c->nrep * sizeof *c->first_div_epoch);
+  if (!ierr) ierr = CkptGet(ck, "record/last_state", c->last_state, (size_t)c->nrep * sizeof *c->last_state);
+  if (!ierr) ierr = CkptGet(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
+  if (!ierr) ierr = CkptGet(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
+  if (!ierr) ierr = CkptGet(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
+  for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
+    Replica *p = &c->rep[r];
+    double   flags[5];
+    DM       da;
+    ierr = SolverGetDM(p->solver, &da);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r);
+    if (!ierr) ierr = SolverCheckpointRead(p->solver, ck, name);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/order", r);
+    if (!ierr) ierr = CkptGet(ck, name, &p->order, sizeof p->order);
+    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r);
+    if (!ierr) ierr = CkptGet(ck, name, flags, sizeof flags);
+    if (!ierr) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4];
+    if (!ierr && p->d) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r);
+    if (!ierr && p->d) ierr = CkptGetVec(ck, name, da, p->d);
+    if (!ierr && p->space) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/space", r);
+    if (!ierr && p->space) ierr = GuessSpaceCheckpointRead(p->space, ck, name);
+    if (!ierr && p->net) {
+      unsigned char *buf = NULL;
+      char           what[PETSC_MAX_PATH_LEN + 64];
+      ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r);
+      if (!ierr) ierr = CkptGetLength(ck, name, &len, &found);
+      if (!ierr && !found) ierr = CkptGet(ck, name, NULL, 0); /* the error naming the missing record */
+      if (!ierr) ierr = PetscMalloc1(len + 1, &buf);
+      if (!ierr) ierr = CkptGet(ck, name, buf, len);
+      if (!ierr) ierr = PetscSNPrintf(what, sizeof what, "-restart %s: replica %" PetscInt_FMT "'s network", c->restart, r);
+      if (!ierr) ierr = SurrogateDeserialize(p->net, buf, len, what);
+      PetscCall(PetscFree(buf));
+    }
+  }
+  if (!ierr && c->exact) ierr = SolverCheckpointRead(c->exact, ck, "exact");
+  PetscCall(CkptClose(&ck, PETSC_FALSE));
+  PetscCall(ierr);
+  c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
+  c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
+  c->drift_max = k.drift_max, c->inc_err_sum[0] = k.inc_err_sum[0], c->inc_err_sum[1] = k.inc_err_sum[1];
+  PetscCall(SolverGetStep(c->rep[0].solver, &c->restart_step, NULL, NULL, NULL));
+  for (PetscInt r = 1; r < c->nrep; r++) { /* replicas advance in lockstep */
+    PetscInt sr;
+    PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
+    PetscCheck(sr == c->restart_step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", replica 0 at %" PetscInt_FMT ")", c->restart, r, sr, c->restart_step);
+  }
+  c->last_checkpoint = c->restart_step;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a step: the signal that asks for a checkpoint, agreed on by all ranks. */
+PetscErrorCode CheckpointSignalled(Coupled c, int *sig)
+{
+  int s = pending_signal;
+
+  PetscFunctionBegin;
+  *sig = 0;
+  if (!c->checkpoint[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Allreduce(&s, sig, 1, MPI_INT, MPI_MAX, c->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
