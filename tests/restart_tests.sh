@@ -1,0 +1,141 @@
+#!/bin/bash
+# tests/restart_tests.sh NAME APP SOLVER_STRATEGY SURROGATE_STRATEGY: checkpoint/restart.
+#   bitwise  2N steps in one run == N steps + -restart + N steps: every hash,
+#            iteration count, loss and replica record of the summary (guess,
+#            closure and heat runs; atomic builds with -atomic_order_seed)
+#   layout   reproducible build: the restart on 3 ranks x 1 thread continues a
+#            run of 1 rank x 2 threads with the same bits (skips elsewhere)
+#   signal   SIGTERM mid-run: the step finishes, the checkpoint is written,
+#            exit 3, no summary; the restart ends where an uninterrupted run does
+#   crash    SIGKILL after a -checkpoint_every checkpoint: the restart from it
+#            ends where an uninterrupted run does
+#   bad      bad checkpoints and options: one line, exit 1, nothing written
+name=$1 app=$2 solver=$3 surr=$4
+restart_extra=()
+. "$(dirname "$0")/lib.sh"
+
+seed=()
+[ "$solver" = atomic ] || [ "$surr" = atomic ] && seed=(-atomic_order_seed 5)
+gs=(-scenario grayscott -da_grid_x 24 -da_grid_y 19 "${seed[@]}")
+big=(-scenario grayscott "${seed[@]}")
+
+# The summary keys a restart must reproduce: all but timings and the counts of
+# this process's own work.
+skip='seconds|reduction_calls|restarted_from|per_second|mpi_ranks|omp_threads'
+same() { # same A.yaml B.yaml WHAT
+  local d
+  d=$(diff <(grep -Ev "$skip" "$1") \
+           <(grep -Ev "$skip" "$2"))
+  [ -z "$d" ] || { echo "$d"; fail "$3: the restarted run differs from the uninterrupted one"; }
+  for k in state_hash weights_hash ksp_iterations_total train_epochs_total; do
+    [ "$(key "$1" $k)" = "$(key "$2" $k)" ] || fail "$3: $k differs"
+  done
+  echo "ok: $3 (state_hash $(key "$2" state_hash), weights_hash $(key "$2" weights_hash), $(key "$2" ksp_iterations_total) iterations)"
+}
+
+# split N1 N2 [-np P] ARGS...: full N2-step run vs N1 steps + restart to N2
+split() {
+  local n1=$1 n2=$2; shift 2
+  local np=(); if [ "$1" = -np ]; then np=(-np "$2"); shift 2; fi
+  rm -f "$tmp/ck.bin"
+  run "$tmp/full.yaml" "$@" -ts_max_steps "$n2"
+  run "$tmp/half.yaml" "$@" -ts_max_steps "$n1" -checkpoint "$tmp/ck.bin"
+  [ -s "$tmp/ck.bin" ] || fail "no checkpoint written"
+  run "$tmp/rest.yaml" "${np[@]}" "$@" "${restart_extra[@]}" -ts_max_steps "$n2" -restart "$tmp/ck.bin"
+  [ "$(key "$tmp/rest.yaml" restarted_from_step)" = "$n1" ] || fail "restarted_from_step is not $n1"
+  same "$tmp/full.yaml" "$tmp/rest.yaml" "$* ($n1 + $((n2 - n1)) steps${np:+, restart on ${np[1]} ranks})"
+}
+
+case $name in
+bitwise)
+  split 6 13 "${gs[@]}" -coupling guess -replicas 2
+  split 5 12 "${gs[@]}" -coupling guess -guess learned -coupling_baselines 0 -guess_history 2
+  split 7 15 "${gs[@]}" -coupling closure -closure_warmup 4 -replicas 2
+  split 4 9 -scenario heat -da_grid_x 15 -da_grid_y 12 "${seed[@]}" -coupling guess
+  split 3 8 -scenario heat -da_grid_x 15 -da_grid_y 12 -coupling none
+  split 0 4 "${gs[@]}" -coupling guess
+  split 5 5 "${gs[@]}" -coupling guess
+  # continuing in place: -restart and -checkpoint name the same file
+  run "$tmp/a.yaml" "${gs[@]}" -coupling guess -ts_max_steps 4 -checkpoint "$tmp/roll.bin"
+  run "$tmp/b.yaml" "${gs[@]}" -coupling guess -ts_max_steps 8 -restart "$tmp/roll.bin" -checkpoint "$tmp/roll.bin"
+  run "$tmp/c.yaml" "${gs[@]}" -coupling guess -ts_max_steps 11 -restart "$tmp/roll.bin"
+  run "$tmp/d.yaml" "${gs[@]}" -coupling guess -ts_max_steps 11
+  same "$tmp/d.yaml" "$tmp/c.yaml" "4 + 4 + 3 steps through one checkpoint file"
+  ;;
+layout)
+  [ "$solver" = reproducible ] && [ "$surr" = reproducible ] || { echo "SKIP: layout-independent bits need the reproducible build"; exit 77; }
+  command -v mpiexec > /dev/null || { echo "SKIP: no mpiexec"; exit 77; }
+  export OMP_NUM_THREADS=2 # the first part: 1 rank x 2 threads; the restart: 3 (2) ranks x 1 thread
+  restart_extra=(-threads 1)
+  split 5 11 -np 3 "${gs[@]}" -coupling guess -replicas 2
+  split 6 12 -np 2 "${gs[@]}" -coupling closure -closure_warmup 3
+  ;;
+signal)
+  args=("${big[@]}" -da_grid_x 64 -da_grid_y 64 -coupling guess -ts_max_steps 2000)
+  "$app" "${args[@]}" -checkpoint "$tmp/sig.bin" -summary "$tmp/sig.yaml" > "$tmp/sig.out" 2> "$tmp/sig.err" &
+  pid=$!
+  for i in $(seq 300); do grep -q '^FPNA' "$tmp/sig.out" 2> /dev/null && break; sleep 0.1; done
+  sleep 2
+  kill -TERM $pid; wait $pid; rc=$?
+  cat "$tmp/sig.err"
+  [ $rc = 3 ] || fail "SIGTERM: exit $rc, expected 3"
+  [ "$(wc -l < "$tmp/sig.err")" = 1 ] && grep -q 'SIGTERM after step [0-9]*: checkpoint written to .*sig.bin' "$tmp/sig.err" || fail "SIGTERM: not the one documented line"
+  [ ! -e "$tmp/sig.yaml" ] || fail "SIGTERM: a partial run wrote a summary"
+  step=$(sed -n 's/.*after step \([0-9]*\).*/\1/p' "$tmp/sig.err")
+  [ "$step" -gt 0 ] && [ "$step" -lt 2000 ] || fail "SIGTERM: stopped at step $step"
+  n=$((step + 5))
+  run "$tmp/rest.yaml" "${args[@]}" -ts_max_steps $n -restart "$tmp/sig.bin"
+  run "$tmp/full.yaml" "${args[@]}" -ts_max_steps $n
+  same "$tmp/full.yaml" "$tmp/rest.yaml" "SIGTERM after step $step, restart to step $n"
+  ;;
+crash)
+  args=("${big[@]}" -da_grid_x 48 -da_grid_y 48 -coupling guess)
+  "$app" "${args[@]}" -ts_max_steps 100000 -checkpoint "$tmp/cr.bin" -checkpoint_every 3 > "$tmp/cr.out" 2>&1 &
+  pid=$!
+  for i in $(seq 600); do [ -e "$tmp/cr.bin" ] && break; sleep 0.1; done
+  sleep 0.5
+  kill -KILL $pid; wait $pid 2> /dev/null
+  [ -e "$tmp/cr.bin" ] || fail "no checkpoint appeared with -checkpoint_every 3"
+  step=$(head -c 4096 "$tmp/cr.bin" | tr -d '\000' | sed -n 's/^step: //p' | head -1)
+  [ $((step % 3)) = 0 ] && [ "$step" -gt 0 ] || fail "checkpoint at step '$step', not a multiple of 3"
+  n=$((step + 4))
+  run "$tmp/rest.yaml" "${args[@]}" -ts_max_steps $n -restart "$tmp/cr.bin"
+  run "$tmp/full.yaml" "${args[@]}" -ts_max_steps $n
+  same "$tmp/full.yaml" "$tmp/rest.yaml" "SIGKILL, restart from the step-$step checkpoint"
+  ;;
+bad)
+  g=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -coupling guess)
+  run "$tmp/w.yaml" "${g[@]}" -ts_max_steps 3 -checkpoint "$tmp/good.bin"
+  sz=$(stat -c %s "$tmp/good.bin")
+  head -c $((sz / 2)) "$tmp/good.bin" > "$tmp/trunc.bin"
+  head -c 12 "$tmp/good.bin" > "$tmp/short.bin"
+  head -c 5000 /dev/urandom > "$tmp/random.bin"
+  : > "$tmp/empty.bin"
+  cp "$tmp/good.bin" "$tmp/flip.bin"; printf '\377' | dd of="$tmp/flip.bin" bs=1 seek=$((sz - 100)) conv=notrunc 2> /dev/null
+  check 'restart .*trunc.bin: corrupt or truncated' "${g[@]}" -ts_max_steps 6 -restart "$tmp/trunc.bin"
+  check 'restart .*short.bin: truncated' "${g[@]}" -ts_max_steps 6 -restart "$tmp/short.bin"
+  check 'restart .*random.bin: not a miniapp checkpoint' "${g[@]}" -ts_max_steps 6 -restart "$tmp/random.bin"
+  check 'restart .*empty.bin: not a miniapp checkpoint' "${g[@]}" -ts_max_steps 6 -restart "$tmp/empty.bin"
+  check 'restart .*flip.bin: corrupt' "${g[@]}" -ts_max_steps 6 -restart "$tmp/flip.bin"
+  check 'restart .*no-such.bin: cannot open' "${g[@]}" -ts_max_steps 6 -restart "$tmp/no-such.bin"
+  check 'restart .*: not a regular file' "${g[@]}" -ts_max_steps 6 -restart "$tmp"
+  check 'written with grid 16 x 12, this run has 16 x 13' "${g[@]}" -da_grid_y 13 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with solver_reduction [a-z]*, this run has stock' "${g[@]}" -solver_stock_vec -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with surrogate_weights [0-9]*, this run has [0-9]*' "${g[@]}" -surrogate_layers 8 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with replicas 1, this run has 2' "${g[@]}" -replicas 2 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with coupling guess, this run has none' "${g[@]}" -coupling none -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with scenario grayscott, this run has heat' -scenario heat -da_grid_x 16 -da_grid_y 12 -coupling guess -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with gs_F 0.04[0-9]*, this run has 0.05' "${g[@]}" -gs_F 0.05 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with guess_history 4, this run has 6' "${g[@]}" -guess_history 6 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with atomic_order_seed 0, this run has 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'checkpoint is at step 3, beyond -ts_max_steps 2' "${g[@]}" -ts_max_steps 2 -restart "$tmp/good.bin"
+  check 'checkpoint_every 2: needs -checkpoint' "${g[@]}" -checkpoint_every 2
+  check 'checkpoint_every -1' "${g[@]}" -checkpoint_every -1 -checkpoint x.bin
+  check 'checkpoint /nonexistent-dir/x.bin' "${g[@]}" -ts_max_steps 2 -checkpoint /nonexistent-dir/x.bin
+  check 'checkpoint .*w.yaml' "${g[@]}" -ts_max_steps 2 -checkpoint "$tmp/w.yaml" -summary "$tmp/w.yaml"
+  check 'restart .*good.bin' "${g[@]}" -ts_max_steps 4 -restart "$tmp/good.bin" -summary "$tmp/good.bin"
+  [ "$(stat -c %s "$tmp/good.bin")" = "$sz" ] || fail "a refused run changed the checkpoint"
+  ;;
+*) fail "unknown test $name" ;;
+esac
+echo "PASS $name"
