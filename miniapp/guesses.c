@@ -3,7 +3,8 @@
  *
  *   none           u^n
  *   extrapolation  u^n + d^n = 2u^n - u^{n-1}
- *   fischer        PETSc's KSPGUESSFISCHER (model 1, 10 past solutions)
+ *   fischer        Fischer's projection over past solutions (model 1 of
+ *                  PETSc's KSPGUESSFISCHER, 10 solutions; solver/guess.c)
  *   learned        u^n + d^n + z, z the network's correction (features.c)
  *   combined       the energy-norm best point of u^n + span{u^n, the last
  *                  -guess_history increments, Fischer's guess - u^n, z}
@@ -18,7 +19,7 @@
  * from its own start (a side KSP, its own atomic order), so all five are
  * measured on identical systems: iterations, start residual, seconds. The
  * Fischer guess of every row is the one kept in the replica's GuessSpace,
- * updated with the run's own solutions (KSPSolve would do the same). */
+ * updated with the run's own solutions. */
 #include "coupling_impl.h"
 
 #include <math.h>

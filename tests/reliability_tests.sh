@@ -120,6 +120,7 @@ diskfull) # section 2: a full disk is an error naming ENOSPC, never a success or
   nospace "$app" -ts_max_steps 20 -da_grid_x 40 -da_grid_y 40 -output "$full/o.nc"
   dd if=/dev/zero of="$full/fill" bs=1k count=80 2> /dev/null
   nospace "$compare" a.nc b.nc -o "$full/c.nc"
+  nospace "$app" -ts_max_steps 3 -da_grid_x 40 -da_grid_y 40 -coupling guess -checkpoint "$full/ck.bin"
   # completely full: every writer (was: 0-byte summary/report, exit 0, VALID; "Permission denied")
   dd if=/dev/zero of="$full/fill" bs=1k count=200 2> /dev/null
   nospace "$app" $small -summary "$full/s.yaml"
@@ -127,6 +128,7 @@ diskfull) # section 2: a full disk is an error naming ENOSPC, never a success or
   nospace "$app" $small -output "$full/o.nc"
   nospace "$compare" a.nc b.nc -o "$full/c.nc"
   nospace "$train" -train_steps 1 -train_save "$full/ck.bin"
+  nospace "$app" $small -checkpoint "$full/ck.bin"
   "$app" $small > "$full/log" 2> err.txt
   rc=$?
   echo "rc $rc: stdout on the full disk -> $(cat err.txt)"
