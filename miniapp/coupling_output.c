@@ -19,7 +19,7 @@ static PetscErrorCode Check(Coupled c, int err)
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, c->comm));
   if (!err) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, c->comm));
-  SETERRQ(c->comm, PETSC_ERR_FILE_WRITE, "-output %s: %s", c->output, msg);
+  SETERRQ(c->comm, PETSC_ERR_FILE_WRITE, "-output %s", msg); /* msg starts with the path */
 }
 
 PetscErrorCode OutputCreate(Coupled c)
