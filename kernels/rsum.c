@@ -16,11 +16,13 @@
  *     merging aligns the bins and adds integers (exact, associative). The
  *     final state is therefore sum_i q_j(v_i) for the 3 bins under the global
  *     maximum's bin: a function of the multiset of values.
- * Error bound: the discarded residuals are below 2^((T-2)W) / 2 per value,
- * where 2^(TW-1) <= max|v| when the top bin is T, so |error| <= n * 2^-81 *
- * max|v| (plus two roundings in rsum_value: <= 2 ulp of the result). For
- * n < 2^28 that is below one ulp of max|v|, far below the pairwise tree's
- * log2(n) * u * sum|v|.
+ * Error bound: the discarded residuals are at most 2^((T-2)W) / 2 per value,
+ * where 2^(TW-1) <= max|v| when the top bin is T, so |error| <= n * 2^-80 *
+ * max|v| plus the one rounding of rsum_value (1/2 ulp of the result, 1 ulp
+ * when it is subnormal). For n < 2^27 that is below one ulp of max|v|, far
+ * below the pairwise tree's log2(n) * u * sum|v|; when every value is a
+ * multiple of the lowest kept unit (2^((T-2)W)) the sum is exact and the
+ * result is the correctly rounded exact sum, for either sign.
  * Limits: non-finite inputs make the result their own (order-free) sum.
  * Needs IEEE double arithmetic with round-to-nearest and no FMA contraction
  * or reassociation of the extraction (-ffp-contract=off, no -ffast-math). */
@@ -183,21 +185,51 @@ void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y
   }
 }
 
-/* Floor-divide the integer bins into base-2^W digits (lowest two in
- * [0, 2^W)), then round once per digit, top last. A fixed procedure on an
- * order-free state, so the result is reproducible. */
+/* Carry the bins into base-2^W digits: b[1], b[2] in [0, 2^W), b[0] any
+ * sign, so that the exact value b0 2^2W + b1 2^W + b2 keeps its sign in b0
+ * (0 <= the rest < 2^2W). */
+static void rsum_carry(__int128 *b)
+{
+  for (int k = RSUM_FOLD - 1; k > 0; k--) {
+    __int128 carry = b[k] >> RSUM_W; /* arithmetic shift: floor */
+    b[k] -= carry * ((__int128)1 << RSUM_W);
+    b[k - 1] += carry;
+  }
+}
+
+/* The exact accumulated value, rounded once to the nearest double (ties to
+ * even): its magnitude as one unsigned integer of at most 128 bits whose
+ * lowest bit also records ("sticky") any nonzero bits shifted out, then one
+ * correctly rounded integer-to-double conversion. A fixed procedure on an
+ * order-free state, so the result is reproducible. Rounding to a subnormal
+ * result happens twice (ldexp): at most 1 ulp there. An exact zero is +0.0
+ * whatever the signs of the zero summands: the GPU's binned partials do not
+ * carry them, and +0.0 keeps CPU and GPU bits equal. */
 double rsum_value(const rsum_t *a)
 {
   if (a->nonfinite) return a->special;
   if (a->top == INT32_MIN) return 0.0;
   __int128 b[RSUM_FOLD];
   memcpy(b, a->bin, sizeof b);
-  for (int k = RSUM_FOLD - 1; k > 0; k--) {
-    __int128 carry = b[k] >> RSUM_W; /* arithmetic shift: floor */
-    b[k] -= carry * ((__int128)1 << RSUM_W);
-    b[k - 1] += carry;
+  rsum_carry(b);
+  int neg = b[0] < 0;
+  if (neg) { /* |V| = -V: negate the digits and carry again (b[0] >= 0 after) */
+    for (int k = 0; k < RSUM_FOLD; k++) b[k] = -b[k];
+    rsum_carry(b);
   }
-  double low = ldexp((double)b[1], -RSUM_W) + ldexp((double)b[2], -2 * RSUM_W);
-  double r   = (double)b[0] + low;
-  return ldexp(r, a->top * RSUM_W); /* one rounding if the result is subnormal */
+  if (!b[0] && !b[1] && !b[2]) return 0.0;
+  typedef unsigned __int128 u128;
+  const __int128 lim47 = (__int128)1 << 47, lim87 = (__int128)1 << 87;
+  u128 v;
+  int  e = (a->top - 2) * RSUM_W; /* exponent of the unit of b[2] */
+  if (b[0] < lim47) v = ((u128)b[0] << (2 * RSUM_W)) | ((u128)b[1] << RSUM_W) | (u128)b[2]; /* < 2^127: exact */
+  else if (b[0] < lim87) { /* >= 2^127: b[2] only decides ties, as a sticky bit below 88 leading bits */
+    v = ((((u128)b[0] << RSUM_W) | (u128)b[1]) << 1) | (u128)(b[2] != 0);
+    e += RSUM_W - 1;
+  } else {
+    v = ((u128)b[0] << 1) | (u128)(b[1] != 0 || b[2] != 0);
+    e += 2 * RSUM_W - 1;
+  }
+  double r = ldexp((double)v, e); /* (double) of an integer: correctly rounded */
+  return neg ? -r : r;
 }

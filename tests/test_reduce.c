@@ -215,6 +215,72 @@ static void test_mdot_special(void)
   }
 }
 
+/* The reproducible sum is the correctly rounded exact sum, for either sign,
+ * when every value is a multiple of the lowest kept unit: values m * 2^-80
+ * with |v| < 2^39 (the top bin is then 0, the kept units 2^0, 2^-40, 2^-80),
+ * so the exact sum S (in units of 2^-80, |S| < 2^127 for n <= 256) is held in
+ * an __int128. Checked without trusting any conversion: R = r * 2^80 is an
+ * integer, and |S - R| must be at most half an ulp of r (ties: r even). */
+typedef __int128 i128;
+static int correctly_rounded(i128 S, double r)
+{
+  if (S == 0) return r == 0.0 && !signbit(r);
+  i128 R = (i128)ldexp(r, 80), D = S - R;
+  int  e;
+  (void)frexp(r, &e);
+  int ue = e - 53 + 80; /* ulp(r) = 2^(e-53), in units of 2^-80: 2^ue */
+  if (ue <= 0) return D == 0; /* r would be exact: below the unit */
+  i128 half = (i128)1 << (ue - 1), ad = D < 0 ? -D : D;
+  if (ad < half) return 1;
+  if (ad > half) return 0;
+  return ((int64_t)(R >> ue) & 1) == 0; /* a tie: r must be even */
+}
+
+static void test_exact_rounding(void)
+{
+  enum { N = 256, TRIALS = 4000 };
+  static double v[N];
+  int          bad = 0, negative = 0;
+  /* the cases that were wrong: a small remainder of either sign */
+  const double c1[3] = {1, -1, -1e-20}, c2[3] = {1e6, -1e6, -1e-6}, c3[3] = {3, -3, -M_PI / 1000};
+  for (int sg = -1; sg <= 1; sg += 2) {
+    double a[3], b[3], c[3];
+    for (int k = 0; k < 3; k++) a[k] = c1[k] * (k == 2 ? -sg : 1), b[k] = c2[k] * (k == 2 ? -sg : 1), c[k] = c3[k] * (k == 2 ? -sg : 1);
+    double ea = ldexp(nearbyint(ldexp(a[2], 80)), -80); /* 1e-20 has bits below the kept unit 2^-80 */
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL) == ea, "reproducible {1, -1, %g} = %.17g, not %.17g", a[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL), ea);
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL) == b[2], "reproducible {1e6, -1e6, %g} = %.17g", b[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL));
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL) == c[2], "reproducible {3, -3, %g} = %.17g", c[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL));
+  }
+  /* random: cancelling pairs, wide exponents, a remainder of either sign */
+  for (int t = 0; t < TRIALS; t++) {
+    i128   S = 0;
+    size_t n = 2 + (size_t)(rng_uniform(100, (uint64_t)t) * (N - 2));
+    for (size_t i = 0; i < n; i++) {
+      uint64_t k    = (uint64_t)t * N + i;
+      int      ex   = (int)(rng_uniform(101, k) * 118) - 79; /* value in [2^(ex-1), 2^ex), ex <= 38 */
+      int      cap  = ex + 80 < 53 ? ex + 80 : 53;                   /* significant bits, none below 2^-80 */
+      int      mb   = 1 + (int)(rng_uniform(102, k) * cap);
+      int64_t  m    = (int64_t)(rng_uniform(103, k) * ldexp(1.0, mb - 1)) | ((int64_t)1 << (mb - 1));
+      double   x    = ldexp((double)m, ex - mb);
+      if (rng_uniform(104, k) < 0.5) x = -x;
+      if (i % 2 == 1 && rng_uniform(105, k) < 0.7) x = -v[i - 1]; /* cancellation */
+      v[i] = x;
+      S += (i128)ldexp(x, 80);
+    }
+    double r = red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, n, v, NULL);
+    negative += S < 0;
+    if (!correctly_rounded(S, r)) {
+      bad++;
+      if (bad <= 3) printf("  trial %d: n=%zu, not the correctly rounded exact sum: %.17g\n", t, n, r);
+    }
+  }
+  CHECK(bad == 0, "reproducible sum not correctly rounded in %d of %d trials (%d with a negative sum)", bad, TRIALS, negative);
+  /* subnormal results: multiples of 2^-1074 with either sign, exact */
+  double sub[4] = {0x1p-1074 * 12345, -0x1p-1074 * 70000, 0x1p-1060, -0x1p-1060};
+  CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 4, sub, NULL) == 0x1p-1074 * (12345.0 - 70000.0), "subnormal sum of either sign");
+  printf("reproducible exact rounding: %d random trials (%d with a negative sum) correctly rounded\n", TRIALS, negative);
+}
+
 /* Scatter-add: a 1-D face loop (flux to both cells) on shuffled faces. */
 static void test_scatter(void)
 {
@@ -268,6 +334,7 @@ int main(void)
   test_bitwise(200003);
   test_atomic_seed(100000);
   test_mdot_special();
+  test_exact_rounding();
   test_scatter();
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
   return failures ? 1 : 0;
