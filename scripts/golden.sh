@@ -3,20 +3,26 @@
 # build and record its state_hash and weights_hash as the deck's golden
 # values (-golden_state_hash / -golden_weights_hash lines in inputs/DECK.opts).
 # Only do this when a change of the numerics is intended; say so in the commit.
+# The build is brought up to date first; a deck is rewritten only after a
+# VALID run (a failing run leaves it as it was).
 # Environment: NP (MPI ranks, default 1): the hashes must not depend on it.
 set -euo pipefail
+usage() { echo "usage: scripts/golden.sh DECK... (decks: $(cd "$(dirname "$0")/../inputs" && ls *.opts | sed 's/\.opts$//' | tr '\n' ' '))" >&2; exit "$1"; }
+[ $# -gt 0 ] || usage 2
+case $1 in -h|--help) usage 0 ;; -*) echo "golden: unknown option $1" >&2; usage 2 ;; esac
 cd "$(dirname "$0")/.."
+for d in "$@"; do [ -f "inputs/$d.opts" ] || { echo "golden: no deck inputs/$d.opts" >&2; exit 1; }; done
 app=build/reproducible/miniapp/miniapp
-[ -x $app ] || scripts/setup.sh reproducible
+if [ -d build/reproducible ]; then cmake --build build/reproducible -j"$(nproc)" > /dev/null; else scripts/setup.sh reproducible; fi
 export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for d in "$@"; do
   f=inputs/$d.opts
-  [ -f "$f" ] || { echo "golden: no deck $f" >&2; exit 1; }
-  sed -i '/^-golden_\(state\|weights\)_hash/d' "$f"
-  out=$(mpiexec -n "${NP:-1}" $app -options_file "$f" -repeat_check 0)
+  grep -v '^-golden_\(state\|weights\)_hash' "$f" > "$f.golden-tmp"
+  out=$(mpiexec -n "${NP:-1}" $app -options_file "$f.golden-tmp" -repeat_check 0) || { rm -f "$f.golden-tmp"; echo "golden: $d failed" >&2; exit 1; }
   s=$(sed -n 's/^state_hash: "\(.*\)"/\1/p' <<< "$out") w=$(sed -n 's/^weights_hash: "\(.*\)"/\1/p' <<< "$out")
-  grep -q '^verification: VALID' <<< "$out" || { echo "golden: $d is not VALID" >&2; exit 1; }
-  echo "-golden_state_hash $s" >> "$f"
-  [ -n "$w" ] && echo "-golden_weights_hash $w" >> "$f"
+  grep -q '^verification: VALID' <<< "$out" || { rm -f "$f.golden-tmp"; echo "golden: $d is not VALID; deck left unchanged" >&2; exit 1; }
+  echo "-golden_state_hash $s" >> "$f.golden-tmp"
+  [ -n "$w" ] && echo "-golden_weights_hash $w" >> "$f.golden-tmp"
+  mv "$f.golden-tmp" "$f"
   echo "$d: state $s weights ${w:-none}"
 done

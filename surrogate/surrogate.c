@@ -77,6 +77,10 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetFromOptions() must come before SurrogateSetUp()");
   PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
   PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
+  /* widths starts as the current layers, so -help shows them as the default
+   * (PetscOptionsIntArray lists the first nw entries of the array) */
+  for (PetscInt i = 0; i < SURR_MAX_LAYERS; i++) widths[i] = i < s->nhidden ? s->hidden[i] : 0;
+  if (PetscOptionsObject->printhelp) nw = s->nhidden;
   PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
   PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate", "", lr, &lr, NULL));
