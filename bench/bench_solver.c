@@ -4,6 +4,7 @@
  * of each strategy, repetitions interleaved, plus a STREAM triad and a dot
  * measured in the same run. Prints time per iteration, ratios, and achieved
  * bandwidth of a CG iteration under a stated traffic model. Not a test. */
+#include "blasthreads.h"
 #include "solver.h"
 #include "vecred.h"
 
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void openblas_set_num_threads(int);
 
 typedef struct {
   const char *label, *vectype;
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
   PetscInt its = 40, reps = 5, n, N;
   double   triad, dotbw;
 
-  if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
   PetscCall(PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n"));
   { /* defaults: the heat operator on a grid far larger than the caches */
     const char *def[][2] = {{"-scenario", "heat"}, {"-da_grid_x", "2048"}, {"-da_grid_y", "2048"}};

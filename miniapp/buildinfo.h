@@ -7,7 +7,8 @@
 #define MINIAPP_VERSION "unknown"
 #endif
 #ifndef MINIAPP_REVISION
-#define MINIAPP_REVISION "unknown"
+extern const char miniapp_revision[]; /* revision.c, generated at build time (cmake/revision.cmake) */
+#define MINIAPP_REVISION miniapp_revision
 #endif
 #ifndef MINIAPP_C_COMPILER
 #define MINIAPP_C_COMPILER "unknown"

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const CouplingModeNames[] = {"none", "guess", "closure"};
 static const char *const guess_choices[] = {"learned", "combined"};
@@ -77,6 +78,8 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
   PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
   PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run", NULL, c->drift_tol, &c->drift_tol, NULL));
+  c->progress = (PetscBool)(isatty(STDOUT_FILENO) && isatty(STDERR_FILENO));
+  PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stdout is a terminal)", NULL, c->progress, &c->progress, NULL));
   PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber", NULL, c->pattern_factor, &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
@@ -102,6 +105,13 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
     PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
     PetscCheck(has, c->comm, PETSC_ERR_ARG_WRONG, "-coupling closure: scenario %s has no closure term to learn (use -scenario grayscott)", sc);
     PetscCall(CreateSolver(c, &c->exact));
+  }
+  PetscCall(PetscOptionsHasHelp(NULL, &set));
+  if (set && c->mode == COUPLING_NONE) { /* -help lists the network's options too */
+    Surrogate net;
+    PetscCall(SurrogateCreate(c->comm, &net));
+    PetscCall(SurrogateSetFromOptions(net));
+    PetscCall(SurrogateDestroy(&net));
   }
   if (c->mode != COUPLING_NONE) {
     SurrogateDevice dev = SURROGATE_DEVICE_AUTO;
@@ -244,6 +254,24 @@ static PetscErrorCode StepReplica(Coupled c, Replica *p, PetscInt step, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Every few seconds on rank 0: step k of N, iterations, loss, elapsed and
+ * remaining time (a terminal: one line rewritten in place). */
+static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, double t0, PetscBool last)
+{
+  double now = MPI_Wtime(), el = now - t0, rem;
+  int    tty = isatty(STDERR_FILENO);
+
+  if (!c->progress || c->rank || (!last && now - c->progress_at < 3.0)) return;
+  if (last && c->progress_at == 0) return; /* a short run: nothing was shown */
+  c->progress_at = now;
+  rem = step > first ? el / (double)(step - first) * (double)(nsteps - step) : 0;
+  fprintf(stderr, "%sstep %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%) | KSP its %" PetscInt_FMT, tty ? "\r" : "", step, nsteps, 100.0 * (double)step / (double)PetscMax(nsteps, 1), c->rep[0].its);
+  if (c->rep[0].net && c->epoch) fprintf(stderr, " | loss %.3e", (double)c->last_loss[0]);
+  fprintf(stderr, " | %.0f s elapsed, ~%.0f s left%s", el, rem, tty ? "\033[K" : "\n");
+  if (tty && last) fputc('\n', stderr);
+  fflush(stderr);
+}
+
 /* From step 0, or from the restart's step (its record is in the run that
  * wrote the checkpoint), to -ts_max_steps. */
 PetscErrorCode CoupledRun(Coupled c)
@@ -270,9 +298,15 @@ PetscErrorCode CoupledRun(Coupled c)
       PetscCall(Train(c, step + 1));
       c->times.train += MPI_Wtime() - tm;
     }
+    Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
     PetscCall(CheckpointSignalled(c, &c->stop_signal));
     if (c->stop_signal || (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps)) PetscCall(CheckpointWrite(c));
     if (c->stop_signal) break;
+  }
+  {
+    PetscInt done;
+    PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
+    Progress(c, done, first, nsteps, t0, PETSC_TRUE);
   }
   if (c->checkpoint[0] && !c->stop_signal) PetscCall(CheckpointWrite(c)); /* always at the end */
   if (c->output[0]) PetscCall(OutputFinish(c));

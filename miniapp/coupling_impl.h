@@ -53,6 +53,8 @@ struct _p_Coupled {
   CouplingMode mode;
   PetscInt     nrep, train_every, train_epochs, output_every;
   PetscReal    churn_tol;
+  PetscBool    progress;        /* -progress: a line on stderr every few seconds */
+  double       progress_at;     /* when it was last shown (0: never) */
   char         output[PETSC_MAX_PATH_LEN];
   Replica      rep[MAX_REPLICAS];
   /* guess */

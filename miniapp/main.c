@@ -5,6 +5,7 @@
  * before the run, so that no output can overwrite an input or another output.
  * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run, 3 stopped by
  * SIGTERM/SIGUSR1 after writing the -checkpoint (continue with -restart). */
+#include "blasthreads.h"
 #include "coupling.h"
 #include "outpath.h"
 #include "report.h"
@@ -19,7 +20,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-void openblas_set_num_threads(int); /* OpenBLAS, which PETSc uses for BLAS-1 */
 
 static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver whose reductions obey a compile-time\n"
                            "atomic/deterministic/reproducible switch. Options (all via the PETSc options database,\n"
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
   if (ierr) return 1;
   /* PETSc's vector ops call OpenBLAS, whose own threads would fight the
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
-  if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
   ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
   if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
   if (!ierr) ierr = Run(&status);

@@ -20,6 +20,7 @@
  * used (file names: outpath.h). */
 #define _GNU_SOURCE
 #include "outpath.h" /* PETSc, PETSC_SUCCESS */
+#include "optstrict.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -263,4 +264,78 @@ PetscErrorCode PetscOptionsGetEnum(PetscOptions options, const char pre[], const
   PetscCall(RawValue(options, pre, name, OneOf(list, n >= 3 ? n - 2 : n), &text, &found));
   PetscCall(real(options, pre, name, list, value, set));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- "did you mean": every option name the process asks for -------------
+ * PetscOptionsFindPair is the one lookup behind every PETSc options reader
+ * (called through libpetsc's PLT, so this definition sees them all): the
+ * names asked for are the options this run knows, and an unused option is
+ * compared with them (OptStrictSuggest). */
+static char  **asked;
+static size_t  nasked, capasked;
+
+static void Remember(const char pre[], const char name[])
+{
+  char full[256];
+  FullName(pre, name, full, sizeof full);
+  for (size_t i = 0; i < nasked; i++)
+    if (!strcmp(asked[i], full)) return;
+  if (nasked == capasked) {
+    size_t cap = capasked ? 2 * capasked : 256;
+    char **a   = (char **)realloc(asked, cap * sizeof *a);
+    if (!a) return;
+    asked = a, capasked = cap;
+  }
+  if ((asked[nasked] = strdup(full))) nasked++;
+}
+
+PetscErrorCode PetscOptionsFindPair(PetscOptions options, const char pre[], const char name[], const char *value[], PetscBool *set)
+{
+  static PetscErrorCode (*real)(PetscOptions, const char[], const char[], const char *[], PetscBool *);
+  if (!real) *(void **)&real = Real("PetscOptionsFindPair");
+  if (name && name[0]) Remember(pre, name);
+  return real(options, pre, name, value, set);
+}
+
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps). */
+static size_t Distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), d[64][64];
+  if (la >= 64 || lb >= 64) return 1000;
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c) c = d[i - 2][j - 2] + 1;
+      d[i][j] = c;
+    }
+  return d[la][lb];
+}
+
+/* Up to three known names nearest to the unknown option "-name" (within a
+ * third of its length), as "-a, -b or -c"; empty when none is near. */
+void OptStrictSuggest(const char *unknown, char *buf, size_t len)
+{
+  size_t lim = strlen(unknown) / 3, best[3] = {1000, 1000, 1000};
+  const char *pick[3] = {NULL, NULL, NULL};
+
+  buf[0] = 0;
+  if (lim < 1) lim = 1;
+  for (size_t i = 0; i < nasked; i++) {
+    size_t dd = Distance(unknown, asked[i]);
+    if (dd > lim || !strcmp(unknown, asked[i])) continue;
+    for (int k = 0; k < 3; k++)
+      if (dd < best[k]) {
+        for (int m = 2; m > k; m--) best[m] = best[m - 1], pick[m] = pick[m - 1];
+        best[k] = dd, pick[k] = asked[i];
+        break;
+      }
+  }
+  for (int k = 0; k < 3 && pick[k]; k++) {
+    size_t o = strlen(buf);
+    snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : k == 2 || !pick[k + 1] ? " or " : ", ", pick[k]);
+  }
 }

@@ -4,6 +4,7 @@
  * renamed on success), so a failed run or a full disk never leaves a
  * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
+#include "optstrict.h"
 #include "atomicfile.h"
 #include "buildinfo.h"
 #include "outpath.h"
@@ -94,8 +95,12 @@ PetscErrorCode ReportCheckUnusedOptions(PetscBool final)
     const char *nm = names[i];
     if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
     if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
+    char full[256], near[512];
+    PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
+    OptStrictSuggest(full, near, sizeof near);
     PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-%s: unknown or unused option (misspelled? not used by this scenario?); see -help", nm);
+    if (near[0]) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -61,6 +61,21 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   s->M = M, s->N = N, s->dof = s->ops->dof;
   PetscCall(PetscStrncpy(s->scenario, s->ops->name, sizeof(s->scenario)));
   PetscCall(s->ops->setfromoptions(s));
+  PetscCall(PetscOptionsHasHelp(NULL, &set));
+  if (set) { /* -help lists every option: the other scenario's, and the Krylov solver's */
+    struct _p_Solver scratch = *s;
+    KSP              ksp;
+    PC               pc;
+    for (size_t k = 0; k < sizeof scenarios / sizeof *scenarios; k++)
+      if (scenarios[k] != s->ops) PetscCall(scenarios[k]->setfromoptions(&scratch));
+    PetscCall(KSPCreate(s->comm, &ksp));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000)); /* the defaults SolverCreateKSP sets */
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPDestroy(&ksp));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
