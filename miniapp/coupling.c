@@ -80,6 +80,8 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run", NULL, c->drift_tol, &c->drift_tol, NULL));
   c->progress = (PetscBool)(isatty(STDOUT_FILENO) && isatty(STDERR_FILENO));
   PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stdout is a terminal)", NULL, c->progress, &c->progress, NULL));
+  c->progress_every = 3;
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, NULL));
   PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber", NULL, c->pattern_factor, &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
@@ -90,6 +92,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCheck(nrep >= 1 && nrep <= MAX_REPLICAS, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-replicas %" PetscInt_FMT ": must be in [1, %d]", nrep, MAX_REPLICAS);
   c->nrep = nrep;
   PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
+  PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
   PetscCheck(c->churn_tol > 0 && PetscIsNormalReal(c->churn_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-churn_tol %g: must be a positive number", (double)c->churn_tol);
   PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
   PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
@@ -261,9 +264,9 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
   double now = MPI_Wtime(), el = now - t0, rem;
   int    tty = isatty(STDERR_FILENO);
 
-  if (!c->progress || c->rank || (!last && now - c->progress_at < 3.0)) return;
-  if (last && c->progress_at == 0) return; /* a short run: nothing was shown */
-  c->progress_at = now;
+  if (!c->progress || c->rank || (!last && now - c->progress_at < c->progress_every)) return;
+  if (last && (c->progress_at == 0 || c->progress_step == step)) return; /* nothing shown yet, or this step already */
+  c->progress_at = now, c->progress_step = step;
   rem = step > first ? el / (double)(step - first) * (double)(nsteps - step) : 0;
   fprintf(stderr, "%sstep %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%) | KSP its %" PetscInt_FMT, tty ? "\r" : "", step, nsteps, 100.0 * (double)step / (double)PetscMax(nsteps, 1), c->rep[0].its);
   if (c->rep[0].net && c->epoch) fprintf(stderr, " | loss %.3e", (double)c->last_loss[0]);

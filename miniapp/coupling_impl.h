@@ -55,6 +55,8 @@ struct _p_Coupled {
   PetscReal    churn_tol;
   PetscBool    progress;        /* -progress: a line on stderr every few seconds */
   double       progress_at;     /* when it was last shown (0: never) */
+  PetscReal    progress_every;  /* -progress_interval seconds */
+  PetscInt     progress_step;   /* the step last shown */
   char         output[PETSC_MAX_PATH_LEN];
   Replica      rep[MAX_REPLICAS];
   /* guess */

@@ -123,6 +123,18 @@ bad_input)
   check 'surrogate_layers' -coupling guess -surrogate_layers 0
   check 'surrogate_lr' -coupling guess -surrogate_lr -1
   check 'surrogate_device' -coupling guess -surrogate_device tpu
+  check 'progress_interval -1' -progress_interval -1
+  check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
+  check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
+  # -help lists every option with its default, whatever the mode and scenario
+  "$app" -help > "$tmp/help.txt" 2>&1 || fail "-help exits $?"
+  for o in '-surrogate_layers <32' '-heat_D <1' '-gs_F <0.04' '-ksp_rtol <1e-10' '-pc_type <now jacobi' '-checkpoint' '-closure_tol' '-progress'; do
+    grep -q -- "$o" "$tmp/help.txt" || fail "-help does not list $o"
+  done
+  # -progress: a line per step with -progress_interval 0, on stderr only
+  "$app" -ts_max_steps 3 -da_grid_x 8 -da_grid_y 8 -progress -progress_interval 0 > "$tmp/p.out" 2> "$tmp/p.err" || fail "-progress run failed"
+  [ "$(grep -c '^step [0-9]* of 3' "$tmp/p.err")" = 3 ] || { cat "$tmp/p.err"; fail "-progress: expected a line per step"; }
+  ! grep -q '^step ' "$tmp/p.out" || fail "-progress wrote to stdout"
   ;;
 *) fail "unknown test $name" ;;
 esac
