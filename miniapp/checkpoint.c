@@ -142,6 +142,7 @@ PetscErrorCode CheckpointWrite(Coupled c)
   if (!ierr) ierr = CkptPut(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
   if (!ierr) ierr = CkptPut(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
   if (!ierr) ierr = CkptPut(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
+  if (!ierr) ierr = CkptPut(ck, "record/rel_l2", c->rel_hist, (size_t)(step + 1) * c->nrep * sizeof *c->rel_hist);
   for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
     Replica *p        = &c->rep[r];
     double   flags[5] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd};
@@ -218,6 +219,14 @@ PetscErrorCode CheckpointRestore(Coupled c)
   if (!ierr) ierr = CkptGet(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
   if (!ierr) ierr = CkptGet(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
   if (!ierr) ierr = CkptGet(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
+  if (!ierr) { /* the per-step differences so far: as long as the checkpoint's step, which -ts_max_steps bounds */
+    PetscInt nsteps;
+    size_t   len;
+    PetscBool found;
+    ierr = SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL);
+    if (!ierr) ierr = CkptGetLength(ck, "record/rel_l2", &len, &found);
+    if (!ierr && found && len <= (size_t)(nsteps + 1) * c->nrep * sizeof *c->rel_hist) ierr = CkptGet(ck, "record/rel_l2", c->rel_hist, len);
+  }
   for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
     Replica *p = &c->rep[r];
     double   flags[5];

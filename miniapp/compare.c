@@ -44,7 +44,7 @@ typedef struct {
   double      *lvs;   /* A's nep epochs */
   signed char *weq;   /* A's nep epochs */
   int          fds, fde, last; /* first divergent step/epoch (-1: none), last compared time index (-1: none) */
-  double       growth;
+  double       growth, efold;
 } result;
 
 static afile out_file;     /* the -o temporary, removed by die() */
@@ -241,7 +241,8 @@ static void compare(const run *a, const run *b, result *res)
 {
   size_t n = (size_t)a->nx * (size_t)a->ny * (size_t)a->ncomp;
   double *fa = xcalloc(n, sizeof *fa), *fb = xcalloc(n, sizeof *fb);
-  double sx = 0, sy = 0, sxx = 0, sxy = 0, np = 0;
+  double *xs = xcalloc(a->nt + 1, sizeof *xs), *ys = xcalloc(a->nt + 1, sizeof *ys);
+  size_t  np = 0;
   res->m = xcalloc(a->nt, sizeof *res->m), res->heq = xcalloc(a->nt, 1);
   res->lvs = xcalloc(a->nep, sizeof *res->lvs), res->weq = xcalloc(a->nep, 1);
   res->fds = res->fde = res->last = -1;
@@ -260,13 +261,12 @@ static void compare(const run *a, const run *b, result *res)
     metrics_add(&acc, n, fa, fb);
     metrics_finish(&acc, m);
     res->last = (int)i;
-    if (m->rel_l2 > 0 && isfinite(m->rel_l2)) { /* growth: least squares of log10(rel_l2) on step */
-      double x = a->step[i], y = log10(m->rel_l2);
-      sx += x, sy += y, sxx += x * x, sxy += x * y, np += 1;
-    }
+    xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
-  double den = np * sxx - sx * sx;
-  res->growth = np >= 2 && den != 0 ? (np * sxy - sx * sy) / den : NAN;
+  metrics_growth_t g;
+  res->growth = metrics_growth(np, xs, ys, &g); /* over the exponential window only */
+  res->efold  = g.efold;
+  free(xs), free(ys);
 
   for (size_t e = 0; e < a->nep; e++) {
     res->lvs[e] = NAN, res->weq[e] = NOT_COMPARED;
@@ -395,7 +395,7 @@ static void write_output(const char *partial, const run *a, const run *b, const 
   v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never)");
   v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never)");
   v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
-             "least-squares slope of log10(rel_l2) against step, in decades per step");
+             "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window");
 
   char s[256], history[96];
   time_t now = time(NULL);

@@ -170,6 +170,12 @@ PetscErrorCode CoupledSetUp(Coupled c)
   for (PetscInt r = 0; r < c->nrep; r++) c->rep[r].order = (red_atomic_state){base.seed ? base.seed + (uint64_t)r : 0, 0};
   c->base_order = (red_atomic_state){base.seed, 0};
   for (PetscInt r = 0; r < c->nrep; r++) c->first_div_step[r] = c->first_div_epoch[r] = -1;
+  {
+    PetscInt nsteps;
+    PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
+    PetscCall(PetscMalloc1((size_t)(nsteps + 1) * c->nrep, &c->rel_hist));
+    for (PetscInt i = 0; i < (nsteps + 1) * c->nrep; i++) c->rel_hist[i] = NAN;
+  }
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesSetUp(c));
   else for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k] = (GuessTally){.its_step = -1, .r0_step = NAN};
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSetUp(c));
@@ -448,6 +454,7 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
   }
   PetscCall(GuessesDestroy(c));
   PetscCall(SolverDestroy(&c->exact));
+  PetscCall(PetscFree(c->rel_hist));
   PetscCall(PetscFree(*cp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

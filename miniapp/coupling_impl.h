@@ -80,6 +80,7 @@ struct _p_Coupled {
   PetscInt     epoch, first_div_step[MAX_REPLICAS], first_div_epoch[MAX_REPLICAS];
   metrics_t    last_state[MAX_REPLICAS], last_weights[MAX_REPLICAS];
   double       last_churn[MAX_REPLICAS];
+  double      *rel_hist;        /* [(nsteps + 1) * nrep]: rel_l2 against replica 0 per step (NaN: not run here) */
   float        last_loss[MAX_REPLICAS];
   double       inc_err_sum[2];  /* learned, extrapolated increment error, summed over steps (replica 0) */
   PetscInt     inc_err_n[2];

@@ -91,3 +91,33 @@ size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, 
     }
   return c;
 }
+
+/* The exponential window: from the first point at least 100 times the first
+ * nonzero value (past the jump to the noise floor a run starts with) up to,
+ * not including, the first point at METRICS_SATURATION or more (the fields
+ * differ visibly: growth stops being exponential). */
+double metrics_growth(size_t n, const double *step, const double *rel, metrics_growth_t *g)
+{
+  double first = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, np = 0, ymin = INFINITY, ymax = -INFINITY;
+  size_t i;
+
+  g->rate = g->efold = NAN, g->from = g->to = -1, g->points = 0;
+  for (i = 0; i < n && !(rel[i] > 0 && isfinite(rel[i])); i++) {}
+  if (i == n) return NAN;
+  first = rel[i];
+  for (; i < n && !(rel[i] >= 100 * first); i++) {}
+  for (; i < n && isfinite(rel[i]) && rel[i] < METRICS_SATURATION; i++) {
+    if (!(rel[i] > 0)) continue;
+    double x = step[i], y = log10(rel[i]);
+    if (g->from < 0) g->from = step[i];
+    g->to = step[i];
+    sx += x, sy += y, sxx += x * x, sxy += x * y, np += 1;
+    ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+  }
+  g->points = (size_t)np;
+  double den = np * sxx - sx * sx;
+  if (np < 5 || ymax - ymin < 2 || den == 0) return NAN; /* no exponential window seen */
+  g->rate  = (np * sxy - sx * sy) / den;
+  g->efold = g->rate > 0 ? 1.0 / (g->rate * log(10.0)) : NAN;
+  return g->rate;
+}

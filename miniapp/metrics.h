@@ -38,6 +38,18 @@ void     metrics_finish(const metrics_acc *acc, metrics_t *m);
 uint64_t metrics_ulp_distance(double a, double b);  /* NaN involved: UINT64_MAX */
 double   metrics_digits(double rel);                /* -log10(rel), capped */
 double   metrics_vs(double a, double b);            /* V_s = 1 - |b / a| */
+/* Growth of a difference series rel[i] at step[i] (e.g. rel_l2 between two
+ * runs): least-squares slope of log10(rel) on step over its exponential
+ * window only (metrics.c says which points), in decades per step, with the
+ * e-folding time in steps. NaN when there is no window of at least 5 points
+ * spanning 2 decades: a jump to a noise floor, or a flat difference, is not
+ * exponential growth. */
+#define METRICS_SATURATION 1e-2
+typedef struct {
+  double rate, efold, from, to; /* decades/step, steps; the window's first and last step (-1: none) */
+  size_t points;
+} metrics_growth_t;
+double metrics_growth(size_t n, const double *step, const double *rel, metrics_growth_t *g);
 /* Number of the n points (n_out values each) whose predictions churn. */
 size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, double tol);
 

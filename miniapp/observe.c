@@ -78,6 +78,7 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
     }
     if (m.vc > 0 && c->first_div_step[r] < 0) c->first_div_step[r] = step;
     c->last_state[r] = m, c->last_churn[r] = churn;
+    c->rel_hist[(size_t)step * c->nrep + r] = r > 0 ? m.rel_l2 : 0;
     rec[r] = (ncout_step_rec){.ksp_its = (int)p->its, .ksp_rnorm = p->rnorm, .start_residual = p->r0, .increment_error = p->inc_err, .closure_error = p->closure_err,
                               .closure_drift = p->drift, .churn = churn, .vc = m.vc, .vermv = m.vermv, .rel_l2 = m.rel_l2, .max_abs = m.max_abs, .max_ulp = m.max_ulp, .digits = m.digits};
     PetscCall(SolverStateHash(p->solver, &rec[r].state_hash));
@@ -140,6 +141,21 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
   PetscCall(PrintList(c->comm, f, "replica_final_rel_l2", c->nrep, v[1], "%.6e"));
   PetscCall(PrintList(c->comm, f, "replica_final_digits", c->nrep, v[2], "%.3f"));
   PetscCall(PrintList(c->comm, f, "replica_first_divergent_step", c->nrep, v[3], "%.0f"));
+  { /* growth of rel_l2 over its exponential window (metrics_growth) */
+    PetscInt nsteps;
+    double  *st, *rel;
+    PetscCall(SolverGetStep(c->rep[0].solver, &nsteps, NULL, NULL, NULL));
+    PetscCall(PetscMalloc2(nsteps + 1, &st, nsteps + 1, &rel));
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      metrics_growth_t g;
+      for (PetscInt i = 0; i <= nsteps; i++) st[i] = (double)i, rel[i] = c->rel_hist[(size_t)i * c->nrep + r];
+      v[0][r] = r ? metrics_growth((size_t)nsteps + 1, st, rel, &g) * 1000 : NAN;
+      v[1][r] = r ? g.efold : NAN;
+    }
+    PetscCall(PetscFree2(st, rel));
+    PetscCall(PrintList(c->comm, f, "replica_growth_decades_per_1000_steps", c->nrep, v[0], "%.4g"));
+    PetscCall(PrintList(c->comm, f, "replica_efolding_steps", c->nrep, v[1], "%.4g"));
+  }
   if (c->rep[0].net) {
     PetscCall(PrintList(c->comm, f, "replica_first_divergent_epoch", c->nrep, v[4], "%.0f"));
     PetscCall(PrintList(c->comm, f, "replica_final_weights_vc", c->nrep, v[5], "%.6e"));

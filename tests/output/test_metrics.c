@@ -117,6 +117,21 @@ int main(void)
   CHECK(metrics_churn_count(3, 2, ca, cb, 1e-2) == 1);  /* 0.01 <= 1e-2 * 4.01: only the NaN */
   CHECK(metrics_churn_count(3, 2, ca, ca, 0) == 0);
 
+  /* growth over the exponential window only */
+  {
+    enum { NG = 200 };
+    double st[NG], rel[NG];
+    metrics_growth_t g;
+    for (int i = 0; i < NG; i++) st[i] = 50.0 * i, rel[i] = i == 0 ? 0 : fmin(1e-16 * pow(10, 0.002 * st[i]), 0.3); /* 2 decades / 1000 steps, saturating */
+    NEAR(metrics_growth(NG, st, rel, &g), 0.002, 1e-9);
+    NEAR(g.efold, 1 / (0.002 * log(10.0)), 1e-6);
+    CHECK(g.from == 1050 && g.to < 7000 && g.points > 50); /* from 100x the first nonzero (1.26e-16 at step 50); below 1e-2 */
+    for (int i = 0; i < NG; i++) rel[i] = i < 10 ? 0 : i == 10 ? 1e-16 : 3e-12 * (1 + 0.1 * sin(i)); /* a jump, then flat */
+    CHECK(isnan(metrics_growth(NG, st, rel, &g)) && isnan(g.efold));
+    for (int i = 0; i < NG; i++) rel[i] = 0; /* bitwise equal */
+    CHECK(isnan(metrics_growth(NG, st, rel, &g)) && g.from == -1);
+  }
+
   printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
   return nfail != 0;
 }
