@@ -64,6 +64,13 @@ outputs) # section 1: no output may replace an input, another output or a device
   bad 'report: needs a file name' "$app" $small -report ""
   bad 'output: needs a file name' "$app" $small -output ""
   bad 'train_save: needs a file name' "$train" -train_steps 1 -train_save ""
+  # stdout closed early (| head): was a PETSc stack trace and MPI_Abort on SIGPIPE;
+  # now one line, exit 1, and the run's files are complete
+  rm -f p.yaml
+  ( "$app" $small -summary p.yaml 2> err.txt; echo $? > rc.txt ) | head -c 1 > /dev/null
+  echo "rc $(cat rc.txt): miniapp | head -c 1 -> $(cat err.txt)"
+  [ "$(cat rc.txt)" = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q 'writing standard output failed (Broken pipe)' err.txt || { cat err.txt; fail "stdout closed early: exit $(cat rc.txt)"; }
+  grep -q '^verification: VALID' p.yaml || fail "stdout closed early: the summary file is not complete"
   ;;
 tempfiles) # section 1: unique temporaries; concurrent writers; partials of killed runs
   for i in 1 2 3; do
