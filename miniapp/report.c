@@ -13,6 +13,8 @@
 #include "yamlfmt.h"
 
 #include <ctype.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -118,7 +120,7 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(SolverGetScenario(s, &sc));
   PetscCall(SolverGetStep(s, NULL, &steps, NULL, NULL));
-  PetscCall(PetscPrintf(comm, "FPNA mini-app %s | solver reduction: %s | surrogate reduction: %s | ranks %d x threads %d | scenario %s, %" PetscInt_FMT " steps\n", MINIAPP_VERSION, VecFPNACompiledStrategy(),
+  PetscCall(PetscPrintf(comm, "# FPNA mini-app %s | solver reduction: %s | surrogate reduction: %s | ranks %d x threads %d | scenario %s, %" PetscInt_FMT " steps\n", MINIAPP_VERSION, VecFPNACompiledStrategy(),
                         MINIAPP_SURROGATE_REDUCTION_NAME, size, omp_get_max_threads(), sc, steps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -188,7 +190,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscMemzero(o, sizeof *o));
   o->repeat = 5;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
-  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file; it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
+  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>.yaml); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
   PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
   PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
   PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
@@ -202,6 +204,17 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
     PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits)", k ? "-golden_weights_hash" : "-golden_state_hash");
     if (!n) continue;
     PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
+  }
+  if (set && !strcmp(o->path, "auto")) { /* a new name per run, as HPCG's output files: report-<deck>-<UTC>.yaml */
+    char      stamp[32], deck[64];
+    time_t    now = time(NULL);
+    struct tm tm;
+    PetscCallMPI(MPI_Bcast(&now, sizeof now, MPI_BYTE, 0, PETSC_COMM_WORLD)); /* one name on every rank */
+    (void)strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+    PetscCall(PetscStrncpy(deck, o->deck[0] ? o->deck : "run", sizeof deck));
+    for (char *q = deck; *q; q++)
+      if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.') *q = '_';
+    PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s.yaml", deck, stamp));
   }
   if (set) PetscCall(OutPathRegisterOutput("-report", o->path)); /* checked by main() with the others */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -266,6 +279,8 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
 
 static char deck_name[PETSC_MAX_PATH_LEN];
 
+static const char *report_path = ""; /* the -report file, named in the report */
+
 static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
 {
   CoupledTimes t;
@@ -274,7 +289,9 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   const char  *mode, *sc;
   Solver       s;
   Surrogate    net;
-  char         host[256] = "unknown", cpu[256] = "unknown", petscver[64];
+  char         host[256] = "unknown", cpu[256] = "unknown", petscver[64], date[32] = "unknown", mpilib[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
+  PetscMPIInt  pernode = 1;
+  double       mem[2];
   double       work, fom, ups, tpi, gbs;
   FILE        *ci;
 
@@ -292,6 +309,23 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
     PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
   }
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  { /* the run's date, the MPI library, ranks per node, peak resident memory per rank */
+    time_t      now = time(NULL);
+    struct tm   tm;
+    struct rusage ru;
+    MPI_Comm    node;
+    PetscMPIInt nn, len;
+    (void)strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    PetscCallMPI(MPI_Get_library_version(mpilib, &len));
+    mpilib[strcspn(mpilib, "\n,")] = 0; /* the first line, up to its first comma */
+    PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &nn));
+    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCallMPI(MPI_Allreduce(&nn, &pernode, 1, MPI_INT, MPI_MAX, comm));
+    mem[0] = mem[1] = getrusage(RUSAGE_SELF, &ru) ? NAN : ru.ru_maxrss / 1024.0; /* KiB on Linux */
+    mem[0] = -mem[0];
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mem, 2, MPI_DOUBLE, MPI_MAX, comm)); /* -min, max */
+  }
   PetscCall(PetscGetHostName(host, sizeof host));
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   if ((ci = fopen("/proc/cpuinfo", "r"))) {
@@ -310,9 +344,12 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   tpi  = its > 0 ? t.solve / its : 0;
   gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : 0;
 
-  PetscCall(PetscFPrintf(comm, f, "# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
+  /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
+  PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
   PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
-  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  threads: %d\n", yaml_str(host), yaml_str(cpu), size, omp_get_max_threads()));
+  PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(date), yaml_str(report_path)));
+  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_str(host), yaml_str(cpu), size, pernode,
+                         omp_get_max_threads(), yaml_str(mpilib), yaml_num("%.1f", mem[1]), yaml_num("%.1f", -mem[0])));
   {
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));
@@ -350,6 +387,7 @@ PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, con
 {
   PetscFunctionBegin;
   PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
+  report_path = o->path;
   PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, "-report", o->path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

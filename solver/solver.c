@@ -93,7 +93,7 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
   for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
     SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
-  if (!match) PetscCall(PetscPrintf(s->comm, "note: -ksp_type %s reduces partly outside the reduction switch\n", type));
+  if (!match) PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

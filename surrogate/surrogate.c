@@ -146,7 +146,7 @@ static PetscErrorCode SurrogateChooseBackend(Surrogate s)
              "-surrogate_device cuda: %s", have < 0 ? "this build has no CUDA support" : "no usable CUDA device found");
   s->device = (s->device_req == SURROGATE_DEVICE_CPU || have <= 0) ? SURROGATE_DEVICE_CPU : SURROGATE_DEVICE_CUDA;
   if (s->device_req == SURROGATE_DEVICE_AUTO && s->device == SURROGATE_DEVICE_CPU)
-    PetscCall(PetscPrintf(s->comm, "Surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : "no usable CUDA device"));
+    PetscCall(PetscPrintf(s->comm, "# surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : "no usable CUDA device"));
   s->ops = &SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
   if (s->device == SURROGATE_DEVICE_CUDA) s->ops = &SurrogateOps_CUDA;

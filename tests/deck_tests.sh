@@ -18,7 +18,7 @@ small_*)
   /usr/bin/python3 - "$tmp/r.yaml" $repro <<'PY' || fail "report of $deck"
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
-need = {"machine": ["hostname", "cpu", "ranks", "threads", "device"],
+need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
         "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
@@ -31,11 +31,24 @@ for sec, keys in need.items():
     for k in keys:
         assert k in d[sec], f"report lacks {sec}.{k}"
 assert d["verdict"] == "VALID" and d["fom"]["value"] > 0
+assert d["date"].endswith("Z") and d["machine"]["peak_memory_mib_per_rank"]["max"] > 0
 g = d["verification"]["golden_state_hash"], d["verification"]["golden_weights_hash"]
 if repro: assert g == ("match", "match"), g
 else: assert all(x.startswith("not applicable") for x in g), g
 print("report keys ok; golden:", g, "FOM", d["fom"]["value"], d["fom"]["unit"])
 PY
+  # stdout is a YAML stream: the banner and notes are comments, the summary
+  # and the report two documents
+  "$app" -options_file "$inputs/$deck.opts" -report "$tmp/r2.yaml" > "$tmp/stdout.yaml" 2> /dev/null || fail "rerun of $deck"
+  /usr/bin/python3 - "$tmp/stdout.yaml" <<'PY' || fail "stdout of $deck is not a YAML stream"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d is not None]
+assert len(docs) == 2 and docs[0]["verification"] == "VALID" and docs[1]["verdict"] == "VALID", [type(d) for d in docs]
+print("stdout: a YAML stream of", len(docs), "documents")
+PY
+  # -report auto: a new name per run
+  (cd "$tmp" && "$app" -options_file "$inputs/$deck.opts" -ts_max_steps 2 -report auto > auto.log 2>&1) || fail "-report auto failed"
+  ls "$tmp"/report-$deck-*Z.yaml > /dev/null 2>&1 || fail "-report auto wrote no report-$deck-<date>.yaml"
   ;;
 tampered)
   "$app" -options_file "$inputs/grayscott-small.opts" -golden_state_hash 0x0123456789abcdef -report "$tmp/t.yaml" > "$tmp/t.log" 2>&1

@@ -74,7 +74,7 @@ signal)
   args=("${big[@]}" -da_grid_x 64 -da_grid_y 64 -coupling guess -ts_max_steps 2000)
   "$app" "${args[@]}" -checkpoint "$tmp/sig.bin" -summary "$tmp/sig.yaml" > "$tmp/sig.out" 2> "$tmp/sig.err" &
   pid=$!
-  for i in $(seq 300); do grep -q '^FPNA' "$tmp/sig.out" 2> /dev/null && break; sleep 0.1; done
+  for i in $(seq 300); do grep -q 'FPNA mini-app' "$tmp/sig.out" 2> /dev/null && break; sleep 0.1; done
   sleep 2
   kill -TERM $pid; wait $pid; rc=$?
   cat "$tmp/sig.err"
