@@ -33,7 +33,7 @@ d=$tmp/sweep; mkdir -p "$d"
 report "$d/atomic.r1.yaml"               atomic        atomic        10.0 4.0 2.0 1.0 VALID
 report "$d/atomic.r2.yaml"               atomic        atomic        12.0 5.0 2.5 1.0 VALID  # slower repeat: min wins
 report "$d/deterministic.r1.yaml"        deterministic deterministic 10.5 4.2 2.1 1.0 VALID  # 1.050x: met (boundary)
-report "$d/reproducible.r1.yaml"         reproducible  reproducible  12.6 5.0 3.0 1.5 VALID  # 1.260x: missed
+report "$d/reproducible.r1.yaml"         reproducible  reproducible  12.6 5.0 3.0 1.5 VALID  # 1.260x, but 1.050x against the slower atomic repeat: within noise
 report "$d/deterministic-atomic.r1.yaml" deterministic atomic        10.2 4.4 2.0 1.0 VALID  # solver 1.100x
 report "$d/reproducible-atomic.r1.yaml"  reproducible  atomic        11.0 6.0 2.0 1.0 INVALID # solver 1.500x
 report "$d/atomic-deterministic.r1.yaml" atomic        deterministic 10.3 4.0 2.6 1.0 VALID  # surrogate 3.6/3.0 = 1.200x
@@ -47,14 +47,18 @@ has "$t" "| solver half | reproducible | reproducible-atomic | 1.500x |"
 has "$t" "| surrogate half | deterministic | atomic-deterministic | 1.200x |"
 has "$t" "| surrogate half | reproducible | atomic-reproducible | 2.000x |"
 has "$t" "| whole loop | deterministic | deterministic | 1.050x | <= 1.05x | met |"
-has "$t" "| whole loop | reproducible | reproducible | 1.260x | <= 1.25x | MISSED |"
+has "$t" "| whole loop | reproducible | reproducible | 1.260x | <= 1.25x | within noise (1.050x..1.260x) |"
 has "$t" "| reproducible-atomic | reproducible | atomic | 0.11 | 0.09091 | INVALID |"
 has "$t" "| atomic | atomic | atomic | 0.1 | 0.1 | VALID | 0.04 | 1.000x | 3 | 1.000x | 10 | 1.000x | 20.0% |"
 has "$t" "machine: testhost, Test CPU"
 has "$t" "command: \`scripts/sweep.sh synthetic\`"
 has "$t" "minimum of 2 repeat(s)"
 has "$d/stdout" "target: deterministic <= 1.05x atomic end to end: met (1.050x)"
-has "$d/stdout" "target: reproducible <= 1.25x atomic end to end: MISSED (1.260x)"
+has "$d/stdout" "target: reproducible <= 1.25x atomic end to end: within noise (1.050x..1.260x) (1.260x)"
+# one atomic repeat: no spread, a clear verdict
+mkdir -p "$tmp/one"; cp "$d/atomic.r1.yaml" "$d/reproducible.r1.yaml" "$tmp/one/"
+$py scripts/report_table.py sweep "$tmp/one" --deck synthetic > "$tmp/one/stdout" || fail "report_table.py sweep (one repeat) exited nonzero"
+has "$tmp/one/stdout" "target: reproducible <= 1.25x atomic end to end: MISSED (1.260x)"
 
 # a missing variant is reported, not a crash; no atomic build is an error
 rm "$d/atomic-reproducible.r1.yaml"
