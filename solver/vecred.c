@@ -67,6 +67,7 @@ static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, 
   PetscCall(VecGetArrayRead(x, &xa));
   if (y) PetscCall(VecGetArrayRead(y, &ya));
   red_local(s, op, (size_t)n, xa, ya, p);
+  PetscCall(PetscLogFlops(op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n)); /* as PETSc counts (its n - 1 aside) */
   if (y) PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -209,6 +210,7 @@ static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
   for (PetscInt i = 0; i < n; i++) ya[i] = a * xa[i] + b * ya[i];
+  PetscCall(PetscLogFlops(3.0 * n));
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
