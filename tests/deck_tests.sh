@@ -55,6 +55,17 @@ PY
   (cd "$tmp" && "$app" -options_file "$inputs/$deck.opts" -ts_max_steps 2 -report auto > auto.log 2>&1) || fail "-report auto failed"
   ls "$tmp"/report-$deck-*Z.yaml > /dev/null 2>&1 || fail "-report auto wrote no report-$deck-<date>.yaml"
   ;;
+chaos) # the chaos deck, shortened: VALID; replicas leave each other's bits only in an atomic build
+  run "$tmp/c" -options_file "$inputs/chaos.opts" -ts_max_steps 120
+  fds=$(key "$tmp/c" replica_first_divergent_step | tr -d '[] ' | cut -d, -f2)
+  grep -q '^replica_growth_decades_per_1000_steps:' "$tmp/c" || fail "chaos: no growth rate in the summary"
+  if [ "$ssolver" = atomic ] || [ "$ssurr" = atomic ]; then
+    [ "$fds" -ge 0 ] || fail "chaos: the atomic build's replicas never diverged"
+  else
+    [ "$fds" = -1 ] || fail "chaos: replicas diverged (step $fds) in a build without atomics"
+  fi
+  echo "chaos deck (120 steps): replica 1 first divergent step $fds, rel_l2 $(key "$tmp/c" replica_final_rel_l2)"
+  ;;
 tampered)
   "$app" -options_file "$inputs/grayscott-small.opts" -golden_state_hash 0x0123456789abcdef -report "$tmp/t.yaml" > "$tmp/t.log" 2>&1
   rc=$?
