@@ -127,11 +127,28 @@ static PetscErrorCode Run(int *status)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* OpenMP threads that wait spin (GNU OpenMP: about 300000 spins, a few
+ * milliseconds, before they sleep). On a shared machine (a laptop, a login
+ * node, CI) the spinning threads take the cores the working ones need: 2
+ * threads ran 1.8x slower than 1 under two busy processes (docs/performance.md,
+ * "A shared machine"). A short spin (GOMP_SPINCOUNT=2000) keeps 2 threads
+ * within 1.1x of 1 thread there, at most a few percent slower on a quiet
+ * machine. libgomp reads its settings when it is loaded, before main, so the
+ * default is set by running this program again with it (once: the variable
+ * is then set). A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone. */
+static void DefaultSpinCount(char **argv)
+{
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("GOMP_SPINCOUNT", "2000", 0)) return;
+  execv("/proc/self/exe", argv); /* returns only on failure: go on with the defaults */
+}
+
 int main(int argc, char **argv)
 {
   int            status = 1;
   PetscErrorCode ierr;
 
+  DefaultSpinCount(argv);
   if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
   /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
   (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
