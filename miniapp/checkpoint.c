@@ -30,6 +30,7 @@
 
 #include <omp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 static volatile sig_atomic_t pending_signal;
@@ -111,15 +112,91 @@ static void Value(const char *desc, const char *key, char *val, size_t len)
     }
 }
 
+/* Everything after the description, in either direction (CkptData/CkptVec):
+ * one list, so that what is written is what is read. */
+static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
+{
+  char             name[64];
+  PetscBool        writing = CkptIsWriting(ck);
+  size_t           nr      = (size_t)c->nrep;
+  CouplingCounters k       = {c->epoch, c->switches, c->last_switch, c->active_steps, {c->inc_err_n[0], c->inc_err_n[1]}, c->drift_max, {c->inc_err_sum[0], c->inc_err_sum[1]}};
+  struct {
+    const char *name;
+    void       *data;
+    size_t      size;
+  } recs[] = {
+    {"coupling/counters", &k, sizeof k},
+    {"coupling/base_order", &c->base_order, sizeof c->base_order},
+    {"coupling/tally", c->tally, sizeof c->tally},
+    {"record/first_div_step", c->first_div_step, nr * sizeof *c->first_div_step},
+    {"record/first_div_epoch", c->first_div_epoch, nr * sizeof *c->first_div_epoch},
+    {"record/last_state", c->last_state, nr * sizeof *c->last_state},
+    {"record/last_weights", c->last_weights, nr * sizeof *c->last_weights},
+    {"record/last_churn", c->last_churn, nr * sizeof *c->last_churn},
+    {"record/last_loss", c->last_loss, nr * sizeof *c->last_loss},
+    {"record/rel_l2", c->rel_hist, (size_t)(step + 1) * nr * sizeof *c->rel_hist}, /* step <= -ts_max_steps: checked by the caller */
+  };
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) PetscCall(CkptData(ck, recs[i].name, recs[i].data, recs[i].size));
+  if (!writing) {
+    c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
+    c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
+    c->drift_max = k.drift_max, c->inc_err_sum[0] = k.inc_err_sum[0], c->inc_err_sum[1] = k.inc_err_sum[1];
+    for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = 0; /* seconds are this process's, as every timing */
+  }
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    Replica *p        = &c->rep[r];
+    double   flags[5] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd};
+    DM       da;
+    PetscCall(SolverGetDM(p->solver, &da));
+    PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r));
+    PetscCall(SolverCheckpoint(p->solver, ck, name));
+    PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/order", r));
+    PetscCall(CkptData(ck, name, &p->order, sizeof p->order));
+    PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r));
+    PetscCall(CkptData(ck, name, flags, sizeof flags));
+    if (!writing) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4];
+    if (p->d) {
+      PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r));
+      PetscCall(CkptVec(ck, name, da, p->d));
+    }
+    if (p->space) {
+      PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/space", r));
+      PetscCall(GuessSpaceCheckpoint(p->space, ck, name));
+    }
+    if (p->net) { /* the surrogate's own checkpoint bytes */
+      unsigned char *buf = NULL;
+      size_t         len = 0;
+      PetscBool      found;
+      char           what[PETSC_MAX_PATH_LEN + 64];
+      PetscErrorCode ierr;
+      PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r));
+      if (writing) PetscCall(SurrogateSerialize(p->net, &buf, &len));
+      else {
+        PetscCall(CkptGetLength(ck, name, &len, &found));
+        if (!found) PetscCall(CkptGet(ck, name, NULL, 0)); /* the error naming the missing record */
+        PetscCall(PetscMalloc1(len + 1, &buf));
+      }
+      ierr = CkptData(ck, name, buf, len);
+      if (!ierr && !writing) ierr = PetscSNPrintf(what, sizeof what, "-restart %s: replica %" PetscInt_FMT "'s network", c->restart, r);
+      if (!ierr && !writing) ierr = SurrogateDeserialize(p->net, buf, len, what);
+      PetscCall(PetscFree(buf));
+      PetscCall(ierr);
+    }
+  }
+  if (c->exact) PetscCall(SolverCheckpoint(c->exact, ck, "exact"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CheckpointWrite(Coupled c)
 {
-  Ckpt             ck;
-  char             desc[4096], name[64], *all = NULL;
-  PetscInt         step;
-  PetscReal        t;
-  CouplingCounters k = {c->epoch, c->switches, c->last_switch, c->active_steps, {c->inc_err_n[0], c->inc_err_n[1]}, c->drift_max, {c->inc_err_sum[0], c->inc_err_sum[1]}};
-  PetscErrorCode   ierr;
-  double           t0 = MPI_Wtime();
+  Ckpt           ck;
+  char           desc[4096], *all = NULL;
+  PetscInt       step;
+  PetscReal      t;
+  PetscErrorCode ierr;
+  double         t0 = MPI_Wtime();
 
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, &t, NULL));
@@ -133,41 +210,7 @@ PetscErrorCode CheckpointWrite(Coupled c)
   }
   PetscCall(CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck));
   ierr = CkptPut(ck, "description", desc, strlen(desc) + 1);
-  if (!ierr) ierr = CkptPut(ck, "coupling/counters", &k, sizeof k);
-  if (!ierr) ierr = CkptPut(ck, "coupling/base_order", &c->base_order, sizeof c->base_order);
-  if (!ierr) ierr = CkptPut(ck, "coupling/tally", c->tally, sizeof c->tally);
-  if (!ierr) ierr = CkptPut(ck, "record/first_div_step", c->first_div_step, (size_t)c->nrep * sizeof *c->first_div_step);
-  if (!ierr) ierr = CkptPut(ck, "record/first_div_epoch", c->first_div_epoch, (size_t)c->nrep * sizeof *c->first_div_epoch);
-  if (!ierr) ierr = CkptPut(ck, "record/last_state", c->last_state, (size_t)c->nrep * sizeof *c->last_state);
-  if (!ierr) ierr = CkptPut(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
-  if (!ierr) ierr = CkptPut(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
-  if (!ierr) ierr = CkptPut(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
-  if (!ierr) ierr = CkptPut(ck, "record/rel_l2", c->rel_hist, (size_t)(step + 1) * c->nrep * sizeof *c->rel_hist);
-  for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
-    Replica *p        = &c->rep[r];
-    double   flags[5] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd};
-    DM       da;
-    ierr = SolverGetDM(p->solver, &da);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r);
-    if (!ierr) ierr = SolverCheckpointWrite(p->solver, ck, name);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/order", r);
-    if (!ierr) ierr = CkptPut(ck, name, &p->order, sizeof p->order);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r);
-    if (!ierr) ierr = CkptPut(ck, name, flags, sizeof flags);
-    if (!ierr && p->d) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r);
-    if (!ierr && p->d) ierr = CkptPutVec(ck, name, da, p->d);
-    if (!ierr && p->space) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/space", r);
-    if (!ierr && p->space) ierr = GuessSpaceCheckpointWrite(p->space, ck, name);
-    if (!ierr && p->net) {
-      unsigned char *buf;
-      size_t         len;
-      ierr = SurrogateSerialize(p->net, &buf, &len);
-      if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r);
-      if (!ierr) ierr = CkptPut(ck, name, buf, len);
-      PetscCall(PetscFree(buf));
-    }
-  }
-  if (!ierr && c->exact) ierr = SolverCheckpointWrite(c->exact, ck, "exact");
+  if (!ierr) ierr = State(c, ck, step);
   PetscCall(CkptClose(&ck, (PetscBool)!ierr)); /* the first error wins; an error here is the commit's */
   PetscCall(ierr);
   c->last_checkpoint = step;
@@ -177,12 +220,13 @@ PetscErrorCode CheckpointWrite(Coupled c)
 
 PetscErrorCode CheckpointRestore(Coupled c)
 {
-  Ckpt             ck;
-  char             mine[4096], name[64], *theirs;
-  size_t           len;
-  PetscBool        found;
-  CouplingCounters k;
-  PetscErrorCode   ierr;
+  Ckpt           ck;
+  char           mine[4096], *theirs;
+  size_t         len;
+  PetscBool      found;
+  PetscErrorCode ierr;
+  int64_t        step = -1;
+  PetscInt       nsteps;
   static const char *const keys[] = {"solver_reduction", "surrogate_reduction", "scenario", "grid", "components", "dt", "heat_D", "heat_theta", "gs_Du", "gs_Dv", "gs_F", "gs_k", "coupling", "replicas", "atomic_order_seed", "surrogate_inputs", "surrogate_weights", "guess", "guess_history", "guess_projection", "coupling_baselines"};
 
   PetscFunctionBegin;
@@ -208,65 +252,26 @@ PetscErrorCode CheckpointRestore(Coupled c)
       SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "-restart %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", c->restart, keys[i], a[0] ? a : "(none)", b[0] ? b : "(none)");
     }
   }
+  if (!ierr) { /* its step, before any record sized by it is read */
+    char v[64];
+    Value(theirs, "step", v, sizeof v);
+    step = v[0] ? strtoll(v, NULL, 10) : -1;
+  }
   PetscCall(PetscFree(theirs));
-  if (!ierr) ierr = CkptGet(ck, "coupling/counters", &k, sizeof k);
-  if (!ierr) ierr = CkptGet(ck, "coupling/base_order", &c->base_order, sizeof c->base_order);
-  if (!ierr) ierr = CkptGet(ck, "coupling/tally", c->tally, sizeof c->tally);
-  for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = 0; /* seconds are this process's, as every timing */
-  if (!ierr) ierr = CkptGet(ck, "record/first_div_step", c->first_div_step, (size_t)c->nrep * sizeof *c->first_div_step);
-  if (!ierr) ierr = CkptGet(ck, "record/first_div_epoch", c->first_div_epoch, (size_t)c->nrep * sizeof *c->first_div_epoch);
-  if (!ierr) ierr = CkptGet(ck, "record/last_state", c->last_state, (size_t)c->nrep * sizeof *c->last_state);
-  if (!ierr) ierr = CkptGet(ck, "record/last_weights", c->last_weights, (size_t)c->nrep * sizeof *c->last_weights);
-  if (!ierr) ierr = CkptGet(ck, "record/last_churn", c->last_churn, (size_t)c->nrep * sizeof *c->last_churn);
-  if (!ierr) ierr = CkptGet(ck, "record/last_loss", c->last_loss, (size_t)c->nrep * sizeof *c->last_loss);
-  if (!ierr) { /* the per-step differences so far: as long as the checkpoint's step, which -ts_max_steps bounds */
-    PetscInt nsteps;
-    size_t   len;
-    PetscBool found;
-    ierr = SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL);
-    if (!ierr) ierr = CkptGetLength(ck, "record/rel_l2", &len, &found);
-    if (!ierr && found && len <= (size_t)(nsteps + 1) * c->nrep * sizeof *c->rel_hist) ierr = CkptGet(ck, "record/rel_l2", c->rel_hist, len);
+  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
+  if (!ierr && !(step >= 0 && step <= nsteps)) {
+    PetscCall(CkptClose(&ck, PETSC_FALSE));
+    PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt description (no step)", c->restart);
+    SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-restart %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", c->restart, (long long)step, nsteps);
   }
-  for (PetscInt r = 0; r < c->nrep && !ierr; r++) {
-    Replica *p = &c->rep[r];
-    double   flags[5];
-    DM       da;
-    ierr = SolverGetDM(p->solver, &da);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r);
-    if (!ierr) ierr = SolverCheckpointRead(p->solver, ck, name);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/order", r);
-    if (!ierr) ierr = CkptGet(ck, name, &p->order, sizeof p->order);
-    if (!ierr) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r);
-    if (!ierr) ierr = CkptGet(ck, name, flags, sizeof flags);
-    if (!ierr) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4];
-    if (!ierr && p->d) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r);
-    if (!ierr && p->d) ierr = CkptGetVec(ck, name, da, p->d);
-    if (!ierr && p->space) ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/space", r);
-    if (!ierr && p->space) ierr = GuessSpaceCheckpointRead(p->space, ck, name);
-    if (!ierr && p->net) {
-      unsigned char *buf = NULL;
-      char           what[PETSC_MAX_PATH_LEN + 64];
-      ierr = PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r);
-      if (!ierr) ierr = CkptGetLength(ck, name, &len, &found);
-      if (!ierr && !found) ierr = CkptGet(ck, name, NULL, 0); /* the error naming the missing record */
-      if (!ierr) ierr = PetscMalloc1(len + 1, &buf);
-      if (!ierr) ierr = CkptGet(ck, name, buf, len);
-      if (!ierr) ierr = PetscSNPrintf(what, sizeof what, "-restart %s: replica %" PetscInt_FMT "'s network", c->restart, r);
-      if (!ierr) ierr = SurrogateDeserialize(p->net, buf, len, what);
-      PetscCall(PetscFree(buf));
-    }
-  }
-  if (!ierr && c->exact) ierr = SolverCheckpointRead(c->exact, ck, "exact");
+  if (!ierr) ierr = State(c, ck, (PetscInt)step);
   PetscCall(CkptClose(&ck, PETSC_FALSE));
   PetscCall(ierr);
-  c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
-  c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
-  c->drift_max = k.drift_max, c->inc_err_sum[0] = k.inc_err_sum[0], c->inc_err_sum[1] = k.inc_err_sum[1];
   PetscCall(SolverGetStep(c->rep[0].solver, &c->restart_step, NULL, NULL, NULL));
-  for (PetscInt r = 1; r < c->nrep; r++) { /* replicas advance in lockstep */
+  for (PetscInt r = 0; r < c->nrep; r++) { /* replicas advance in lockstep */
     PetscInt sr;
     PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
-    PetscCheck(sr == c->restart_step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", replica 0 at %" PetscInt_FMT ")", c->restart, r, sr, c->restart_step);
+    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the description says %lld)", c->restart, r, sr, (long long)step);
   }
   c->last_checkpoint = c->restart_step;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -340,5 +340,9 @@ PetscErrorCode CkptClose(Ckpt *ck, PetscBool commit)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscBool      CkptIsWriting(Ckpt ck) { return ck->write; }
+PetscErrorCode CkptData(Ckpt ck, const char name[], void *data, size_t n) { return ck->write ? CkptPut(ck, name, data, n) : CkptGet(ck, name, data, n); }
+PetscErrorCode CkptVec(Ckpt ck, const char name[], DM da, Vec v) { return ck->write ? CkptPutVec(ck, name, da, v) : CkptGetVec(ck, name, da, v); }
+
 const char *CkptPath(Ckpt ck) { return ck->path; }
 const char *CkptOption(Ckpt ck) { return ck->option; }

@@ -47,6 +47,11 @@ PetscErrorCode CkptGetLength(Ckpt ck, const char name[], size_t *n, PetscBool *f
 /* A global vector of da, in natural order. */
 PetscErrorCode CkptPutVec(Ckpt ck, const char name[], DM da, Vec v);
 PetscErrorCode CkptGetVec(Ckpt ck, const char name[], DM da, Vec v);
+/* Either direction, for code that describes its state once for both: when
+ * writing CkptPut/CkptPutVec, when reading CkptGet/CkptGetVec. */
+PetscBool      CkptIsWriting(Ckpt ck);
+PetscErrorCode CkptData(Ckpt ck, const char name[], void *data, size_t n);
+PetscErrorCode CkptVec(Ckpt ck, const char name[], DM da, Vec v);
 /* For messages in the file's terms: "<option> <path>: ..." */
 const char    *CkptPath(Ckpt ck);
 const char    *CkptOption(Ckpt ck);

@@ -20,7 +20,7 @@
  * After each solve the new solution's part outside the space joins it; when
  * FISCHER_MAX are held the space restarts from the newest solution alone.
  * It is written here rather than taken from PETSc so that its basis can be
- * checkpointed (GuessSpaceCheckpointWrite/Read) and a restarted run go on
+ * checkpointed (GuessSpaceCheckpoint) and a restarted run go on
  * with the same bits. Before any solution is stored it guesses u itself. */
 #include "solver_impl.h"
 #include "ckpt.h"
@@ -312,58 +312,35 @@ PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Checkpoint: the ring (slots 0..n-1 are the filled ones), its Gram matrix
- * and Fischer's basis; the per-step caches are rebuilt by the next step. */
-PetscErrorCode GuessSpaceCheckpointWrite(GuessSpace g, Ckpt ck, const char prefix[])
+/* Checkpoint, either direction (ckpt.h): the ring (slots 0..n-1 are the
+ * filled ones), its Gram matrix and Fischer's basis; the per-step caches are
+ * rebuilt by the next step. */
+PetscErrorCode GuessSpaceCheckpoint(GuessSpace g, Ckpt ck, const char prefix[])
 {
   char    name[64];
   int64_t meta[4] = {g->m, g->n, g->head, g->nf};
+  struct {
+    const char *tag;
+    PetscInt    n;
+    Vec        *v;
+  } vecs[4] = {{"d", 0, g->d}, {"Ad", 0, g->Ad}, {"xt", 0, g->xt}, {"bt", 0, g->bt}};
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/meta", prefix));
-  PetscCall(CkptPut(ck, name, meta, sizeof meta));
+  PetscCall(CkptData(ck, name, meta, sizeof meta));
+  if (!CkptIsWriting(ck)) {
+    PetscCheck(meta[0] == g->m, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: holds %lld past increments, this run keeps %" PetscInt_FMT " (-guess_history must match)", CkptOption(ck), CkptPath(ck), (long long)meta[0], g->m);
+    PetscCheck(meta[1] >= 0 && meta[1] <= g->m && meta[2] >= 0 && meta[2] < PetscMax(g->m, 1) && meta[3] >= 0 && meta[3] <= FISCHER_MAX, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt record %s", CkptOption(ck), CkptPath(ck), name);
+    g->n = (PetscInt)meta[1], g->head = (PetscInt)meta[2], g->nf = (PetscInt)meta[3];
+    g->cache_step = g->fischer_step = -1;
+  }
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/gram", prefix));
-  PetscCall(CkptPut(ck, name, g->G, sizeof g->G));
-  for (PetscInt i = 0; i < g->n; i++) {
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/d%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptPutVec(ck, name, g->s->da, g->d[i]));
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/Ad%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptPutVec(ck, name, g->s->da, g->Ad[i]));
-  }
-  for (PetscInt i = 0; i < g->nf; i++) {
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/xt%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptPutVec(ck, name, g->s->da, g->xt[i]));
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/bt%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptPutVec(ck, name, g->s->da, g->bt[i]));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GuessSpaceCheckpointRead(GuessSpace g, Ckpt ck, const char prefix[])
-{
-  char    name[64];
-  int64_t meta[4];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/meta", prefix));
-  PetscCall(CkptGet(ck, name, meta, sizeof meta));
-  PetscCheck(meta[0] == g->m, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: holds %lld past increments, this run keeps %" PetscInt_FMT " (-guess_history must match)", CkptOption(ck), CkptPath(ck), (long long)meta[0], g->m);
-  PetscCheck(meta[1] >= 0 && meta[1] <= g->m && meta[2] >= 0 && meta[2] < PetscMax(g->m, 1) && meta[3] >= 0 && meta[3] <= FISCHER_MAX, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt record %s", CkptOption(ck), CkptPath(ck), name);
-  g->n = (PetscInt)meta[1], g->head = (PetscInt)meta[2], g->nf = (PetscInt)meta[3];
-  g->cache_step = g->fischer_step = -1;
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/gram", prefix));
-  PetscCall(CkptGet(ck, name, g->G, sizeof g->G));
-  for (PetscInt i = 0; i < g->n; i++) {
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/d%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptGetVec(ck, name, g->s->da, g->d[i]));
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/Ad%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptGetVec(ck, name, g->s->da, g->Ad[i]));
-  }
-  for (PetscInt i = 0; i < g->nf; i++) {
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/xt%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptGetVec(ck, name, g->s->da, g->xt[i]));
-    PetscCall(PetscSNPrintf(name, sizeof name, "%s/bt%" PetscInt_FMT, prefix, i));
-    PetscCall(CkptGetVec(ck, name, g->s->da, g->bt[i]));
-  }
+  PetscCall(CkptData(ck, name, g->G, sizeof g->G));
+  vecs[0].n = vecs[1].n = g->n, vecs[2].n = vecs[3].n = g->nf;
+  for (int k = 0; k < 4; k++)
+    for (PetscInt i = 0; i < vecs[k].n; i++) {
+      PetscCall(PetscSNPrintf(name, sizeof name, "%s/%s%" PetscInt_FMT, prefix, vecs[k].tag, i));
+      PetscCall(CkptVec(ck, name, g->s->da, vecs[k].v[i]));
+    }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -393,47 +393,33 @@ typedef struct {
   double  t, rnorm, last_r0;
 } SolverClock;
 
-PetscErrorCode SolverCheckpointWrite(Solver s, Ckpt ck, const char prefix[])
+/* Either direction (ckpt.h); reading checks that the step is within
+ * -ts_max_steps before the iteration history it sizes is read. */
+PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
 {
   char        name[64];
   SolverClock k = {s->step, s->its_total, s->t, s->rnorm, s->last_r0};
   int64_t    *its;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
-  PetscCall(CkptPut(ck, name, &k, sizeof k));
-  PetscCall(PetscMalloc1(s->step + 1, &its));
-  for (PetscInt i = 0; i < s->step; i++) its[i] = s->its[i];
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
-  PetscCall(CkptPut(ck, name, its, (size_t)s->step * sizeof *its));
-  PetscCall(PetscFree(its));
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
-  PetscCall(CkptPutVec(ck, name, s->da, s->u));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverCheckpointRead(Solver s, Ckpt ck, const char prefix[])
-{
-  char        name[64];
-  SolverClock k;
-  int64_t    *its;
-
-  PetscFunctionBegin;
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
-  PetscCall(CkptGet(ck, name, &k, sizeof k));
+  PetscCall(CkptData(ck, name, &k, sizeof k));
   PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", CkptOption(ck), CkptPath(ck),
              (long long)k.step, s->max_steps);
   PetscCall(PetscMalloc1(k.step + 1, &its));
+  for (PetscInt i = 0; i < k.step && CkptIsWriting(ck); i++) its[i] = s->its[i];
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
-  PetscCall(CkptGet(ck, name, its, (size_t)k.step * sizeof *its));
-  for (PetscInt i = 0; i < k.step; i++) s->its[i] = (PetscInt)its[i];
+  PetscCall(CkptData(ck, name, its, (size_t)k.step * sizeof *its));
+  for (PetscInt i = 0; i < k.step && !CkptIsWriting(ck); i++) s->its[i] = (PetscInt)its[i];
   PetscCall(PetscFree(its));
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
-  PetscCall(CkptGetVec(ck, name, s->da, s->u));
-  s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
-  s->b_step = -1;
-  PetscCall(PetscFree(s->closure));
+  PetscCall(CkptVec(ck, name, s->da, s->u));
+  if (!CkptIsWriting(ck)) {
+    s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
+    s->b_step = -1;
+    PetscCall(PetscFree(s->closure));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -54,9 +54,9 @@ PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u,
 PetscErrorCode GuessSpaceFischer(GuessSpace g, Vec x); /* Fischer's own guess for the coming step */
 PetscErrorCode GuessSpaceGetSize(GuessSpace g, PetscInt *n);
 PetscErrorCode GuessSpaceReset(GuessSpace g);
-/* Checkpoint (ckpt.h): everything later steps use, as records "<prefix>/..." */
-PetscErrorCode GuessSpaceCheckpointWrite(GuessSpace g, Ckpt ck, const char prefix[]);
-PetscErrorCode GuessSpaceCheckpointRead(GuessSpace g, Ckpt ck, const char prefix[]);
+/* Checkpoint (ckpt.h), writing or reading as ck was opened: everything later
+ * steps use, as records "<prefix>/..." */
+PetscErrorCode GuessSpaceCheckpoint(GuessSpace g, Ckpt ck, const char prefix[]);
 PetscErrorCode GuessSpaceDestroy(GuessSpace *g);
 PetscErrorCode SolverSolveAll(Solver s); /* the remaining steps */
 /* The scenario's closure term: a factor of the nonlinear part of its
@@ -90,11 +90,10 @@ PetscErrorCode SolverWriteSummary(Solver s, FILE *f); /* YAML lines, rank 0 */
  * lines (scenario, grid, components, dt and the physics parameters, the
  * reduction strategy of the build) appended to buf. */
 PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len);
-/* Checkpoint (ckpt.h): the state, step, time and iteration history as
- * records "<prefix>/..."; reading checks that the step is within
- * -ts_max_steps. */
-PetscErrorCode SolverCheckpointWrite(Solver s, Ckpt ck, const char prefix[]);
-PetscErrorCode SolverCheckpointRead(Solver s, Ckpt ck, const char prefix[]);
+/* Checkpoint (ckpt.h), writing or reading as ck was opened: the state,
+ * step, time and iteration history as records "<prefix>/..."; reading checks
+ * that the step is within -ts_max_steps. */
+PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[]);
 PetscErrorCode SolverDestroy(Solver *s);
 
 #endif
