@@ -59,20 +59,21 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
     PetscCall(PetscStrncpy(dev, d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", sizeof dev));
   }
-#define ATTR(n, v) (at[na].name = (n), at[na].value = (v), na++)
+#define ATTR(n, v)  (at[na].name = (n), at[na].value = (v), at[na].numeric = 0, na++)
+#define ATTRN(n, v) (at[na].name = (n), at[na].value = (v), at[na].numeric = 1, na++) /* an integer: written as a number */
   ATTR("solver_reduction", VecFPNACompiledStrategy());
   ATTR("surrogate_reduction", SurrogateGetStrategyName());
   ATTR("scenario", sc);
   ATTR("grid", grid);
   ATTR("coupling", CouplingModeNames[c->mode]);
-  ATTR("replicas", reps);
-  ATTR("nsteps", steps_s);
-  ATTR("output_every", every);
-  ATTR("mpi_ranks", ranks);
-  ATTR("omp_threads", threads);
+  ATTRN("replicas", reps);
+  ATTRN("nsteps", steps_s);
+  ATTRN("output_every", every);
+  ATTRN("mpi_ranks", ranks);
+  ATTRN("omp_threads", threads);
   ATTR("device", dev);
-  ATTR("atomic_order_seed", seed);
-  ATTR("gs_seed", gsseed);
+  ATTRN("atomic_order_seed", seed);
+  ATTRN("gs_seed", gsseed);
   ATTR("options", opts);
   ATTR("miniapp_version", MINIAPP_VERSION);
   ATTR("source_revision", MINIAPP_REVISION);
@@ -82,10 +83,11 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
   if (c->restart_step >= 0) { /* the steps and epochs before it are in the file of the run that wrote the checkpoint */
     PetscCall(PetscSNPrintf(restart_s, sizeof restart_s, "%" PetscInt_FMT, c->restart_step));
-    ATTR("restarted_from_step", restart_s);
+    ATTRN("restarted_from_step", restart_s);
     ATTR("restarted_from", c->restart);
   }
 #undef ATTR
+#undef ATTRN
   PetscCall(SolverGetDM(c->rep[0].solver, &da));
   {
     PetscReal hx = 1, hy = 1;

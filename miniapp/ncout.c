@@ -88,7 +88,8 @@ static int def_var(ncout *o, const char *name, nc_type type, int ndims, const in
   NCCHECK(nc_def_var(o->ncid, name, type, ndims, dims, varid), "cannot define variable %s", name);
   NCCHECK(nc_put_att_text(o->ncid, *varid, "units", strlen(units), units), "cannot write %s:units", name);
   NCCHECK(nc_put_att_text(o->ncid, *varid, "long_name", strlen(long_name), long_name), "cannot write %s:long_name", name);
-  if (type == NC_DOUBLE) { /* NaN marks "never written" for every double */
+  int coord = !strcmp(name, "time") || !strcmp(name, "x") || !strcmp(name, "y"); /* CF: no _FillValue on coordinates */
+  if (type == NC_DOUBLE && !coord) { /* NaN marks "never written" for every other double */
     double nan = NAN;
     NCCHECK(nc_def_var_fill(o->ncid, *varid, 0, &nan), "cannot set %s:_FillValue", name);
   }
@@ -141,7 +142,9 @@ static int define(ncout *o, const ncout_info *info)
   if ((e = def_var(o, "replica", NC_INT, 1, &o->d_rep, "1", "replica number (0: reference)", &vrep))) return e;
   if ((e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the grid point", &vy))) return e;
   if ((e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the grid point", &vx))) return e;
-  if ((e = put_text(o, vy, "axis", "Y")) || (e = put_text(o, vx, "axis", "X"))) return e;
+  if ((e = put_text(o, vy, "axis", "Y")) || (e = put_text(o, vx, "axis", "X")) || (e = put_text(o, o->v_time, "axis", "T")) ||
+      (e = put_text(o, o->v_time, "standard_name", "time")))
+    return e;
 
   char comment[128];
   snprintf(comment, sizeof comment, "written every %d steps and at the last step; NaN (never written) elsewhere",
@@ -190,8 +193,14 @@ static int define(ncout *o, const ncout_info *info)
       (e = put_text(o, NC_GLOBAL, "institution", "unspecified")) ||
       (e = put_text(o, NC_GLOBAL, "source", "miniapp")) || (e = put_text(o, NC_GLOBAL, "history", history)))
     return e;
-  for (int a = 0; a < info->nattrs; a++) /* after the defaults: the caller's values win */
-    if ((e = put_text(o, NC_GLOBAL, info->attrs[a].name, info->attrs[a].value))) return e;
+  for (int a = 0; a < info->nattrs; a++) { /* after the defaults: the caller's values win */
+    const ncout_attr *at = &info->attrs[a];
+    char             *end;
+    long long         v = at->numeric ? strtoll(at->value, &end, 10) : 0;
+    if (at->numeric && at->value[0] && !*end) /* numbers as numbers */
+      NCCHECK(nc_put_att_longlong(id, NC_GLOBAL, at->name, NC_INT64, 1, &v), "cannot write attribute %s", at->name);
+    else if ((e = put_text(o, NC_GLOBAL, at->name, at->value))) return e;
+  }
   NCCHECK(nc_enddef(id), "cannot leave define mode");
 
   /* Coordinates known now; step(time) is written up front so skipped steps still have their number. */

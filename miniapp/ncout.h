@@ -47,6 +47,7 @@ typedef struct ncout ncout;
 
 typedef struct {
   const char *name, *value;
+  int         numeric; /* 1: value is an integer, written as a 64-bit integer attribute */
 } ncout_attr;
 
 typedef struct {

@@ -74,9 +74,9 @@ static void check_text_att(int ncid, int varid, const char *name, const char *wa
 static void write_file(const char *path, ncout **po)
 {
   static const char *comps[NC] = {"u", "v"};
-  static const ncout_attr attrs[2] = {{"solver_reduction", "deterministic"}, {"scenario", "grayscott test"}};
+  static const ncout_attr attrs[3] = {{"solver_reduction", "deterministic", 0}, {"scenario", "grayscott test", 0}, {"mpi_ranks", "3", 1}};
   ncout_info info = {.nx = NX, .ny = NY, .ncomp = NC, .nreplicas = NR, .nsteps = NSTEPS, .output_every = EVERY,
-                     .dx = 0.25, .dy = 0.5, .x0 = 0.5, .y0 = 0.5, .comp_names = comps, .attrs = attrs, .nattrs = 2};
+                     .dx = 0.25, .dy = 0.5, .x0 = 0.5, .y0 = 0.5, .comp_names = comps, .attrs = attrs, .nattrs = 3};
   int e = ncout_create(path, &info, po);
   if (e) { printf("FAIL: ncout_create: %s\n", ncout_errmsg(NULL)); exit(1); }
   ncout *o = *po;
@@ -235,6 +235,18 @@ static void read_back(const char *path)
   check_text_att(ncid, NC_GLOBAL, "history", NULL);
   check_text_att(ncid, NC_GLOBAL, "solver_reduction", "deterministic");
   check_text_att(ncid, NC_GLOBAL, "scenario", "grayscott test");
+  { /* numbers as numbers; CF coordinates: no _FillValue, time named as such */
+    nc_type   t;
+    long long v = 0;
+    int       vt, vx;
+    size_t    n;
+    if (nc_inq_atttype(ncid, NC_GLOBAL, "mpi_ranks", &t) || t != NC_INT64 || nc_get_att_longlong(ncid, NC_GLOBAL, "mpi_ranks", &v) || v != 3) nfail++, printf("FAIL: mpi_ranks is not the integer 3\n");
+    NC(nc_inq_varid(ncid, "time", &vt));
+    NC(nc_inq_varid(ncid, "x", &vx));
+    if (!nc_inq_attlen(ncid, vt, "_FillValue", &n) || !nc_inq_attlen(ncid, vx, "_FillValue", &n)) nfail++, printf("FAIL: a coordinate has a _FillValue\n");
+    check_text_att(ncid, vt, "standard_name", "time");
+    check_text_att(ncid, vt, "axis", "T");
+  }
   NC(nc_close(ncid));
 }
 
