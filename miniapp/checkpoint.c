@@ -65,7 +65,8 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
     char a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
     if (!(c->checkpoint[0] && realpath(c->restart, a) && realpath(c->checkpoint, b) && !strcmp(a, b))) PetscCall(OutPathRegisterInput("-restart", c->restart));
   }
-  if (c->checkpoint[0]) { /* a scheduler's warning becomes a checkpoint */
+  if (c->checkpoint[0]) { /* a scheduler's warning becomes a checkpoint (under Open MPI's mpirun use
+                           * SIGUSR1: mpirun forwards it, while on SIGTERM it kills the ranks soon after) */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = OnSignal;
@@ -172,8 +173,11 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
       char           what[PETSC_MAX_PATH_LEN + 64];
       PetscErrorCode ierr;
       PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/net", r));
-      if (writing) PetscCall(SurrogateSerialize(p->net, &buf, &len));
-      else {
+      if (writing) { /* rank 0 alone builds the bytes: every rank learns of a failure before the next collective */
+        int bad = SurrogateSerialize(p->net, &buf, &len) != PETSC_SUCCESS;
+        PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, c->comm));
+        PetscCheck(!bad, c->comm, PETSC_ERR_MEM, "-checkpoint %s: cannot serialize replica %" PetscInt_FMT "'s network (out of memory?)", c->checkpoint, r);
+      } else {
         PetscCall(CkptGetLength(ck, name, &len, &found));
         if (!found) PetscCall(CkptGet(ck, name, NULL, 0)); /* the error naming the missing record */
         PetscCall(PetscMalloc1(len + 1, &buf));
@@ -254,8 +258,10 @@ PetscErrorCode CheckpointRestore(Coupled c)
   }
   if (!ierr) { /* its step, before any record sized by it is read */
     char v[64];
+    char *end;
     Value(theirs, "step", v, sizeof v);
-    step = v[0] ? strtoll(v, NULL, 10) : -1;
+    step = strtoll(v, &end, 10);
+    if (!v[0] || *end) step = -1; /* not a whole number: corrupt */
   }
   PetscCall(PetscFree(theirs));
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));

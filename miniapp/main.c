@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -136,11 +137,22 @@ static PetscErrorCode Run(int *status)
  * machine. libgomp reads its settings when it is loaded, before main, so the
  * default is set by running this program again with it (once: the variable
  * is then set). A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone. */
+int main(int, char **);
+
 static void DefaultSpinCount(char **argv)
 {
-  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+  const char *pre = getenv("LD_PRELOAD");
+  struct stat self, prog;
+  Dl_info     info;
+
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("MINIAPP_NO_REEXEC")) return;
+  if (pre && strstr(pre, "vgpreload")) return; /* valgrind does not follow exec by default: stay where it watches */
+  /* only when /proc/self/exe is this program (not ld.so ./miniapp, not an emulator) */
+  const char *path = dladdr((void *)main, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : strchr(argv[0], '/') ? argv[0] : (const char *)getauxval(AT_EXECFN);
+  if (!path || stat("/proc/self/exe", &self) || stat(path, &prog) || self.st_dev != prog.st_dev || self.st_ino != prog.st_ino) return;
   if (setenv("GOMP_SPINCOUNT", "2000", 0)) return;
-  execv("/proc/self/exe", argv); /* returns only on failure: go on with the defaults */
+  execv("/proc/self/exe", argv); /* returns only on failure: */
+  unsetenv("GOMP_SPINCOUNT");    /* go on with the defaults, and say so in the environment */
 }
 
 int main(int argc, char **argv)

@@ -410,9 +410,12 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(PetscMalloc1(k.step + 1, &its));
   for (PetscInt i = 0; i < k.step && CkptIsWriting(ck); i++) its[i] = s->its[i];
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
-  PetscCall(CkptData(ck, name, its, (size_t)k.step * sizeof *its));
-  for (PetscInt i = 0; i < k.step && !CkptIsWriting(ck); i++) s->its[i] = (PetscInt)its[i];
-  PetscCall(PetscFree(its));
+  {
+    PetscErrorCode ierr = CkptData(ck, name, its, (size_t)k.step * sizeof *its);
+    for (PetscInt i = 0; i < k.step && !ierr && !CkptIsWriting(ck); i++) s->its[i] = (PetscInt)its[i];
+    PetscCall(PetscFree(its));
+    PetscCall(ierr);
+  }
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
   PetscCall(CkptVec(ck, name, s->da, s->u));
   if (!CkptIsWriting(ck)) {
