@@ -217,7 +217,6 @@ PetscErrorCode CheckpointWrite(Coupled c)
   if (!ierr) ierr = State(c, ck, step);
   PetscCall(CkptClose(&ck, (PetscBool)!ierr)); /* the first error wins; an error here is the commit's */
   PetscCall(ierr);
-  c->last_checkpoint = step;
   c->times.output += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -231,7 +230,6 @@ PetscErrorCode CheckpointRestore(Coupled c)
   PetscErrorCode ierr;
   int64_t        step = -1;
   PetscInt       nsteps;
-  static const char *const keys[] = {"solver_reduction", "surrogate_reduction", "scenario", "grid", "components", "dt", "heat_D", "heat_theta", "gs_Du", "gs_Dv", "gs_F", "gs_k", "coupling", "replicas", "atomic_order_seed", "surrogate_inputs", "surrogate_weights", "guess", "guess_history", "guess_projection", "coupling_baselines"};
 
   PetscFunctionBegin;
   PetscCall(CkptCreateRead(c->comm, "-restart", c->restart, &ck));
@@ -244,16 +242,20 @@ PetscErrorCode CheckpointRestore(Coupled c)
   PetscCall(PetscMalloc1(len + 1, &theirs));
   ierr = CkptGet(ck, "description", theirs, len);
   theirs[len] = 0;
-  /* the run the file continues must be this one */
+  /* the run the file continues must be this one: every key Describe gives
+   * (scenario first, so that its own keys are compared only within one) */
   if (!ierr) ierr = Describe(c, mine, sizeof mine);
-  for (size_t i = 0; i < sizeof keys / sizeof *keys && !ierr; i++) {
-    char a[256], b[256];
-    Value(theirs, keys[i], a, sizeof a);
-    Value(mine, keys[i], b, sizeof b);
+  for (const char *line = mine; !ierr && *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] ? 1 : 0)) {
+    char   key[64], a[256], b[256];
+    size_t kl = strcspn(line, ":");
+    if (kl >= sizeof key || line[kl] != ':') break; /* Describe writes "key: value" lines only */
+    memcpy(key, line, kl), key[kl] = 0;
+    Value(theirs, key, a, sizeof a);
+    Value(mine, key, b, sizeof b);
     if (strcmp(a, b)) {
       PetscCall(PetscFree(theirs));
       PetscCall(CkptClose(&ck, PETSC_FALSE));
-      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "-restart %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", c->restart, keys[i], a[0] ? a : "(none)", b[0] ? b : "(none)");
+      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "-restart %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", c->restart, key, a[0] ? a : "(none)", b[0] ? b : "(none)");
     }
   }
   if (!ierr) { /* its step, before any record sized by it is read */
@@ -279,7 +281,6 @@ PetscErrorCode CheckpointRestore(Coupled c)
     PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
     PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the description says %lld)", c->restart, r, sr, (long long)step);
   }
-  c->last_checkpoint = c->restart_step;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

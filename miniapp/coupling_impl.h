@@ -86,7 +86,7 @@ struct _p_Coupled {
   PetscInt     inc_err_n[2];
   /* checkpoint/restart */
   char         checkpoint[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
-  PetscInt     checkpoint_every, restart_step, last_checkpoint; /* restart_step -1: a fresh run */
+  PetscInt     checkpoint_every, restart_step; /* restart_step -1: a fresh run */
   int          stop_signal;     /* the run stopped after a checkpoint on this signal */
   ncout       *nc;
   VecScatter   tozero;

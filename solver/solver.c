@@ -34,6 +34,8 @@ PetscErrorCode SolverSetReductionOverride(Solver s, const char *vectype, PetscBo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode KSPSetDefaults(KSP ksp);
+
 PetscErrorCode SolverSetFromOptions(Solver s)
 {
   PetscInt  sc = 1, M, N;
@@ -65,15 +67,10 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   if (set) { /* -help lists every option: the other scenario's, and the Krylov solver's */
     struct _p_Solver scratch = *s;
     KSP              ksp;
-    PC               pc;
     for (size_t k = 0; k < sizeof scenarios / sizeof *scenarios; k++)
       if (scenarios[k] != s->ops) PetscCall(scenarios[k]->setfromoptions(&scratch));
     PetscCall(KSPCreate(s->comm, &ksp));
-    PetscCall(KSPSetType(ksp, KSPCG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000)); /* the defaults SolverCreateKSP sets */
-    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSetDefaults(ksp));
     PetscCall(KSPDestroy(&ksp));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -117,22 +114,31 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The solver's Krylov defaults (CG + Jacobi, rtol 1e-10, nonzero initial
+ * guess), then the -ksp_ and -pc_ options (also what -help lists). */
+static PetscErrorCode KSPSetDefaults(KSP ksp)
+{
+  PC pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A KSP on the solver's operator, configured as the solver's own (CG +
  * Jacobi, rtol 1e-10 on ||b||, nonzero initial guess, then the -ksp_ and
  * -pc_ options), with the start-residual monitor. */
 PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
 {
-  PC pc;
-
   PetscFunctionBegin;
   PetscCall(KSPCreate(s->comm, ksp));
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
-  PetscCall(KSPSetType(*ksp, KSPCG));
-  PetscCall(KSPGetPC(*ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(*ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));
-  PetscCall(KSPSetInitialGuessNonzero(*ksp, PETSC_TRUE));
-  PetscCall(KSPSetFromOptions(*ksp));
+  PetscCall(KSPSetDefaults(*ksp));
   PetscCall(CheckKSPType(s, *ksp));
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
   PetscCall(KSPSetUp(*ksp));
@@ -301,10 +307,12 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
   Vec       x;
   PetscReal r[64], m = 0, v = 0;
   PetscInt  its;
+  PetscBool has;
 
   PetscFunctionBegin;
   PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]", n);
-  PetscCheck(s->step > 0 && s->b_step == s->step - 1, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
+  PetscCall(SolverHasLastSystem(s, &has));
+  PetscCheck(has, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
   PetscCall(VecDuplicate(s->u, &x));
   *its_min = PETSC_MAX_INT, *its_max = 0;
   for (PetscInt k = 0; k < n; k++) {
