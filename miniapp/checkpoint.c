@@ -183,7 +183,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
         PetscCall(PetscMalloc1(len + 1, &buf));
       }
       ierr = CkptData(ck, name, buf, len);
-      if (!ierr && !writing) ierr = PetscSNPrintf(what, sizeof what, "-restart %s: replica %" PetscInt_FMT "'s network", c->restart, r);
+      if (!ierr && !writing) ierr = PetscSNPrintf(what, sizeof what, "%s %s: replica %" PetscInt_FMT "'s network", CkptOption(ck), CkptPath(ck), r);
       if (!ierr && !writing) ierr = SurrogateDeserialize(p->net, buf, len, what);
       PetscCall(PetscFree(buf));
       PetscCall(ierr);
@@ -221,7 +221,9 @@ PetscErrorCode CheckpointWrite(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CheckpointRestore(Coupled c)
+/* Every replica (and the side runs) from the checkpoint file path; option
+ * names it in messages. */
+static PetscErrorCode Read(Coupled c, const char option[], const char path[], int64_t *stepp)
 {
   Ckpt           ck;
   char           mine[4096], *theirs;
@@ -232,11 +234,11 @@ PetscErrorCode CheckpointRestore(Coupled c)
   PetscInt       nsteps;
 
   PetscFunctionBegin;
-  PetscCall(CkptCreateRead(c->comm, "-restart", c->restart, &ck));
+  PetscCall(CkptCreateRead(c->comm, option, path, &ck));
   ierr = CkptGetLength(ck, "description", &len, &found);
   if (!ierr && !found) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
-    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: has no description record (not a checkpoint of a coupled run)", c->restart);
+    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no description record (not a checkpoint of a coupled run)", option, path);
   }
   PetscCall(ierr);
   PetscCall(PetscMalloc1(len + 1, &theirs));
@@ -255,7 +257,7 @@ PetscErrorCode CheckpointRestore(Coupled c)
     if (strcmp(a, b)) {
       PetscCall(PetscFree(theirs));
       PetscCall(CkptClose(&ck, PETSC_FALSE));
-      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "-restart %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", c->restart, key, a[0] ? a : "(none)", b[0] ? b : "(none)");
+      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "%s %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", option, path, key, a[0] ? a : "(none)", b[0] ? b : "(none)");
     }
   }
   if (!ierr) { /* its step, before any record sized by it is read */
@@ -269,18 +271,38 @@ PetscErrorCode CheckpointRestore(Coupled c)
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
   if (!ierr && !(step >= 0 && step <= nsteps)) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
-    PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt description (no step)", c->restart);
-    SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-restart %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", c->restart, (long long)step, nsteps);
+    PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt description (no step)", option, path);
+    SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", option, path, (long long)step, nsteps);
   }
   if (!ierr) ierr = State(c, ck, (PetscInt)step);
   PetscCall(CkptClose(&ck, PETSC_FALSE));
   PetscCall(ierr);
-  PetscCall(SolverGetStep(c->rep[0].solver, &c->restart_step, NULL, NULL, NULL));
   for (PetscInt r = 0; r < c->nrep; r++) { /* replicas advance in lockstep */
     PetscInt sr;
     PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
-    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the description says %lld)", c->restart, r, sr, (long long)step);
+    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the description says %lld)", option, path, r, sr, (long long)step);
   }
+  *stepp = step;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckpointRestore(Coupled c)
+{
+  int64_t step;
+
+  PetscFunctionBegin;
+  PetscCall(Read(c, "-restart", c->restart, &step));
+  c->restart_step = (PetscInt)step;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -fault_action rollback: the last checkpoint this run wrote. */
+PetscErrorCode CheckpointRollback(Coupled c)
+{
+  int64_t step;
+
+  PetscFunctionBegin;
+  PetscCall(Read(c, "-checkpoint", c->checkpoint, &step));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

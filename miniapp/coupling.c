@@ -100,6 +100,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCheck(c->pattern_factor >= 1 && !PetscIsInfOrNanReal(c->pattern_factor), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be a number >= 1", (double)c->pattern_factor);
   PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
   PetscCall(CheckpointSetFromOptions(c));
+  PetscCall(FaultsSetFromOptions(c));
 
   for (PetscInt r = 0; r < c->nrep; r++) PetscCall(CreateSolver(c, &c->rep[r].solver));
   PetscCall(SolverHasClosure(c->rep[0].solver, &has));
@@ -180,6 +181,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
   else for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k] = (GuessTally){.its_step = -1, .r0_step = NAN};
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSetUp(c));
   if (c->restart[0]) PetscCall(CheckpointRestore(c));
+  PetscCall(FaultsSetUp(c));
   if (c->output[0]) PetscCall(OutputCreate(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -194,8 +196,11 @@ static PetscErrorCode Train(Coupled c, PetscInt step)
     PetscCall(PetscLogEventBegin(c->ev_train, 0, 0, 0, 0));
     for (PetscInt r = 0; r < c->nrep; r++) {
       Replica *p = &c->rep[r];
+      PetscBool armed;
       red_set_atomic_order_state(&p->order);
+      PetscCall(FaultsArm(c, r, -1, c->epoch, &armed));
       PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, &c->last_loss[r]));
+      if (armed) PetscCall(FaultsCollect(c));
       red_get_atomic_order_state(&p->order);
       p->trained = PETSC_TRUE;
       c->times.train_samples += (double)c->npts * c->size;
@@ -204,6 +209,20 @@ static PetscErrorCode Train(Coupled c, PetscInt step)
     PetscCall(ObserveEpoch(c, step));
     c->epoch++;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The step's solve, with the fault armed when it targets this one. */
+static PetscErrorCode Solve(Coupled c, Replica *p, Vec guess)
+{
+  PetscBool armed;
+  PetscInt  step;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetStep(p->solver, &step, NULL, NULL, NULL));
+  PetscCall(FaultsArm(c, (PetscInt)(p - c->rep), step + 1, -1, &armed));
+  PetscCall(SolverStep(p->solver, guess, &p->its));
+  if (armed) PetscCall(FaultsCollect(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -225,7 +244,7 @@ static PetscErrorCode StepGuess(Coupled c, Replica *p, PetscInt step, PetscBool 
   t0 = MPI_Wtime();
   PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
   PetscCall(GuessForm(c, p, c->guess, p->x0));
-  PetscCall(SolverStep(p->solver, p->x0, &p->its));
+  PetscCall(Solve(c, p, p->x0));
   PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
   t0 = MPI_Wtime() - t0;
   c->times.solve += t0;
@@ -255,7 +274,7 @@ static PetscErrorCode StepReplica(Coupled c, Replica *p, PetscInt step, PetscBoo
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureBeforeSolve(c, p, step, train, predicted));
   t0 = MPI_Wtime();
   PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
-  PetscCall(SolverStep(p->solver, NULL, &p->its));
+  PetscCall(Solve(c, p, NULL));
   PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
   c->times.solve += MPI_Wtime() - t0;
   PetscCall(SolverGetLastResidual(p->solver, &p->rnorm));
@@ -291,8 +310,10 @@ PetscErrorCode CoupledRun(Coupled c)
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
   if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
+  if (c->fault.action == FAULT_ACTION_ROLLBACK) PetscCall(CheckpointWrite(c)); /* the first good state */
   for (PetscInt step = first; step < nsteps; step++) {
-    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE;
+    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback;
+    PetscInt  epoch0 = c->epoch;
     for (PetscInt r = 0; r < c->nrep; r++) {
       red_set_atomic_order_state(&c->rep[r].order);
       PetscCall(StepReplica(c, &c->rep[r], step, &train, &predicted));
@@ -306,6 +327,13 @@ PetscErrorCode CoupledRun(Coupled c)
       tm = MPI_Wtime();
       PetscCall(Train(c, step + 1));
       c->times.train += MPI_Wtime() - tm;
+    }
+    PetscCall(FaultsAfterStep(c, step + 1, epoch0, &rollback));
+    if (rollback) { /* the last good state, then on from there */
+      PetscCall(CheckpointRollback(c));
+      PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
+      step--;
+      continue;
     }
     Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
     PetscCall(CheckpointSignalled(c, &c->stop_signal));
@@ -380,6 +408,14 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   *ok = PETSC_TRUE;
   why[0] = 0;
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureVerify(c, ok, why, len));
+  {
+    PetscBool fok;
+    char      fwhy[256];
+    PetscCall(FaultsVerify(c, &fok, fwhy, sizeof fwhy));
+    n = strlen(why);
+    if (!fok) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy));
+    *ok = (PetscBool)(*ok && fok);
+  }
   if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);
   n = strlen(why);
   if (n) {
@@ -412,6 +448,7 @@ PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesSummary(c, f));
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSummary(c, f));
   PetscCall(ObserveSummary(c, f));
+  PetscCall(FaultsSummary(c, f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

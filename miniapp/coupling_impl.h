@@ -6,7 +6,8 @@
  *   closure.c           the learned closure: gate, fallback, drift, pattern
  *   observe.c           per-step / per-epoch replica metrics and records
  *   coupling_output.c   the NetCDF file of the run
- *   checkpoint.c        checkpoint/restart */
+ *   checkpoint.c        checkpoint/restart
+ *   faults.c            fault injection, detection and response */
 #ifndef MINIAPP_COUPLING_IMPL_H
 #define MINIAPP_COUPLING_IMPL_H
 
@@ -14,6 +15,7 @@
 #include "metrics.h"
 #include "ncout.h"
 #include "reduce.h"
+#include "fault.h"
 
 typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
 extern const char *const CouplingModeNames[];
@@ -37,6 +39,30 @@ typedef struct {
   PetscInt         its;
   PetscReal        rnorm, r0, inc_err, extrap_err, closure_err, drift;
 } Replica;
+
+typedef enum { FAULT_ACTION_REPORT, FAULT_ACTION_ABORT, FAULT_ACTION_ROLLBACK } FaultAction;
+extern const char *const FaultActionNames[];
+
+/* The fault experiment (faults.c): what was injected, what saw it. Steps
+ * and epochs are -1 until something happens. */
+typedef struct {
+  PetscBool    on, checks, done, fired, detected;
+  fault_spec   spec;
+  fault_record rec;
+  FaultAction  action;
+  PetscReal    noise_factor;
+  PetscInt64   nchecks;
+  PetscInt     alarms, false_alarms, rollbacks;
+  PetscReal    worst;                            /* largest check ratio seen */
+  PetscInt     first_alarm_step, alarm_replica;  /* the first checksum alarm */
+  PetscReal    alarm_ratio;
+  char         alarm_what[128];
+  PetscInt     check_step, check_epoch;          /* alarm on the faulty replica after the flip */
+  PetscReal    check_ratio;
+  PetscInt     rep_step, rep_epoch;              /* ordered builds: its first differing step/epoch */
+  PetscInt     noise_step, noise_epoch;          /* atomic: first above the fault-free spread */
+  PetscReal    noise_ratio;
+} FaultState;
 
 /* Per-guess tallies over the run (replica 0's systems). */
 typedef struct {
@@ -88,6 +114,7 @@ struct _p_Coupled {
   char         checkpoint[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
   PetscInt     checkpoint_every, restart_step; /* restart_step -1: a fresh run */
   int          stop_signal;     /* the run stopped after a checkpoint on this signal */
+  FaultState   fault;
   ncout       *nc;
   VecScatter   tozero;
   Vec          natural, seq;
@@ -137,5 +164,15 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c);
 PetscErrorCode CheckpointWrite(Coupled c);
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
+PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */
+
+/* faults.c */
+PetscErrorCode FaultsSetFromOptions(Coupled c);
+PetscErrorCode FaultsSetUp(Coupled c);
+PetscErrorCode FaultsArm(Coupled c, PetscInt r, PetscInt step, PetscInt epoch, PetscBool *armed);
+PetscErrorCode FaultsCollect(Coupled c);
+PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback);
+PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len);
+PetscErrorCode FaultsSummary(Coupled c, FILE *f);
 
 #endif

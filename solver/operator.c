@@ -10,6 +10,10 @@
  *           finite-volume codes do; the order of the four additions varies. */
 #include "solver_impl.h"
 #include "solver_reduction.h"
+#include "fault.h"
+#include "vecred.h"
+
+#include <float.h>
 
 /* Below this many points per rank the OpenMP fork costs more than it saves. */
 #define OP_PAR_MIN_POINTS 32768
@@ -113,6 +117,67 @@ static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, 
   }
 }
 
+/* Huang-Abraham checksum of y = A x: 1^T y = (A^T 1)^T x = csum^T x, both
+ * sides summed with the build's own reduction. The threshold is a bound on
+ * what rounding alone can make of the difference (docs/faults.md):
+ *   e_y   each y_i carries at most ~6 roundings of terms bounded by
+ *         (|A||x|)_i, and sum_i (|A||x|)_i <= Dmax sum|x|, Dmax = max row
+ *         sum of |A| = 1 + 4 coef (hx^-2 + hy^-2): bounded by 10 u Dmax sum|x|;
+ *   e_c   csum = fl(A 1) likewise: 10 u Dmax sum|x| in csum^T x;
+ *   R     the two reductions: atomic/deterministic (any order) n u sum|v|,
+ *         reproducible (correctly rounded, exact products aside) u sum|v| +
+ *         n 2^-80 sum|v|; with v = y and v = csum .* x, sum|csum x| <= cmax sum|x|.
+ * A fault is declared above 2x the bound (the factor covers the first-order
+ * treatment of the gamma_n terms). The reductions keep the seeded atomic
+ * order untouched, so a check never changes the run's bits. */
+static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
+{
+  const PetscScalar *xa, *ya, *ca;
+  red_partial_t      p[4];
+  PetscReal          v[4], D = 1, tau, n_u, diff;
+  PetscInt           n, N;
+  red_atomic_state   st;
+  const double       u = DBL_EPSILON / 2;
+
+  PetscFunctionBegin;
+  if (!op->csum) { /* csum = A 1, formed without checking */
+    Vec one;
+    PetscCall(VecDuplicate(x, &one));
+    PetscCall(VecDuplicate(x, &op->csum));
+    PetscCall(VecSet(one, 1.0));
+    op->check = PETSC_FALSE;
+    PetscCall(MatMult(A, one, op->csum));
+    op->check = PETSC_TRUE;
+    PetscCall(VecDestroy(&one));
+    PetscCall(VecNorm(op->csum, NORM_INFINITY, &op->cmax));
+  }
+  for (PetscInt c = 0; c < op->dof; c++) D = PetscMax(D, 1 + 4 * op->coef[c] * (op->ihx2 + op->ihy2));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetSize(x, &N));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(op->csum, &ca));
+  red_get_atomic_order_state(&st);
+  red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0]);
+  red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1]);
+  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2]);
+  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, ya, NULL, &p[3]);
+  PetscCall(VecRestoreArrayRead(op->csum, &ca));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), SOLVER_STRATEGY, 4, p, v));
+  red_set_atomic_order_state(&st);
+  PetscCall(PetscLogFlops(5.0 * n));
+  n_u = SOLVER_STRATEGY == RED_REPRODUCIBLE ? u + (double)N * 0x1p-80 : (double)N * u;
+  tau  = 2 * (20 * u * D * v[2] + n_u * (v[3] + op->cmax * v[2]));
+  diff = PetscAbsReal(v[0] - v[1]);
+  op->nchecks++;
+  if (!(diff <= tau)) op->nfail++; /* NaN fails too */
+  if (tau > 0) op->worst = PetscMax(op->worst, diff / tau);
+  else if (diff > 0 || diff != diff) op->worst = PETSC_INFINITY;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 {
   OpCtx             *op;
@@ -129,8 +194,15 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   if (op->scatter) MultScatter(op, &L, u, yy);
   else MultGather(op, &L, u, yy);
   PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
+  if (fault_armed == FAULT_OPERATOR) { /* -inject site=operator: a fault in the product, before anything checks it */
+    PetscInt lo, N;
+    PetscCall(VecGetOwnershipRange(y, &lo, NULL));
+    PetscCall(VecGetSize(y, &N));
+    fault_hit_double(FAULT_OPERATOR, yy, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
+  }
   PetscCall(VecRestoreArrayWrite(y, &yy));
   PetscCall(VecRestoreArrayRead(op->uloc, &u));
+  if (op->check) PetscCall(Check(A, op, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -185,6 +257,28 @@ PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal 
   PetscCall(MatShellGetContext(A, &op));
   for (PetscInt c = 0; c < op->dof; c++) op->coef[c] = coef[c];
   op->ihx2 = 1.0 / (hx * hx), op->ihy2 = 1.0 / (hy * hy);
+  PetscCall(VecDestroy(&op->csum)); /* A changed: its checksum vector is formed again */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OperatorSetCheck(Mat A, PetscBool on)
+{
+  OpCtx *op;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  op->check = on;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OperatorGetCheckResult(Mat A, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst)
+{
+  OpCtx *op;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  *nchecks = op->nchecks, *nfail = op->nfail, *worst = op->worst;
+  op->nchecks = op->nfail = 0, op->worst = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,6 +288,7 @@ PetscErrorCode OperatorDestroyContext(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  PetscCall(VecDestroy(&op->csum));
   scatter_plan_destroy(&op->plan);
   PetscCall(PetscFree2(op->flux, op->lap));
   PetscCall(VecDestroy(&op->uloc));

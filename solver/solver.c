@@ -6,6 +6,7 @@
 #include "solver_reduction.h"
 #include "vecred.h"
 #include "hashrng.h"
+#include "fault.h"
 
 #include <string.h>
 
@@ -105,6 +106,18 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
 
   PetscFunctionBegin;
   (void)rnorm;
+  if (it && fault_armed == FAULT_ITERATE) { /* -inject site=iterate: the iterate after iteration `it` */
+    Vec          x;
+    PetscScalar *a;
+    PetscInt     lo, n, N;
+    PetscCall(KSPGetSolution(ksp, &x));
+    PetscCall(VecGetOwnershipRange(x, &lo, NULL));
+    PetscCall(VecGetLocalSize(x, &n));
+    PetscCall(VecGetSize(x, &N));
+    PetscCall(VecGetArray(x, &a));
+    fault_hit_double(FAULT_ITERATE, a, (size_t)n, (long long)lo, (long long)N);
+    PetscCall(VecRestoreArray(x, &a));
+  }
   if (it) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPGetRhs(ksp, &b));
   PetscCall(KSPBuildResidual(ksp, s->gw[0], s->gw[1], &r));
@@ -220,10 +233,34 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
   if (guess) PetscCall(VecCopy(guess, s->u));
   PetscCall(Solve(s, s->ksp, s->u, &n, &s->last_r0));
   PetscCall(KSPGetResidualNorm(s->ksp, &s->rnorm));
+  if (fault_armed == FAULT_STATE) { /* -inject site=state: u^{n+1} as the step leaves it */
+    PetscScalar *a;
+    PetscInt     lo, nl, N;
+    PetscCall(VecGetOwnershipRange(s->u, &lo, NULL));
+    PetscCall(VecGetLocalSize(s->u, &nl));
+    PetscCall(VecGetSize(s->u, &N));
+    PetscCall(VecGetArray(s->u, &a));
+    fault_hit_double(FAULT_STATE, a, (size_t)nl, (long long)lo, (long long)N);
+    PetscCall(VecRestoreArray(s->u, &a));
+  }
   s->its[s->step++] = n;
   s->its_total += n;
   s->t += s->dt;
   if (its) *its = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetChecks(Solver s, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(OperatorSetCheck(s->A, on));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst)
+{
+  PetscFunctionBegin;
+  PetscCall(OperatorGetCheckResult(s->A, nchecks, nfail, worst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -73,6 +73,14 @@ PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm); /* of the last
  * mean and variance of the final residual norms, iteration range. */
 PetscErrorCode SolverHasLastSystem(Solver s, PetscBool *has); /* a step solved by this process (not only restored) */
 PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max);
+/* Algorithm-based fault detection (Huang-Abraham): every operator product
+ * y = A x is checked by 1^T y = (A^T 1)^T x with a threshold from the build's
+ * rounding bounds (operator.c); the result since the last query: products
+ * checked, failed, and the largest |difference| / threshold. The check never
+ * changes the run's bits. Fault injection sites (kernels/fault.h): the state
+ * after the solve, the Krylov iterate, the operator's output. */
+PetscErrorCode SolverSetChecks(Solver s, PetscBool on);
+PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);

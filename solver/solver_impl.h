@@ -17,11 +17,19 @@ typedef struct {
   double       *flux;    /* [2 * nface] signed face fluxes                 */
   double       *lap;     /* [nowned + 1] Laplacian accumulator             */
   size_t        nface;
+  /* ABFT check 1^T(Ax) = (A^T 1)^T x (SolverSetChecks) */
+  PetscBool     check;
+  Vec           csum;    /* A 1 = A^T 1 (A is symmetric), formed at the first check */
+  PetscReal     cmax;    /* max |csum| */
+  PetscInt      nchecks, nfail;
+  PetscReal     worst;   /* largest |1^T y - csum^T x| / threshold since the last query */
 } OpCtx;
 
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
 PetscErrorCode OperatorDestroyContext(Mat A);
+PetscErrorCode OperatorSetCheck(Mat A, PetscBool on);
+PetscErrorCode OperatorGetCheckResult(Mat A, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst); /* since the last call */
 
 typedef struct _ScenarioOps ScenarioOps;
 struct _p_Solver {

@@ -26,7 +26,7 @@ static PetscInt64 reduction_count = 0; /* global reductions through these ops */
 PetscInt64 VecFPNAGetReductionCount(void) { return reduction_count; }
 
 /* out[j] = global value of partials p[j], j < n, combined with strategy s. */
-static PetscErrorCode CombineAcrossRanks(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out)
+PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out)
 {
   PetscMPIInt size;
 
@@ -96,7 +96,7 @@ static PetscErrorCode Dot(red_strategy_t s, Vec x, Vec y, PetscScalar *z)
 
   PetscFunctionBegin;
   PetscCall(LocalPartial(s, RED_OP_DOT, x, y, &p));
-  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 1, &p, z));
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 1, &p, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -108,7 +108,7 @@ static PetscErrorCode MDot(red_strategy_t s, Vec x, PetscInt nv, const Vec y[], 
   for (PetscInt j0 = 0; j0 < nv; j0 += 64) { /* batches of 64: one collective each */
     PetscInt m = PetscMin(64, nv - j0);
     for (PetscInt j = 0; j < m; j++) PetscCall(LocalPartial(s, RED_OP_DOT, x, y[j0 + j], &p[j]));
-    PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, m, p, z + j0));
+    PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, m, p, z + j0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,7 +127,7 @@ static PetscErrorCode Norm(red_strategy_t s, Vec x, NormType type, PetscReal *z)
   }
   if (type == NORM_1 || type == NORM_1_AND_2) PetscCall(LocalPartial(s, RED_OP_ASUM, x, NULL, &p[0]));
   if (type != NORM_1) PetscCall(LocalPartial(s, RED_OP_SUMSQ, x, NULL, &p[type == NORM_1_AND_2 ? 1 : 0]));
-  PetscCall(CombineAcrossRanks(comm, s, type == NORM_1_AND_2 ? 2 : 1, p, z));
+  PetscCall(VecFPNACombine(comm, s, type == NORM_1_AND_2 ? 2 : 1, p, z));
   if (type == NORM_2 || type == NORM_FROBENIUS) z[0] = PetscSqrtReal(z[0]);
   if (type == NORM_1_AND_2) z[1] = PetscSqrtReal(z[1]);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -141,7 +141,7 @@ static PetscErrorCode DotNorm2(red_strategy_t s, Vec x, Vec y, PetscScalar *dp, 
   PetscFunctionBegin;
   PetscCall(LocalPartial(s, RED_OP_DOT, x, y, &p[0]));
   PetscCall(LocalPartial(s, RED_OP_SUMSQ, y, NULL, &p[1]));
-  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 2, p, z));
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 2, p, z));
   *dp = z[0], *nm = z[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -152,7 +152,7 @@ static PetscErrorCode Sum(red_strategy_t s, Vec x, PetscScalar *z)
 
   PetscFunctionBegin;
   PetscCall(LocalPartial(s, RED_OP_SUM, x, NULL, &p));
-  PetscCall(CombineAcrossRanks(PetscObjectComm((PetscObject)x), s, 1, &p, z));
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 1, &p, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,6 +4,7 @@
 #define MINIAPP_SOLVER_VECRED_H
 
 #include <petscvec.h>
+#include "reduce.h"
 
 #define VECFPNA               "fpna"
 #define VECFPNA_ATOMIC        "fpna_atomic"
@@ -13,5 +14,8 @@
 PetscErrorCode VecFPNARegister(void);
 PetscInt64     VecFPNAGetReductionCount(void);
 const char    *VecFPNACompiledStrategy(void);
+/* out[j] = global value of the rank-local partials p[j], j < n, combined
+ * with strategy s as these Vec types do (rank order, or MPI for atomic). */
+PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out);
 
 #endif

@@ -1,0 +1,256 @@
+/* miniapp/faults.c: the fault experiment of the coupled run (docs/faults.md).
+ *
+ *   -inject SPEC          flip one bit once (kernels/fault.h), e.g.
+ *                         site=operator,step=20,bit=0 or site=gradient,epoch=7,bit=29
+ *                         (replica: default the last one, so replica 0 stays
+ *                         the reference)
+ *   -fault_checks         Huang-Abraham checksums on every operator product
+ *                         and on the surrogate's train step
+ *   -fault_action A       report (default) | abort | rollback: on a detected
+ *                         fault, go on (the run is then INVALID), stop with one
+ *                         line, or re-do from the last checkpoint (-checkpoint;
+ *                         written after every step unless -checkpoint_every)
+ *   -fault_noise_factor F atomic build: replica f counts as faulty at a step
+ *                         where its relative L2 distance from replica 0 exceeds
+ *                         F times the largest one of the fault-free replicas
+ *
+ * Detection: by checksums (an alarm in the step or epoch), and by replicas:
+ * in deterministic and reproducible builds any bit of difference is a fault
+ * (the divergence record's first step/epoch), in the atomic build the noise
+ * detector above (needs -replicas 3: the reference, the faulty one and at
+ * least one fault-free one). Not here: the sites themselves (solver/,
+ * surrogate/) and the checks' thresholds (operator.c, surrogate). */
+#include "coupling_impl.h"
+#include "vecred.h"
+
+#include <string.h>
+
+#if 1 /* TEMP until the surrogate's checks land */
+static PetscErrorCode SurrogateSetChecks(Surrogate s, PetscBool on) { (void)s; (void)on; return 0; }
+static PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok) { (void)s; (void)site; *ok = PETSC_TRUE; return 0; }
+static PetscErrorCode SurrogateGetCheckResult(Surrogate s, PetscInt *n, PetscReal *w, char *what, size_t len) { (void)s; (void)what; (void)len; *n = 0; *w = 0; return 0; }
+#endif
+
+const char *const FaultActionNames[] = {"report", "abort", "rollback"};
+
+PetscErrorCode FaultsSetFromOptions(Coupled c)
+{
+  FaultState *f = &c->fault;
+  char        spec[512] = "";
+  PetscInt    action    = FAULT_ACTION_REPORT;
+  PetscBool   set, ckset;
+
+  PetscFunctionBegin;
+  f->noise_factor = 10;
+  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = -1;
+  PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
+  PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
+  PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
+  PetscCall(PetscOptionsEList("-fault_action", "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the last -checkpoint)", NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
+  PetscCall(PetscOptionsReal("-fault_noise_factor", "Atomic build: a replica is faulty where its distance from replica 0 exceeds this times the fault-free replicas' largest", NULL, f->noise_factor, &f->noise_factor, NULL));
+  PetscOptionsEnd();
+  f->action = (FaultAction)action;
+  if (set) {
+    char err[256];
+    PetscCheck(fault_parse(spec, &f->spec, err, sizeof err) == 0, c->comm, PETSC_ERR_ARG_WRONG, "%s", err);
+    f->on = PETSC_TRUE;
+  }
+  PetscCheck(f->noise_factor >= 1 && PetscIsNormalReal(f->noise_factor), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be a number >= 1", (double)f->noise_factor);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-checkpoint", &ckset));
+  PetscCheck(f->action != FAULT_ACTION_ROLLBACK || ckset, c->comm, PETSC_ERR_ARG_WRONG, "-fault_action rollback: needs -checkpoint FILE (the state it rolls back to)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the set-up: the spec against the run's sizes. */
+PetscErrorCode FaultsSetUp(Coupled c)
+{
+  FaultState *f = &c->fault;
+  PetscInt    nsteps;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    if (f->checks) PetscCall(SolverSetChecks(c->rep[r].solver, PETSC_TRUE));
+    if (f->checks && c->rep[r].net) PetscCall(SurrogateSetChecks(c->rep[r].net, PETSC_TRUE));
+  }
+  if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
+  if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;
+  PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")", f->spec.replica, c->nrep, c->nrep - 1);
+  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
+  if (fault_site_is_solver(f->spec.site)) {
+    long long n = (long long)c->M * c->N * c->dof;
+    PetscCheck(f->spec.at <= nsteps, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", f->spec.at, nsteps);
+    PetscCheck(f->spec.entry < n, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", f->spec.entry, n, n - 1);
+  } else {
+    PetscBool ok = PETSC_FALSE;
+    PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG, "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
+    PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &ok));
+    PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)", fault_site_names[f->spec.site]);
+    PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")", f->spec.entry, c->nweights, c->nweights - 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Arm before replica r's solve of the step that produces state `step`, or
+ * before its train step of epoch `epoch` (-1 for the other); returns whether
+ * it armed, so that the caller collects. */
+PetscErrorCode FaultsArm(Coupled c, PetscInt r, PetscInt step, PetscInt epoch, PetscBool *armed)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *armed = PETSC_FALSE;
+  if (!f->on || f->done || r != f->spec.replica) PetscFunctionReturn(PETSC_SUCCESS);
+  if (fault_site_is_solver(f->spec.site) ? step != f->spec.at : epoch != f->spec.at) PetscFunctionReturn(PETSC_SUCCESS);
+  fault_arm(&f->spec);
+  *armed = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After an armed solve or train step: every rank learns what was flipped. */
+PetscErrorCode FaultsCollect(Coupled c)
+{
+  FaultState  *f = &c->fault;
+  PetscMPIInt  owner, me;
+  fault_record rec = *fault_get_record();
+
+  PetscFunctionBegin;
+  fault_disarm();
+  f->done = PETSC_TRUE; /* once: a rollback re-does the step without it (a transient fault) */
+  me      = rec.fired ? c->rank : c->size;
+  PetscCallMPI(MPI_Allreduce(&me, &owner, 1, MPI_INT, MPI_MIN, c->comm));
+  if (owner < c->size) PetscCallMPI(MPI_Bcast(&rec, sizeof rec, MPI_BYTE, owner, c->comm));
+  PetscCheck(rec.nentries == 0 || rec.entry < rec.nentries, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but site %s has %lld entries (0..%lld)", rec.entry, fault_site_names[rec.site], rec.nentries, rec.nentries - 1);
+  f->rec   = rec;
+  f->fired = (PetscBool)(owner < c->size);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool Ordered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrategy(), "atomic") && strcmp(SurrogateGetStrategyName(), "atomic")); }
+
+/* After the step that produced state `step` (and its training): the checks'
+ * alarms, the replicas' verdict, and what to do. *rollback: restore the last
+ * checkpoint and re-do. */
+PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback)
+{
+  FaultState *f = &c->fault;
+  PetscBool   alarm = PETSC_FALSE, detected = PETSC_FALSE;
+  PetscInt    fr    = f->on ? f->spec.replica : -1;
+
+  PetscFunctionBegin;
+  *rollback = PETSC_FALSE;
+  if (f->checks)
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      PetscInt  n, nfail, snfail = 0;
+      PetscReal worst, sworst = 0;
+      char      what[128] = "";
+      PetscCall(SolverGetCheckResult(c->rep[r].solver, &n, &nfail, &worst));
+      f->nchecks += n;
+      if (c->rep[r].net) PetscCall(SurrogateGetCheckResult(c->rep[r].net, &snfail, &sworst, what, sizeof what));
+      f->worst = PetscMax(f->worst, PetscMax(worst, sworst));
+      if (!nfail && !snfail) continue;
+      alarm = PETSC_TRUE;
+      f->alarms += nfail + snfail;
+      if (!(f->fired && r == fr)) f->false_alarms += nfail + snfail; /* not where (or before) the fault is */
+      if (f->first_alarm_step < 0) {
+        f->first_alarm_step = step, f->alarm_replica = r, f->alarm_ratio = PetscMax(worst, sworst);
+        PetscCall(PetscStrncpy(f->alarm_what, nfail ? "operator checksum" : what, sizeof f->alarm_what));
+      }
+      if (f->fired && r == fr && f->check_step < 0) {
+        f->check_step = step, f->check_ratio = PetscMax(worst, sworst);
+        if (snfail) f->check_epoch = c->epoch - 1; /* the step's last epoch at the latest */
+      }
+    }
+  if (f->fired && fr >= 0) {
+    if (Ordered() || fr == 0) { /* any difference is a fault */
+      if (f->rep_step < 0 && c->first_div_step[fr] >= 0) f->rep_step = c->first_div_step[fr];
+      if (f->rep_epoch < 0 && c->first_div_epoch[fr] >= 0) f->rep_epoch = c->first_div_epoch[fr];
+      if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
+        for (PetscInt r = 1; r < c->nrep; r++)
+          if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
+    } else if (c->nrep >= 3 && f->noise_step < 0) { /* atomic: beyond the fault-free replicas' spread */
+      double noise = 0, mine = c->last_state[fr].rel_l2;
+      for (PetscInt r = 1; r < c->nrep; r++)
+        if (r != fr) noise = PetscMax(noise, c->last_state[r].rel_l2);
+      if (mine > f->noise_factor * noise) f->noise_step = step, f->noise_ratio = noise > 0 ? mine / noise : PETSC_INFINITY;
+      noise = 0, mine = c->last_weights[fr].rel_l2;
+      if (c->rep[0].net && c->epoch > epoch0 && f->noise_epoch < 0) {
+        for (PetscInt r = 1; r < c->nrep; r++)
+          if (r != fr) noise = PetscMax(noise, c->last_weights[r].rel_l2);
+        if (mine > f->noise_factor * noise) f->noise_epoch = c->epoch - 1;
+      }
+    }
+    if (Ordered() || fr == 0) /* this step's record (a rollback restores the earlier one) */
+      for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
+        detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
+    else detected = (PetscBool)(f->noise_step == step || (f->noise_epoch >= epoch0 && f->noise_epoch < c->epoch));
+  }
+  if (Ordered() && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
+    for (PetscInt r = 1; r < c->nrep; r++)
+      if (c->first_div_step[r] == step) detected = PETSC_TRUE;
+  detected = (PetscBool)(detected || alarm);
+  if (!detected) PetscFunctionReturn(PETSC_SUCCESS);
+  f->detected = PETSC_TRUE;
+  if (f->action == FAULT_ACTION_ABORT)
+    SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step, alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
+  if (f->action == FAULT_ACTION_ROLLBACK) {
+    PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and the fault persists (step %" PetscInt_FMT ")", step);
+    f->rollbacks++;
+    *rollback = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A detected fault that was not rolled back makes the run INVALID. */
+PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE, why[0] = 0;
+  if (!f->detected || f->action == FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
+  *ok = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void Step(FILE *f, const char *key, PetscInt v)
+{
+  if (v >= 0) fprintf(f, "  %s: %" PetscInt_FMT "\n", key, v);
+  else fprintf(f, "  %s: null\n", key);
+}
+
+PetscErrorCode FaultsSummary(Coupled c, FILE *out)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->rank) PetscFunctionReturn(PETSC_SUCCESS);
+  fprintf(out, "fault:\n");
+  if (f->on) {
+    fprintf(out, "  site: %s\n  %s: %lld\n  replica: %d\n  fired: %s\n", fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at, f->spec.replica, f->fired ? "true" : "false");
+    if (f->fired) fprintf(out, "  entry: %lld\n  bit: %d\n  old_value: %.17g\n  new_value: %.17g\n", f->rec.entry, f->rec.bit, f->rec.old_value, f->rec.new_value);
+    else fprintf(out, "  not_fired_because: \"the site was reached fewer than call=%lld times in that %s\"\n", f->spec.call, fault_site_is_solver(f->spec.site) ? "step" : "epoch");
+  }
+  fprintf(out, "  checks: %s\n", f->checks ? "true" : "false");
+  if (f->checks) {
+    fprintf(out, "  operator_checks: %lld\n  alarms: %" PetscInt_FMT "\n  false_alarms: %" PetscInt_FMT "\n  worst_check_ratio: %.3e\n", (long long)f->nchecks, f->alarms, f->false_alarms, (double)f->worst);
+    Step(out, "detected_by_checksum_step", f->check_step);
+    if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
+  }
+  if (f->on && c->nrep > 1) {
+    if (Ordered() || f->spec.replica == 0) {
+      Step(out, "detected_by_replicas_step", f->rep_step);
+      Step(out, "detected_by_replicas_epoch", f->rep_epoch);
+      fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
+    } else if (c->nrep >= 3) {
+      fprintf(out, "  noise_factor: %g\n", (double)f->noise_factor);
+      Step(out, "detected_above_noise_step", f->noise_step);
+      Step(out, "detected_above_noise_epoch", f->noise_epoch);
+    } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
+  }
+  fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
+  if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
