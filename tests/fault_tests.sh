@@ -1,0 +1,103 @@
+#!/bin/bash
+# tests/fault_tests.sh NAME APP SOLVER_STRATEGY SURROGATE_STRATEGY: fault
+# injection and detection (docs/faults.md).
+#   replicas  deterministic/reproducible: a flip of the lowest mantissa bit is
+#             caught by replica comparison at the step (epoch) it happens and
+#             attributed to it; atomic: a high-bit flip stands out of the
+#             seeded FPNA spread of fault-free replicas (-replicas 3)
+#   checksum  every build: a mid-mantissa flip in an operator product and in
+#             the surrogate's gradient raises the ABFT alarm in that step
+#   noalarm   every build: fault-free runs with the checks on raise no alarm
+#             and give the same bits as without checks
+#   rollback  every build (seeded order in atomic ones): a detected fault
+#             rolled back ends with the fault-free run's hashes, VALID
+#   bad       malformed or out-of-range specs: one line, exit 1, no files
+name=$1 app=$2 solver=$3 surr=$4
+. "$(dirname "$0")/lib.sh"
+# fkey FILE KEY: a key of the summary's fault block
+fkey() { sed -n "/^fault:/,/^[a-z]/s/^  $2: *//p" "$1" | head -1 | tr -d '"'; }
+
+seed=()
+ordered=1
+{ [ "$solver" = atomic ] || [ "$surr" = atomic ]; } && { seed=(-atomic_order_seed 3); ordered=0; }
+gs=(-scenario grayscott -da_grid_x 24 -da_grid_y 21 -ts_max_steps 30 "${seed[@]}")
+guess=("${gs[@]}" -coupling guess -coupling_baselines 0 -train_epochs 2)
+
+# inject OUT ARGS...: a run that may end INVALID (exit 2) but must not fail
+inject() {
+  local out=$1; shift
+  "$app" "$@" -summary "$out" > "$out.log" 2>&1
+  local rc=$?
+  [ $rc = 0 ] || [ $rc = 2 ] || { cat "$out.log"; fail "exit $rc for: $app $*"; }
+  [ "$(fkey "$out" fired)" = true ] || { cat "$out"; fail "the fault did not fire: $*"; }
+}
+
+case $name in
+replicas)
+  if [ $ordered = 1 ]; then
+    for site in state operator iterate; do
+      inject "$tmp/r.yaml" "${gs[@]}" -replicas 2 -inject site=$site,step=9,bit=0,entry=100
+      [ "$(fkey "$tmp/r.yaml" detected_by_replicas_step)" = 9 ] || { cat "$tmp/r.yaml"; fail "$site bit 0 at step 9: not caught by the replicas at step 9"; }
+      [ "$(fkey "$tmp/r.yaml" replicas_attribute_it)" = true ] || fail "$site: not attributed to the fault"
+      [ "$(key "$tmp/r.yaml" verification)" = INVALID ] || fail "$site: a detected, uncorrected fault must make the run INVALID"
+      echo "ok: $site bit 0 at step 9 caught by the replicas at step 9 ($(fkey "$tmp/r.yaml" old_value) -> $(fkey "$tmp/r.yaml" new_value))"
+    done
+    for site in gradient weight activation; do
+      inject "$tmp/r.yaml" "${guess[@]}" -replicas 2 -inject site=$site,epoch=6,bit=0,entry=7
+      [ "$(fkey "$tmp/r.yaml" detected_by_replicas_epoch)" = 6 ] || { cat "$tmp/r.yaml"; fail "$site bit 0 at epoch 6: not caught by the replicas at epoch 6"; }
+      echo "ok: $site bit 0 at epoch 6 caught by the replicas at epoch 6"
+    done
+  else
+    inject "$tmp/r.yaml" "${gs[@]}" -replicas 3 -inject site=state,step=9,bit=51,entry=100
+    [ "$(fkey "$tmp/r.yaml" detected_above_noise_step)" = 9 ] || { cat "$tmp/r.yaml"; fail "atomic: bit 51 at step 9 not above the fault-free spread at step 9"; }
+    echo "ok: atomic: bit 51 at step 9 stands out of the FPNA spread at step 9"
+  fi ;;
+checksum)
+  inject "$tmp/c.yaml" "${gs[@]}" -fault_checks -inject site=operator,step=9,call=3,bit=44,entry=100
+  [ "$(fkey "$tmp/c.yaml" detected_by_checksum_step)" = 9 ] || { cat "$tmp/c.yaml"; fail "operator bit 44 at step 9: no checksum alarm at step 9"; }
+  [ "$(fkey "$tmp/c.yaml" false_alarms)" = 0 ] || fail "operator: false alarms"
+  echo "ok: operator bit 44 at step 9: checksum alarm at step 9 ($(fkey "$tmp/c.yaml" first_alarm))"
+  inject "$tmp/c.yaml" "${guess[@]}" -fault_checks -inject site=gradient,epoch=6,bit=29,entry=7
+  [ -n "$(fkey "$tmp/c.yaml" detected_by_checksum_step)" ] && [ "$(fkey "$tmp/c.yaml" detected_by_checksum_step)" != null ] || { cat "$tmp/c.yaml"; fail "gradient bit 29: no checksum alarm"; }
+  echo "ok: gradient bit 29 at epoch 6: checksum alarm ($(fkey "$tmp/c.yaml" first_alarm))" ;;
+noalarm)
+  for args in "${gs[*]} -ts_max_steps 200" "${guess[*]} -ts_max_steps 120"; do
+    # shellcheck disable=SC2086
+    run "$tmp/a.yaml" $args -replicas 2
+    # shellcheck disable=SC2086
+    run "$tmp/b.yaml" $args -replicas 2 -fault_checks
+    [ "$(fkey "$tmp/b.yaml" alarms)" = 0 ] || { cat "$tmp/b.yaml"; fail "false alarm in a fault-free run: $args"; }
+    for k in state_hash weights_hash ksp_iterations_total; do
+      [ "$(key "$tmp/a.yaml" $k)" = "$(key "$tmp/b.yaml" $k)" ] || fail "the checks changed $k: $args"
+    done
+    echo "ok: no alarm in $(fkey "$tmp/b.yaml" operator_checks) operator checks (worst ratio $(fkey "$tmp/b.yaml" worst_check_ratio)), same bits as without checks: $args"
+  done ;;
+rollback)
+  run "$tmp/ref.yaml" "${guess[@]}" -replicas 2 -fault_checks
+  for spec in site=operator,step=9,call=3,bit=44,entry=100 site=state,step=12,bit=0,entry=5 site=gradient,epoch=6,bit=29,entry=7; do
+    rm -f "$tmp/ck.bin"
+    [ $ordered = 1 ] || [ "${spec#site=state}" = "$spec" ] || continue # atomic: a low state bit hides in the noise (no rollback to compare)
+    run "$tmp/rb.yaml" "${guess[@]}" -replicas 2 -fault_checks -inject $spec -fault_action rollback -checkpoint "$tmp/ck.bin"
+    [ "$(fkey "$tmp/rb.yaml" rollbacks)" = 1 ] || { cat "$tmp/rb.yaml"; fail "$spec: expected one rollback"; }
+    for k in state_hash weights_hash; do
+      [ "$(key "$tmp/ref.yaml" $k)" = "$(key "$tmp/rb.yaml" $k)" ] || fail "$spec: $k after the rollback differs from the fault-free run"
+    done
+    echo "ok: $spec rolled back once, final hashes equal the fault-free run's ($(key "$tmp/rb.yaml" state_hash))"
+  done ;;
+bad)
+  check 'unknown key' "${gs[@]}" -inject site=state,step=3,bitt=2
+  check 'site=nope: unknown' "${gs[@]}" -inject site=nope,step=3
+  check 'needs step=N' "${gs[@]}" -inject site=operator
+  check 'needs epoch=N' "${gs[@]}" -inject site=weight,step=3
+  check 'bit=40: site weight holds 32-bit' "${guess[@]}" -inject site=weight,epoch=1,bit=40
+  check 'step=31, but the run has 30 steps' "${gs[@]}" -inject site=state,step=31
+  check 'entry=1008, but the solver' "${gs[@]}" -inject site=state,step=2,entry=1008
+  check 'replica=2, but the run has 2' "${gs[@]}" -replicas 2 -inject site=state,step=2,replica=2
+  check 'needs a surrogate' "${gs[@]}" -inject site=gradient,epoch=1
+  check 'not a whole number' "${gs[@]}" -inject site=state,step=2x
+  check 'rollback: needs -checkpoint' "${gs[@]}" -fault_action rollback
+  check 'fault_action' "${gs[@]}" -fault_action retry
+  check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5 ;;
+*) fail "unknown test $name" ;;
+esac
+echo PASS
