@@ -69,7 +69,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
   PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
-  PetscCall(PetscOptionsReal("-churn_tol", "Relative tolerance above which a prediction counts as churned", NULL, c->churn_tol, &c->churn_tol, NULL));
+  PetscCall(PetscOptionsReal("-churn_tol", "A prediction churns where it moved by more than this times the RMS of replica 0's predictions", NULL, c->churn_tol, &c->churn_tol, NULL));
   PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network)", NULL, guess_choices, 2, guess_choices[guess], &guess, NULL));
   PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
   PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));

@@ -79,6 +79,7 @@ struct _p_Coupled {
   CouplingMode mode;
   PetscInt     nrep, train_every, train_epochs, output_every;
   PetscReal    churn_tol;
+  double       churn_scale[8];  /* RMS of replica 0's output k this step */
   PetscBool    progress;        /* -progress: a line on stderr every few seconds */
   double       progress_at;     /* when it was last shown (0: never) */
   PetscReal    progress_every;  /* -progress_interval seconds */

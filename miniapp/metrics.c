@@ -78,13 +78,13 @@ double metrics_vs(double a, double b)
   return 1 - fabs(b / a);
 }
 
-size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, double tol)
+size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, const double *scale, double tol)
 {
   size_t c = 0;
   for (size_t i = 0; i < n; i++)
     for (int k = 0; k < n_out; k++) {
-      double x = a[i * n_out + k], y = b[i * n_out + k], s = fmax(fabs(x), fabs(y));
-      if (!(fabs(x - y) <= tol * s)) { /* NaN counts as churn */
+      double x = a[i * n_out + k], y = b[i * n_out + k];
+      if (!(fabs(x - y) <= tol * scale[k])) { /* NaN counts as churn */
         c++;
         break;
       }

@@ -11,7 +11,8 @@
  *   digits   = -log10(rel_l2), capped at METRICS_DIGITS_MAX (bitwise equal)
  *   V_s      = 1 - |s_B / s_A| for scalars (loss, residual norm)
  *   churn    = fraction of points whose prediction differs by more than
- *              tol * max(|a|, |b|) in any output component */
+ *              tol * RMS_k in any output component k, RMS_k the root mean
+ *              square of the reference's output k over all points */
 #ifndef MINIAPP_METRICS_H
 #define MINIAPP_METRICS_H
 
@@ -50,7 +51,10 @@ typedef struct {
   size_t points;
 } metrics_growth_t;
 double metrics_growth(size_t n, const double *step, const double *rel, metrics_growth_t *g);
-/* Number of the n points (n_out values each) whose predictions churn. */
-size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, double tol);
+/* Number of the n points (n_out values each) whose predictions churn: some
+ * output k moved by more than tol * scale[k] (the caller passes the RMS of
+ * the reference's output k over all points, so that near-zero background
+ * outputs do not count every last-bit change as churn). */
+size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, const double *scale, double tol);
 
 #endif

@@ -61,6 +61,15 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
   if (c->nrep == 1 && !c->output[0]) PetscFunctionReturn(PETSC_SUCCESS); /* nothing observes it */
   PetscCall(PetscLogEventBegin(c->ev_metrics, 0, 0, 0, 0));
   PetscCall(SolverGetState(c->rep[0].solver, &u0));
+  if (predicted && c->nrep > 1) { /* the churn's scale: RMS of replica 0's output k over all points */
+    double sq[2 * 8] = {0};
+    PetscCheck(c->n_out <= 8, c->comm, PETSC_ERR_SUP, "churn: at most 8 outputs");
+    for (PetscInt i = 0; i < c->npts; i++)
+      for (PetscInt k = 0; k < c->n_out; k++) sq[k] += (double)c->rep[0].out[i * c->n_out + k] * c->rep[0].out[i * c->n_out + k];
+    sq[c->n_out] = (double)c->npts;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sq, (PetscMPIInt)c->n_out + 1, MPI_DOUBLE, MPI_SUM, c->comm)); /* a threshold, not a result: any order will do */
+    for (PetscInt k = 0; k < c->n_out; k++) c->churn_scale[k] = sqrt(sq[k] / sq[c->n_out]);
+  }
   for (PetscInt r = 0; r < c->nrep; r++) {
     Replica  *p = &c->rep[r];
     Vec       u;
@@ -71,7 +80,7 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
     if (r > 0) PetscCall(CompareStates(c, u0, u, &m));
     else m = (metrics_t){.digits = METRICS_DIGITS_MAX}; /* replica 0 against itself */
     if (predicted && r > 0) {
-      double cnt = (double)metrics_churn_count((size_t)c->npts, (int)c->n_out, c->rep[0].out, p->out, c->churn_tol), tot = (double)c->npts;
+      double cnt = (double)metrics_churn_count((size_t)c->npts, (int)c->n_out, c->rep[0].out, p->out, c->churn_scale, c->churn_tol), tot = (double)c->npts;
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &cnt, 1, MPI_DOUBLE, MPI_SUM, c->comm));
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &tot, 1, MPI_DOUBLE, MPI_SUM, c->comm));
       churn = cnt / tot;
@@ -159,9 +168,16 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
   if (c->rep[0].net) {
     PetscCall(PrintList(c->comm, f, "replica_first_divergent_epoch", c->nrep, v[4], "%.0f"));
     PetscCall(PrintList(c->comm, f, "replica_final_weights_vc", c->nrep, v[5], "%.6e"));
-    for (PetscInt r = 0; r < c->nrep; r++) v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[r];
+    /* Zhuang et al.'s question side by side: do the top-line numbers (the
+     * loss, its V_s) stay put while the per-point predictions churn? */
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[r];
+      v[2][r] = c->last_loss[r], v[3][r] = metrics_vs(c->last_loss[0], c->last_loss[r]);
+    }
     PetscCall(PrintList(c->comm, f, "replica_final_weights_rel_l2", c->nrep, v[0], "%.6e"));
     PetscCall(PrintList(c->comm, f, "replica_final_churn", c->nrep, v[1], "%.6e"));
+    PetscCall(PrintList(c->comm, f, "replica_final_loss", c->nrep, v[2], "%.9e"));
+    PetscCall(PrintList(c->comm, f, "replica_final_loss_vs", c->nrep, v[3], "%.3e"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

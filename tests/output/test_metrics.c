@@ -111,11 +111,15 @@ int main(void)
   CHECK(metrics_vs(2, 1.5) == 0.25 && metrics_vs(2, -2) == 0 && metrics_vs(2, 2) == 0 && metrics_vs(0, 0) == 0);
   CHECK(metrics_vs(4, 5) == -0.25);
 
-  /* churn: 3 points x 2 outputs; point 1 moves 0.01 on 4, point 2 has a NaN. */
-  const float ca[6] = {1, 2, 3, 4, 5, 6}, cb[6] = {1, 2, 3, 4.01f, 5, NAN};
-  CHECK(metrics_churn_count(3, 2, ca, cb, 1e-3) == 2);  /* 0.01 > 1e-3 * 4.01 */
-  CHECK(metrics_churn_count(3, 2, ca, cb, 1e-2) == 1);  /* 0.01 <= 1e-2 * 4.01: only the NaN */
-  CHECK(metrics_churn_count(3, 2, ca, ca, 0) == 0);
+  /* churn against the outputs' scale: 3 points x 2 outputs; point 1 moves
+   * 0.01 on output 1, point 2 has a NaN; a near-zero point (0 -> 1e-7) is no
+   * churn at a tolerance relative to the RMS, though its own relative change is 100%. */
+  const float  ca[6] = {1, 2, 3, 4, 0, 6}, cb[6] = {1, 2, 3, 4.01f, 1e-7f, NAN};
+  const double sc[2] = {2, 4};
+  CHECK(metrics_churn_count(3, 2, ca, cb, sc, 1e-3) == 2);  /* 0.01 > 1e-3 * 4 */
+  CHECK(metrics_churn_count(3, 2, ca, cb, sc, 1e-2) == 1);  /* 0.01 <= 1e-2 * 4: only the NaN */
+  CHECK(metrics_churn_count(3, 2, ca, ca, sc, 0) == 0);
+  CHECK(metrics_churn_count(1, 2, ca + 4, cb + 4, sc, 1e-6) == 1 && metrics_churn_count(1, 1, ca + 4, cb + 4, sc, 1e-6) == 0); /* only the NaN of point 2 */
 
   /* growth over the exponential window only */
   {
