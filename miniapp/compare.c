@@ -1,8 +1,8 @@
 /* miniapp/compare.c: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc].
  * Compares replica 0 of each run B with replica 0 of the reference run A, the
  * way the driver compares replicas inside one run: state hashes per step,
- * field metrics (metrics.h) at the steps both files hold fields, loss V_s and
- * weight hashes per epoch. Prints one table line per B; -o also writes the
+ * field metrics (metrics.h) at the steps both files hold snapshots, loss V_s
+ * and weight hashes per epoch. Prints one table line per B; -o also writes the
  * series to a NetCDF file (layout in docs/output.md). Not a driver: no MPI.
  * Every variable's shape is checked before it is read, the runs' step and
  * epoch series must line up, and -o may not name an input (pathcheck.h); the
@@ -25,16 +25,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOT_COMPARED (-1) /* hash_equal / weights_equal fill: no record on one side */
+#define NOT_COMPARED (-1) /* hash_equal / weights_equal: no record on one side (a flag value, not a fill) */
+
+typedef char hash_t[NCOUT_HASH_LEN]; /* "0x" and 16 hex digits, no terminator; all '\0': never written */
 
 typedef struct {
   const char *path;
   int         ncid, nx, ny, ncomp;
-  size_t      nt, nep;
-  int        *fieldvar;           /* ncomp variables (time, replica, y, x) */
+  size_t      nt, nep, nsnap;
+  int        *fieldvar;           /* ncomp variables (snapshot, replica, y, x) */
   char      (*comp)[NC_MAX_NAME + 1];
-  int        *step;               /* nt */
-  unsigned long long *hash, *whash; /* replica 0: nt, nep */
+  int        *step, *epoch;       /* nt, nep */
+  double     *time;               /* nt: model time of each step */
+  int        *snap_step;          /* nsnap: the step of each snapshot */
+  hash_t     *hash, *whash;       /* replica 0: nt, nep */
   double     *loss;               /* replica 0: nep */
 } run;
 
@@ -116,48 +120,67 @@ static int shaped(const run *r, const char *name, int nd, const int *dims, const
   return id;
 }
 
-/* Replica 0's column of a (time|epoch, replica) variable. */
-static void read_col(const run *r, const char *name, int d_rows, int d_rep, const char *expect, size_t n, nc_type t, void *out)
+/* Replica 0's column of a (step|epoch, replica) double variable. */
+static void read_col(const run *r, const char *name, int d_rows, int d_rep, const char *expect, size_t n, double *out)
 {
   size_t start[2] = {0, 0}, count[2] = {n, 1};
   int dims[2] = {d_rows, d_rep}, id = shaped(r, name, 2, dims, expect);
-  if (n == 0) return;
-  check(r, t == NC_UINT64 ? nc_get_vara_ulonglong(r->ncid, id, start, count, out)
-                          : nc_get_vara_double(r->ncid, id, start, count, out), name);
+  if (n) check(r, nc_get_vara_double(r->ncid, id, start, count, out), name);
+}
+
+/* Replica 0's hashes of a (step|epoch, replica, hash_strlen) text variable. */
+static void read_hashes(const run *r, const char *name, int d_rows, int d_rep, int d_hash, const char *expect, size_t n, hash_t *out)
+{
+  size_t start[3] = {0, 0, 0}, count[3] = {n, 1, NCOUT_HASH_LEN};
+  int dims[3] = {d_rows, d_rep, d_hash}, id = shaped(r, name, 3, dims, expect);
+  if (n) check(r, nc_get_vara_text(r->ncid, id, start, count, &out[0][0]), name);
+}
+
+/* A 1-D int or double variable on dimension d (named dn) into out[n]. */
+static void read_1d(const run *r, const char *name, int d, const char *dn, size_t n, nc_type t, void *out)
+{
+  int id = shaped(r, name, 1, &d, dn);
+  if (n) check(r, t == NC_INT ? nc_get_var_int(r->ncid, id, out) : nc_get_var_double(r->ncid, id, out), name);
 }
 
 static void open_run(run *r, const char *path)
 {
-  size_t nx, ny, nrep;
-  int e, d_time, d_rep, d_y, d_x, d_epoch, nvars;
+  size_t nx, ny, nrep, hlen;
+  int e, d_step, d_snap, d_rep, d_y, d_x, d_epoch, d_hash, nvars;
   r->path = path;
   if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
   open_ids[nopen++] = r->ncid;
-  d_time = dim(r, "time", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
-  d_epoch = dim(r, "epoch", &r->nep);
+  d_step = dim(r, "step", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
+  d_snap = dim(r, "snapshot", &r->nsnap), d_epoch = dim(r, "epoch", &r->nep), d_hash = dim(r, "hash_strlen", &hlen);
   if (nrep < 1) die("%s: no replicas", path);
   if (nx < 1 || ny < 1 || nx * ny > ((size_t)1 << 31)) die("%s: grid %zu x %zu is empty or too large", path, nx, ny);
+  if (hlen != NCOUT_HASH_LEN) die("%s: dimension 'hash_strlen' is %zu, expected %d", path, hlen, NCOUT_HASH_LEN);
   r->nx = (int)nx, r->ny = (int)ny;
 
-  /* Components: the (time, replica, y, x) variables, in file order. */
+  /* Components: the (snapshot, replica, y, x) variables, in file order. */
   check(r, nc_inq_nvars(r->ncid, &nvars), "variables");
   r->fieldvar = xcalloc((size_t)nvars, sizeof *r->fieldvar);
   r->comp = xcalloc((size_t)nvars, sizeof *r->comp);
   for (int v = 0; v < nvars; v++) {
     int nd, d[NC_MAX_VAR_DIMS];
     check(r, nc_inq_var(r->ncid, v, r->comp[r->ncomp], NULL, &nd, d, NULL), "variables");
-    if (nd == 4 && d[0] == d_time && d[1] == d_rep && d[2] == d_y && d[3] == d_x) r->fieldvar[r->ncomp++] = v;
+    if (nd == 4 && d[0] == d_snap && d[1] == d_rep && d[2] == d_y && d[3] == d_x) r->fieldvar[r->ncomp++] = v;
   }
-  if (r->ncomp == 0) die("%s: missing variable: no field (time, replica, y, x) variables", path);
+  if (r->ncomp == 0) die("%s: missing variable: no field (snapshot, replica, y, x) variables", path);
 
-  r->step = xcalloc(r->nt, sizeof *r->step);
-  if (r->nt) check(r, nc_get_var_int(r->ncid, shaped(r, "step", 1, &d_time, "time"), r->step), "step");
+  r->step = xcalloc(r->nt, sizeof *r->step), r->time = xcalloc(r->nt, sizeof *r->time);
+  read_1d(r, "step", d_step, "step", r->nt, NC_INT, r->step);
+  read_1d(r, "time", d_step, "step", r->nt, NC_DOUBLE, r->time);
+  r->snap_step = xcalloc(r->nsnap, sizeof *r->snap_step);
+  read_1d(r, "snapshot_step", d_snap, "snapshot", r->nsnap, NC_INT, r->snap_step);
   r->hash = xcalloc(r->nt, sizeof *r->hash);
-  read_col(r, "state_hash", d_time, d_rep, "time, replica", r->nt, NC_UINT64, r->hash);
+  read_hashes(r, "state_hash", d_step, d_rep, d_hash, "step, replica, hash_strlen", r->nt, r->hash);
+  r->epoch = xcalloc(r->nep, sizeof *r->epoch);
+  read_1d(r, "epoch", d_epoch, "epoch", r->nep, NC_INT, r->epoch);
   r->loss = xcalloc(r->nep, sizeof *r->loss);
-  read_col(r, "loss", d_epoch, d_rep, "epoch, replica", r->nep, NC_DOUBLE, r->loss);
+  read_col(r, "loss", d_epoch, d_rep, "epoch, replica", r->nep, r->loss);
   r->whash = xcalloc(r->nep, sizeof *r->whash);
-  read_col(r, "weights_hash", d_epoch, d_rep, "epoch, replica", r->nep, NC_UINT64, r->whash);
+  read_hashes(r, "weights_hash", d_epoch, d_rep, d_hash, "epoch, replica, hash_strlen", r->nep, r->whash);
 }
 
 static void components(const run *r, char *s, size_t len)
@@ -187,7 +210,7 @@ static void check_series(const run *a, const run *b)
   int same = a->nt == b->nt;
   for (size_t i = 0; same && i < a->nt; i++) same = a->step[i] == b->step[i];
   if (!same)
-    die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of the same length", a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path,
+    die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of the same length and restart point", a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path,
         b->nt, b->nt ? b->step[0] : -1, b->nt ? b->step[b->nt - 1] : -1);
   if (a->nep != b->nep) die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training schedule", a->path, a->nep, b->path, b->nep);
 }
@@ -211,31 +234,42 @@ static void attr(const run *r, const char *name, char *s, size_t len)
   }
 }
 
-/* Replica 0's plane of every component at time index i into f[ncomp][ny*nx];
- * 0 if any plane is all NaN (the fill of a step without a snapshot). */
-static int read_fields(const run *r, size_t i, double *f)
+/* Replica 0's plane of every component at snapshot index k into
+ * f[ncomp][ny*nx]; 0 if any plane is all NaN (the fill of a snapshot never
+ * written). */
+static int read_fields(const run *r, size_t k, double *f)
 {
-  size_t n = (size_t)r->nx * (size_t)r->ny, start[4] = {i, 0, 0, 0}, count[4] = {1, 1, (size_t)r->ny, (size_t)r->nx};
+  size_t n = (size_t)r->nx * (size_t)r->ny, start[4] = {k, 0, 0, 0}, count[4] = {1, 1, (size_t)r->ny, (size_t)r->nx};
   int written = 1;
   for (int c = 0; c < r->ncomp; c++) {
     double *p = f + (size_t)c * n;
     check(r, nc_get_vara_double(r->ncid, r->fieldvar[c], start, count, p), r->comp[c]);
-    size_t k = 0;
-    while (k < n && isnan(p[k])) k++;
-    if (k == n) written = 0;
+    size_t i = 0;
+    while (i < n && isnan(p[i])) i++;
+    if (i == n) written = 0;
   }
   return written;
 }
 
 /* ---- comparing ------------------------------------------------------------ */
 
-static size_t find_step(const run *b, size_t guess, int step)
+/* The index of `step` in steps[n] (guess first), n if absent. */
+static size_t find_step(const int *steps, size_t n, size_t guess, int step)
 {
-  if (guess < b->nt && b->step[guess] == step) return guess;
-  for (size_t j = 0; j < b->nt; j++)
-    if (b->step[j] == step) return j;
-  return b->nt;
+  if (guess < n && steps[guess] == step) return guess;
+  for (size_t j = 0; j < n; j++)
+    if (steps[j] == step) return j;
+  return n;
 }
+
+/* The index of `step` in the increasing steps[n], moving *pos forward; n if absent. */
+static size_t advance(const int *steps, size_t n, size_t *pos, int step)
+{
+  while (*pos < n && steps[*pos] < step) (*pos)++;
+  return *pos < n && steps[*pos] == step ? *pos : n;
+}
+
+static int hash_written(const char *h) { return h[0] != 0; }
 
 static void compare(const run *a, const run *b, result *res)
 {
@@ -247,15 +281,17 @@ static void compare(const run *a, const run *b, result *res)
   res->lvs = xcalloc(a->nep, sizeof *res->lvs), res->weq = xcalloc(a->nep, 1);
   res->fds = res->fde = res->last = -1;
 
-  for (size_t i = 0; i < a->nt; i++) {
-    size_t j = find_step(b, i, a->step[i]);
+  for (size_t i = 0, ka = 0, kb = 0; i < a->nt; i++) {
+    size_t j = find_step(b->step, b->nt, i, a->step[i]);
     metrics_t *m = &res->m[i];
     m->vc = m->vermv = m->rel_l2 = m->max_abs = m->max_ulp = m->digits = NAN;
     res->heq[i] = NOT_COMPARED;
     if (j == b->nt) continue;
-    if (a->hash[i] != NC_FILL_UINT64 && b->hash[j] != NC_FILL_UINT64) res->heq[i] = a->hash[i] == b->hash[j];
+    if (hash_written(a->hash[i]) && hash_written(b->hash[j])) res->heq[i] = !memcmp(a->hash[i], b->hash[j], NCOUT_HASH_LEN);
     if (res->heq[i] == 0 && res->fds < 0) res->fds = a->step[i];
-    if (!read_fields(a, i, fa) || !read_fields(b, j, fb)) continue;
+    size_t sa = advance(a->snap_step, a->nsnap, &ka, a->step[i]), sb = advance(b->snap_step, b->nsnap, &kb, a->step[i]);
+    if (sa == a->nsnap || sb == b->nsnap) continue; /* no snapshot of this step on one side */
+    if (!read_fields(a, sa, fa) || !read_fields(b, sb, fb)) continue;
     metrics_acc acc;
     metrics_reset(&acc);
     metrics_add(&acc, n, fa, fb);
@@ -272,8 +308,9 @@ static void compare(const run *a, const run *b, result *res)
     res->lvs[e] = NAN, res->weq[e] = NOT_COMPARED;
     if (e >= b->nep) continue;
     res->lvs[e] = metrics_vs(a->loss[e], b->loss[e]);
-    res->weq[e] = a->whash[e] == b->whash[e];
-    if (!res->weq[e] && res->fde < 0) res->fde = (int)e;
+    if (hash_written(a->whash[e]) && hash_written(b->whash[e])) res->weq[e] = !memcmp(a->whash[e], b->whash[e], NCOUT_HASH_LEN);
+    else continue;
+    if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
   free(fa), free(fb);
 }
@@ -325,26 +362,40 @@ static void nccheck(int e, const char *what)
   die("%s: cannot write %s (%s)", out_path, what, nc_strerror(e));
 }
 
-static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln)
+static void text_att(int ncid, int id, const char *name, const char *value)
+{
+  nccheck(nc_put_att_text(ncid, id, name, strlen(value), value), name);
+}
+
+/* A variable with long_name, units unless NULL, and auxiliary coordinates
+ * unless NULL. Doubles get _FillValue NaN (not compared); the rest none:
+ * every value is written, and integer flags read as integers (xarray turns a
+ * variable with a _FillValue into floats). */
+static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln, const char *coords)
 {
   int id;
   nccheck(nc_def_var(ncid, name, t, nd, dims, &id), name);
-  nccheck(nc_put_att_text(ncid, id, "units", strlen(units), units), name);
-  nccheck(nc_put_att_text(ncid, id, "long_name", strlen(ln), ln), name);
-  if (t == NC_DOUBLE) {
+  if (units) text_att(ncid, id, "units", units);
+  text_att(ncid, id, "long_name", ln);
+  if (coords) text_att(ncid, id, "coordinates", coords);
+  if (t == NC_DOUBLE && coords) {
     double nan = NAN;
     nccheck(nc_def_var_fill(ncid, id, 0, &nan), name);
-  } else if (t == NC_BYTE) {
-    signed char fill = NOT_COMPARED;
-    nccheck(nc_def_var_fill(ncid, id, 0, &fill), name);
-  }
+  } else if (t != NC_DOUBLE) nccheck(nc_def_var_fill(ncid, id, 1, NULL), name);
   return id;
 }
 
-static void gattr(int ncid, const char *name, const char *value)
+/* A CF flag variable: -1 not compared, 0 differs, 1 equal. */
+static int def_flag(int ncid, const char *name, const int *dims, const char *ln, const char *coords)
 {
-  nccheck(nc_put_att_text(ncid, NC_GLOBAL, name, strlen(value), value), name);
+  static const signed char values[3] = {NOT_COMPARED, 0, 1};
+  int id = def(ncid, name, NC_BYTE, 2, dims, NULL, ln, coords);
+  nccheck(nc_put_att_schar(ncid, id, "flag_values", NC_BYTE, 3, values), name);
+  text_att(ncid, id, "flag_meanings", "not_compared differs equal");
+  return id;
 }
+
+static void gattr(int ncid, const char *name, const char *value) { text_att(ncid, NC_GLOBAL, name, value); }
 
 /* Before any work: -o must not destroy data (an input, a device, a
  * directory), and its temporary must be creatable. */
@@ -375,62 +426,94 @@ static void write_output(const char *partial, const run *a, const run *b, const 
     "maximum absolute difference of the fields from the reference",
     "maximum distance of the fields from the reference in units in the last place",
     "decimal digits of agreement with the reference (17: bitwise equal)"};
+  static const char *lname[3] = {"pair_name", "pair_solver_reduction", "pair_surrogate_reduction"};
+  static const char *llong[3] = {"compared file, as named on the command line", "solver reduction strategy of the compared file",
+                                 "surrogate reduction strategy of the compared file"};
+  static const char *step_coords = "time pair_name pair_solver_reduction pair_surrogate_reduction";
+  static const char *pair_coords = "pair_name pair_solver_reduction pair_surrogate_reduction";
   int ncid, e;
+
+  /* The labels of each pair: file, solver and surrogate strategy (text, padded to the longest). */
+  char (*label)[3][AFILE_PATH_MAX] = xcalloc((size_t)nb, sizeof *label);
+  size_t llen = 1;
+  for (int p = 0; p < nb; p++) {
+    snprintf(label[p][0], sizeof label[p][0], "%s", b[p].path);
+    attr(&b[p], "solver_reduction", label[p][1], sizeof label[p][1]);
+    attr(&b[p], "surrogate_reduction", label[p][2], sizeof label[p][2]);
+    for (int k = 0; k < 3; k++)
+      if (strlen(label[p][k]) > llen) llen = strlen(label[p][k]);
+  }
+
   errno = 0;
   nccheck(nc_create(partial, NC_NETCDF4 | NC_CLOBBER, &ncid), "the file (create)");
   open_ids[nopen++] = ncid;
 
-  int d_pair, d_time, d_epoch, pt[2], pe[2], v_pair, v_step, v_epoch, v_m[6], v_heq, v_lvs, v_weq, v_fds, v_fde, v_gr;
+  int d_pair, d_step, d_epoch, d_len, pt[2], pe[2], pl[2], v_pair, v_lab[3], v_step, v_time, v_epoch, v_m[6], v_heq, v_lvs, v_weq,
+      v_fds, v_fde, v_gr;
   nccheck(nc_def_dim(ncid, "pair", (size_t)nb, &d_pair), "pair");
-  nccheck(nc_def_dim(ncid, "time", a->nt, &d_time), "time");
+  nccheck(nc_def_dim(ncid, "step", a->nt, &d_step), "step");
   nccheck(nc_def_dim(ncid, "epoch", a->nep, &d_epoch), "epoch"); /* 0 epochs: NetCDF makes it unlimited */
-  pt[0] = pe[0] = d_pair, pt[1] = d_time, pe[1] = d_epoch;
-  v_pair = def(ncid, "pair", NC_INT, 1, &d_pair, "1", "compared file (0: the second file named)");
-  v_step = def(ncid, "step", NC_INT, 1, &d_time, "1", "time step number of the reference");
-  v_epoch = def(ncid, "epoch", NC_INT, 1, &d_epoch, "1", "training epoch number");
-  for (int k = 0; k < 6; k++) v_m[k] = def(ncid, mname[k], NC_DOUBLE, 2, pt, "1", mlong[k]);
-  v_heq = def(ncid, "hash_equal", NC_BYTE, 2, pt, "1", "state_hash equal to the reference (1), differs (0)");
-  v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|");
-  v_weq = def(ncid, "weights_equal", NC_BYTE, 2, pe, "1", "weights_hash equal to the reference (1), differs (0)");
-  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never)");
-  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never)");
+  nccheck(nc_def_dim(ncid, "label_strlen", llen, &d_len), "label_strlen");
+  pt[0] = pe[0] = pl[0] = d_pair, pt[1] = d_step, pe[1] = d_epoch, pl[1] = d_len;
+  v_pair = def(ncid, "pair", NC_INT, 1, &d_pair, "1", "index of the compared file (0: the second file named)", NULL);
+  for (int k = 0; k < 3; k++) {
+    v_lab[k] = def(ncid, lname[k], NC_CHAR, 2, pl, NULL, llong[k], NULL);
+    text_att(ncid, v_lab[k], "_Encoding", "utf-8");
+  }
+  v_step = def(ncid, "step", NC_INT, 1, &d_step, "1", "time step number of the reference", NULL);
+  v_time = def(ncid, "time", NC_DOUBLE, 1, &d_step, "1", "model time of the reference after the step (nondimensional)", NULL);
+  v_epoch = def(ncid, "epoch", NC_INT, 1, &d_epoch, "1", "training epoch number of the reference", NULL);
+  for (int k = 0; k < 6; k++) v_m[k] = def(ncid, mname[k], NC_DOUBLE, 2, pt, "1", mlong[k], step_coords);
+  v_heq = def_flag(ncid, "hash_equal", pt, "state_hash equal to the reference's at the step", step_coords);
+  v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|", pair_coords);
+  v_weq = def_flag(ncid, "weights_equal", pe, "weights_hash equal to the reference's after the epoch", pair_coords);
+  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never)", pair_coords);
+  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never)", pair_coords);
   v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
-             "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window");
+             "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window",
+             pair_coords);
 
   char s[256], history[96];
   time_t now = time(NULL);
   strftime(history, sizeof history, "%Y-%m-%dT%H:%M:%SZ created by miniapp-compare", gmtime(&now));
   gattr(ncid, "Conventions", "CF-1.8");
   gattr(ncid, "title", "miniapp-compare: runs compared with a reference run (replica 0 of each)");
+  gattr(ncid, "institution", "unspecified");
+  gattr(ncid, "source", "miniapp-compare");
   gattr(ncid, "history", history);
   gattr(ncid, "reference_file", a->path);
   attr(a, "solver_reduction", s, sizeof s), gattr(ncid, "reference_solver_reduction", s);
   attr(a, "surrogate_reduction", s, sizeof s), gattr(ncid, "reference_surrogate_reduction", s);
-  for (int p = 0; p < nb; p++) {
-    char name[64];
-    snprintf(name, sizeof name, "pair%d_file", p), gattr(ncid, name, b[p].path);
-    snprintf(name, sizeof name, "pair%d_solver_reduction", p);
-    attr(&b[p], "solver_reduction", s, sizeof s), gattr(ncid, name, s);
-    snprintf(name, sizeof name, "pair%d_surrogate_reduction", p);
-    attr(&b[p], "surrogate_reduction", s, sizeof s), gattr(ncid, name, s);
-  }
   nccheck(nc_enddef(ncid), "definitions");
 
-  int *iv = xcalloc((size_t)nb + a->nep, sizeof *iv);
-  for (int p = 0; p < nb; p++) iv[p] = p;
+  int *iv = xcalloc((size_t)nb, sizeof *iv);
+  char *row = xcalloc(llen, 1);
+  for (int p = 0; p < nb; p++) {
+    size_t start[2] = {(size_t)p, 0}, count[2] = {1, llen};
+    iv[p] = p;
+    for (int k = 0; k < 3; k++) { /* padded with '\0', as NetCDF-C and Python read text */
+      memset(row, 0, llen);
+      memcpy(row, label[p][k], strlen(label[p][k]));
+      nccheck(nc_put_vara_text(ncid, v_lab[k], start, count, row), lname[k]);
+    }
+  }
   nccheck(nc_put_var_int(ncid, v_pair, iv), "pair");
-  nccheck(nc_put_var_int(ncid, v_step, a->step), "step");
-  for (size_t e = 0; e < a->nep; e++) iv[e] = (int)e;
-  if (a->nep) nccheck(nc_put_var_int(ncid, v_epoch, iv), "epoch");
+  if (a->nt) {
+    nccheck(nc_put_var_int(ncid, v_step, a->step), "step");
+    nccheck(nc_put_var_double(ncid, v_time, a->time), "time");
+  }
+  if (a->nep) nccheck(nc_put_var_int(ncid, v_epoch, a->epoch), "epoch");
   double *col = xcalloc(a->nt, sizeof *col);
   for (int p = 0; p < nb; p++) {
     const result *r = &res[p];
     size_t start[2] = {(size_t)p, 0}, ct[2] = {1, a->nt}, ce[2] = {1, a->nep}, i1 = (size_t)p;
-    for (int k = 0; k < 6; k++) {
-      for (size_t i = 0; i < a->nt; i++) memcpy(&col[i], (const char *)&r->m[i] + moff[k], sizeof col[i]);
-      nccheck(nc_put_vara_double(ncid, v_m[k], start, ct, col), mname[k]);
+    if (a->nt) {
+      for (int k = 0; k < 6; k++) {
+        for (size_t i = 0; i < a->nt; i++) memcpy(&col[i], (const char *)&r->m[i] + moff[k], sizeof col[i]);
+        nccheck(nc_put_vara_double(ncid, v_m[k], start, ct, col), mname[k]);
+      }
+      nccheck(nc_put_vara_schar(ncid, v_heq, start, ct, r->heq), "hash_equal");
     }
-    nccheck(nc_put_vara_schar(ncid, v_heq, start, ct, r->heq), "hash_equal");
     if (a->nep) {
       nccheck(nc_put_vara_double(ncid, v_lvs, start, ce, r->lvs), "loss_vs");
       nccheck(nc_put_vara_schar(ncid, v_weq, start, ce, r->weq), "weights_equal");
@@ -443,7 +526,7 @@ static void write_output(const char *partial, const run *a, const run *b, const 
   nopen--; /* closed now, whatever the outcome */
   nccheck(nc_close(ncid), "the file (close)");
   if ((e = afile_commit(&out_file))) die("%s: cannot sync and rename %s into place (%s)", out_path, partial, afile_strerror(e));
-  free(iv), free(col);
+  free(iv), free(col), free(row), free(label);
 }
 
 int main(int argc, char **argv)

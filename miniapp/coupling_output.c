@@ -81,7 +81,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
-  if (c->restart_step >= 0) { /* the steps and epochs before it are in the file of the run that wrote the checkpoint */
+  if (c->restart_step >= 0) { /* the steps and epochs before it are in the file of the run that wrote the checkpoint; this file holds the later ones */
     PetscCall(PetscSNPrintf(restart_s, sizeof restart_s, "%" PetscInt_FMT, c->restart_step));
     ATTRN("restarted_from_step", restart_s);
     ATTR("restarted_from", c->restart);
@@ -94,7 +94,8 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscBool heat = (PetscBool)!strcmp(sc, "heat");
     if (heat) hx = 1.0 / (c->M + 1), hy = 1.0 / (c->N + 1);
     info = (ncout_info){.nx = (int)c->M, .ny = (int)c->N, .ncomp = (int)c->dof, .nreplicas = (int)c->nrep, .nsteps = (int)steps, .output_every = (int)c->output_every,
-                        .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na, .first_epoch = (int)c->epoch};
+                        .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na,
+                        .first_step = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0, .first_epoch = (int)c->epoch};
   }
   if (c->rank == 0) {
     err = ncout_create(c->output, &info, &c->nc);
@@ -152,7 +153,7 @@ PetscErrorCode OutputStep(Coupled c, PetscInt step, const ncout_step_rec *rec)
   for (int k = 0; k < NCOUT_NGUESS; k++) g[k] = (ncout_guess_rec){(int)c->tally[k].its_step, c->tally[k].r0_step};
   if (c->rank == 0) err = ncout_write_step(c->nc, (int)step, (double)t, rec, g);
   PetscCall(Check(c, err));
-  if (step % c->output_every == 0 || step == nsteps) PetscCall(WriteFields(c, step));
+  if (ncout_snapshot_step((int)step, (int)nsteps, (int)c->output_every)) PetscCall(WriteFields(c, step));
   PetscCall(PetscLogEventEnd(c->ev_out, 0, 0, 0, 0));
   c->times.output += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -163,7 +164,7 @@ PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec)
   int err = 0;
 
   PetscFunctionBegin;
-  if (c->rank == 0) err = ncout_write_epoch(c->nc, (int)step, rec);
+  if (c->rank == 0) err = ncout_write_epoch(c->nc, (int)c->epoch, (int)step, rec); /* ObserveEpoch runs before c->epoch counts it */
   PetscCall(Check(c, err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

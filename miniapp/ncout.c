@@ -1,7 +1,8 @@
 /* miniapp/ncout.c: the run's NetCDF-4 output file (layout in ncout.h and
- * docs/output.md). Rank 0 only, plain C; it writes what the driver hands it
- * and decides nothing about what or when to write. The file is a unique
- * temporary (kernels/atomicfile.h) renamed into place by ncout_close. */
+ * docs/output.md). Rank 0 only, plain C; it writes what the driver hands it.
+ * The one schedule it knows is the snapshots' (ncout_snapshot_step, shared
+ * with the driver), to size their dimension. The file is a unique temporary
+ * (kernels/atomicfile.h) renamed into place by ncout_close. */
 #define _GNU_SOURCE
 #include "ncout.h"
 #include "atomicfile.h"
@@ -23,14 +24,16 @@ enum { NSTEPVARS = 14 }; /* state_hash, ksp_its and the twelve doubles of ncout_
 const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined"};
 
 struct ncout {
-  int    ncid, nx, ny, ncomp, nrep, nsteps, nepochs;
-  int    d_time, d_epoch, d_rep, d_y, d_x;
-  int    v_time, v_step, v_gits[NCOUT_NGUESS], v_gr0[NCOUT_NGUESS];
+  int    ncid, nx, ny, ncomp, nrep, nsteps, every, first_step, first_epoch, nsnap;
+  int    d_step, d_snap, d_epoch, d_rep, d_y, d_x, d_hash;
+  int    v_time, v_step, v_snap_step, v_snap_time, v_gits[NCOUT_NGUESS], v_gr0[NCOUT_NGUESS];
   int    v_epoch, v_epoch_step, v_loss, v_whash, v_wvc, v_wrel;
   int    v_fds, v_fde;
   int    v_rec[NSTEPVARS];
   int   *v_field;  /* ncomp */
+  int   *snap;     /* nsnap: the snapshot steps, increasing */
   double *buf;     /* max(nx * ny, nreplicas) doubles */
+  char  *hbuf;     /* nreplicas hashes of NCOUT_HASH_LEN characters (+ 1 for snprintf's terminator) */
   char  *path, *partial; /* partial: af.tmp */
   afile  af;
   char   msg[512];
@@ -82,27 +85,57 @@ void ncout_init(void)
   dlclose(nc);
 }
 
-static int def_var(ncout *o, const char *name, nc_type type, int ndims, const int *dims, const char *units,
-                   const char *long_name, int *varid)
-{
-  NCCHECK(nc_def_var(o->ncid, name, type, ndims, dims, varid), "cannot define variable %s", name);
-  NCCHECK(nc_put_att_text(o->ncid, *varid, "units", strlen(units), units), "cannot write %s:units", name);
-  NCCHECK(nc_put_att_text(o->ncid, *varid, "long_name", strlen(long_name), long_name), "cannot write %s:long_name", name);
-  int coord = !strcmp(name, "time") || !strcmp(name, "x") || !strcmp(name, "y"); /* CF: no _FillValue on coordinates */
-  if (type == NC_DOUBLE && !coord) { /* NaN marks "never written" for every other double */
-    double nan = NAN;
-    NCCHECK(nc_def_var_fill(o->ncid, *varid, 0, &nan), "cannot set %s:_FillValue", name);
-  }
-  return 0;
-}
-
 static int put_text(ncout *o, int varid, const char *name, const char *value)
 {
   NCCHECK(nc_put_att_text(o->ncid, varid, name, strlen(value), value), "cannot write attribute %s", name);
   return 0;
 }
 
-/* The per-step (time, replica) variables: state_hash (uint64), ksp_its (int), then doubles. */
+/* A variable with long_name and, unless NULL, units. */
+static int def_var(ncout *o, const char *name, nc_type type, int ndims, const int *dims, const char *units,
+                   const char *long_name, int *varid)
+{
+  int e;
+  NCCHECK(nc_def_var(o->ncid, name, type, ndims, dims, varid), "cannot define variable %s", name);
+  if ((units && (e = put_text(o, *varid, "units", units))) || (e = put_text(o, *varid, "long_name", long_name))) return e;
+  return 0;
+}
+
+/* A data variable: its auxiliary coordinates named (CF "coordinates"), and
+ * for doubles _FillValue NaN, so that a value never written reads as NaN.
+ * Coordinates get no _FillValue (CF). */
+static int def_data(ncout *o, const char *name, nc_type type, int ndims, const int *dims, const char *long_name,
+                    const char *coordinates, int *varid)
+{
+  int e;
+  if ((e = def_var(o, name, type, ndims, dims, "1", long_name, varid))) return e;
+  if (type == NC_DOUBLE) {
+    double nan = NAN;
+    NCCHECK(nc_def_var_fill(o->ncid, *varid, 0, &nan), "cannot set %s:_FillValue", name);
+  }
+  return coordinates ? put_text(o, *varid, "coordinates", coordinates) : 0;
+}
+
+/* A 64-bit hash per (record, replica) as NCOUT_HASH_LEN characters: CF-1.8
+ * has no 64-bit integer type, and text is what the summary prints. */
+static int def_hash(ncout *o, const char *name, int d_rec, const char *long_name, const char *coordinates, int *varid)
+{
+  int dims[3] = {d_rec, o->d_rep, o->d_hash}, e;
+  if ((e = def_var(o, name, NC_CHAR, 3, dims, NULL, long_name, varid)) ||
+      (e = put_text(o, *varid, "coordinates", coordinates)) || (e = put_text(o, *varid, "_Encoding", "utf-8")) ||
+      (e = put_text(o, *varid, "comment",
+                    "\"0x\" and 16 lowercase hex digits of the 64-bit hash, as the run summary prints it; equal text = equal "
+                    "bits; empty: never written. The number: int(h, 16) in Python, strtoull(h, NULL, 16) in C")))
+    return e;
+  return 0;
+}
+
+void ncout_format_hash(uint64_t h, char out[NCOUT_HASH_LEN + 1])
+{
+  snprintf(out, NCOUT_HASH_LEN + 1, "0x%016llx", (unsigned long long)h);
+}
+
+/* The per-step (step, replica) variables: state_hash (text), ksp_its (int), then doubles. */
 #define REC(f) offsetof(ncout_step_rec, f)
 static const struct {
   const char *name, *long_name;
@@ -126,63 +159,63 @@ static const struct {
 
 static int define(ncout *o, const ncout_info *info)
 {
-  int id = o->ncid, tr[2], er[2], f4[4];
-  NCCHECK(nc_def_dim(id, "time", (size_t)info->nsteps + 1, &o->d_time), "cannot define dimension time");
+  int id = o->ncid, sr[2], er[2], f4[4], e;
+  size_t nt = (size_t)(o->nsteps - o->first_step + 1); /* 0 (a restart at the last step) makes it unlimited: harmless */
+  NCCHECK(nc_def_dim(id, "step", nt, &o->d_step), "cannot define dimension step");
+  NCCHECK(nc_def_dim(id, "snapshot", (size_t)o->nsnap, &o->d_snap), "cannot define dimension snapshot");
   NCCHECK(nc_def_dim(id, "epoch", NC_UNLIMITED, &o->d_epoch), "cannot define dimension epoch");
   NCCHECK(nc_def_dim(id, "replica", (size_t)info->nreplicas, &o->d_rep), "cannot define dimension replica");
   NCCHECK(nc_def_dim(id, "y", (size_t)info->ny, &o->d_y), "cannot define dimension y");
   NCCHECK(nc_def_dim(id, "x", (size_t)info->nx, &o->d_x), "cannot define dimension x");
-  tr[0] = o->d_time, tr[1] = o->d_rep, er[0] = o->d_epoch, er[1] = o->d_rep;
-  f4[0] = o->d_time, f4[1] = o->d_rep, f4[2] = o->d_y, f4[3] = o->d_x;
+  NCCHECK(nc_def_dim(id, "hash_strlen", NCOUT_HASH_LEN, &o->d_hash), "cannot define dimension hash_strlen");
+  sr[0] = o->d_step, sr[1] = o->d_rep, er[0] = o->d_epoch, er[1] = o->d_rep;
+  f4[0] = o->d_snap, f4[1] = o->d_rep, f4[2] = o->d_y, f4[3] = o->d_x;
 
-  int vy, vx, vrep, e;
-  if ((e = def_var(o, "time", NC_DOUBLE, 1, &o->d_time, "1", "model time", &o->v_time))) return e;
-  if ((e = def_var(o, "step", NC_INT, 1, &o->d_time, "1", "time step number (0: initial state)", &o->v_step))) return e;
-  if ((e = def_var(o, "epoch", NC_INT, 1, &o->d_epoch, "1", "training epoch number", &o->v_epoch))) return e;
-  if ((e = def_var(o, "replica", NC_INT, 1, &o->d_rep, "1", "replica number (0: reference)", &vrep))) return e;
-  if ((e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the grid point", &vy))) return e;
-  if ((e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the grid point", &vx))) return e;
-  if ((e = put_text(o, vy, "axis", "Y")) || (e = put_text(o, vx, "axis", "X")) || (e = put_text(o, o->v_time, "axis", "T")) ||
-      (e = put_text(o, o->v_time, "standard_name", "time")))
+  /* Coordinates. x and y carry no axis attribute: CF reads axis X/Y as
+   * longitude/latitude (or projection coordinates in metres); these are grid
+   * units. Model time is nondimensional, so it is no CF time axis either. */
+  int vy, vx, vrep;
+  if ((e = def_var(o, "step", NC_INT, 1, &o->d_step, "1", "time step number (0: initial state)", &o->v_step)) ||
+      (e = def_var(o, "time", NC_DOUBLE, 1, &o->d_step, "1", "model time after the step (nondimensional)", &o->v_time)) ||
+      (e = def_var(o, "snapshot_step", NC_INT, 1, &o->d_snap, "1", "time step of the field snapshot", &o->v_snap_step)) ||
+      (e = def_var(o, "snapshot_time", NC_DOUBLE, 1, &o->d_snap, "1", "model time of the field snapshot", &o->v_snap_time)) ||
+      (e = def_var(o, "epoch", NC_INT, 1, &o->d_epoch, "1", "training epoch number", &o->v_epoch)) ||
+      (e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran", &o->v_epoch_step)) ||
+      (e = def_var(o, "replica", NC_INT, 1, &o->d_rep, "1", "replica number (0: reference)", &vrep)) ||
+      (e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the grid point", &vy)) ||
+      (e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the grid point", &vx)))
     return e;
 
-  char comment[128];
-  snprintf(comment, sizeof comment, "written every %d steps and at the last step; NaN (never written) elsewhere",
+  char comment[192];
+  snprintf(comment, sizeof comment,
+           "snapshot k: the fields at step snapshot_step[k] (every %d steps and the last; step 0 is the initial state)",
            info->output_every);
   size_t chunk[4] = {1, 1, (size_t)info->ny, (size_t)info->nx};
   for (int c = 0; c < info->ncomp; c++) {
     char ln[128];
     snprintf(ln, sizeof ln, "field component %s", info->comp_names[c]);
-    if ((e = def_var(o, info->comp_names[c], NC_DOUBLE, 4, f4, "1", ln, &o->v_field[c]))) return e;
+    if ((e = def_data(o, info->comp_names[c], NC_DOUBLE, 4, f4, ln, "snapshot_step snapshot_time", &o->v_field[c]))) return e;
     NCCHECK(nc_def_var_chunking(id, o->v_field[c], NC_CHUNKED, chunk), "cannot chunk %s", info->comp_names[c]);
     if ((e = put_text(o, o->v_field[c], "comment", comment))) return e;
   }
-  for (int k = 0; k < NSTEPVARS; k++) {
-    nc_type t = k == 0 ? NC_UINT64 : k == 1 ? NC_INT : NC_DOUBLE;
-    if ((e = def_var(o, step_vars[k].name, t, 2, tr, "1", step_vars[k].long_name, &o->v_rec[k]))) return e;
-  }
+  if ((e = def_hash(o, step_vars[0].name, o->d_step, step_vars[0].long_name, "time", &o->v_rec[0]))) return e;
+  for (int k = 1; k < NSTEPVARS; k++)
+    if ((e = def_data(o, step_vars[k].name, k == 1 ? NC_INT : NC_DOUBLE, 2, sr, step_vars[k].long_name, "time", &o->v_rec[k]))) return e;
   for (int g = 0; g < NCOUT_NGUESS; g++) {
     char name[64], ln[160];
     snprintf(name, sizeof name, "ksp_its_%s", ncout_guess_names[g]);
     snprintf(ln, sizeof ln, "Krylov iterations of replica 0's system from the %s initial guess (-1: not run)", ncout_guess_names[g]);
-    if ((e = def_var(o, name, NC_INT, 1, &o->d_time, "1", ln, &o->v_gits[g]))) return e;
+    if ((e = def_data(o, name, NC_INT, 1, &o->d_step, ln, "time", &o->v_gits[g]))) return e;
     snprintf(name, sizeof name, "start_residual_%s", ncout_guess_names[g]);
     snprintf(ln, sizeof ln, "||b - A x0|| / ||b|| of the %s initial guess on replica 0's system", ncout_guess_names[g]);
-    if ((e = def_var(o, name, NC_DOUBLE, 1, &o->d_time, "1", ln, &o->v_gr0[g]))) return e;
+    if ((e = def_data(o, name, NC_DOUBLE, 1, &o->d_step, ln, "time", &o->v_gr0[g]))) return e;
   }
-  if ((e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran",
-                   &o->v_epoch_step)) ||
-      (e = def_var(o, "loss", NC_DOUBLE, 2, er, "1", "training loss of the epoch", &o->v_loss)) ||
-      (e = def_var(o, "weights_hash", NC_UINT64, 2, er, "1", "hash of the network weight bits after the epoch",
-                   &o->v_whash)) ||
-      (e = def_var(o, "weights_vc", NC_DOUBLE, 2, er, "1", "V_c of the network weights against replica 0",
-                   &o->v_wvc)) ||
-      (e = def_var(o, "weights_rel_l2", NC_DOUBLE, 2, er, "1",
-                   "relative L2 distance of the network weights from replica 0", &o->v_wrel)) ||
-      (e = def_var(o, "first_divergent_step", NC_INT, 1, &o->d_rep, "1",
-                   "first step whose state bits differ from replica 0 (-1: never)", &o->v_fds)) ||
-      (e = def_var(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep, "1",
-                   "first epoch whose weight bits differ from replica 0 (-1: never)", &o->v_fde)))
+  if ((e = def_data(o, "loss", NC_DOUBLE, 2, er, "training loss of the epoch", "epoch_step", &o->v_loss)) ||
+      (e = def_hash(o, "weights_hash", o->d_epoch, "hash of the network weight bits after the epoch", "epoch_step", &o->v_whash)) ||
+      (e = def_data(o, "weights_vc", NC_DOUBLE, 2, er, "V_c of the network weights against replica 0", "epoch_step", &o->v_wvc)) ||
+      (e = def_data(o, "weights_rel_l2", NC_DOUBLE, 2, er, "relative L2 distance of the network weights from replica 0", "epoch_step", &o->v_wrel)) ||
+      (e = def_data(o, "first_divergent_step", NC_INT, 1, &o->d_rep, "first step whose state bits differ from replica 0 (-1: never)", NULL, &o->v_fds)) ||
+      (e = def_data(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep, "first epoch whose weight bits differ from replica 0 (-1: never)", NULL, &o->v_fde)))
     return e;
 
   char history[96];
@@ -203,14 +236,16 @@ static int define(ncout *o, const ncout_info *info)
   }
   NCCHECK(nc_enddef(id), "cannot leave define mode");
 
-  /* Coordinates known now; step(time) is written up front so skipped steps still have their number. */
-  int *iv = malloc(sizeof(int) * (size_t)(info->nsteps + 1 > info->nreplicas ? info->nsteps + 1 : info->nreplicas));
+  /* The coordinates known now: step and snapshot_step are written up front; time and snapshot_time with each step. */
+  int n = (int)nt > info->nreplicas ? (int)nt : info->nreplicas, *iv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
   if (!iv) return fail(o, ENOMEM, "cannot allocate");
-  for (int i = 0; i <= info->nsteps; i++) iv[i] = i;
-  e = nc_put_var_int(id, o->v_step, iv);
+  for (int i = 0; i < (int)nt; i++) iv[i] = o->first_step + i;
+  e = nt ? nc_put_var_int(id, o->v_step, iv) : 0;
+  for (int r = 0; r < info->nreplicas; r++) iv[r] = r;
   if (!e) e = nc_put_var_int(id, vrep, iv);
+  if (!e && o->nsnap) e = nc_put_var_int(id, o->v_snap_step, o->snap);
   free(iv);
-  NCCHECK(e, "cannot write step/replica");
+  NCCHECK(e, "cannot write step/replica/snapshot_step");
   for (int j = 0; j < info->ny; j++) o->buf[j] = (j + info->y0) * info->dy;
   NCCHECK(nc_put_var_double(id, vy, o->buf), "cannot write y");
   for (int i = 0; i < info->nx; i++) o->buf[i] = (i + info->x0) * info->dx;
@@ -221,27 +256,35 @@ static int define(ncout *o, const ncout_info *info)
 static void destroy(ncout *o)
 {
   if (!o) return;
-  free(o->v_field), free(o->buf), free(o->path), free(o);
+  free(o->v_field), free(o->snap), free(o->buf), free(o->hbuf), free(o->path), free(o);
 }
 
 int ncout_create(const char *path, const ncout_info *info, ncout **out)
 {
   *out = NULL;
+  int sane = info->nx > 0 && info->ny > 0 && info->ncomp > 0 && info->nreplicas > 0 && info->nsteps >= 0 &&
+             info->output_every > 0 && info->first_step >= 0 && info->first_step <= info->nsteps + 1 && info->first_epoch >= 0;
   ncout *o = calloc(1, sizeof *o);
   size_t nbuf = (size_t)info->nx * (size_t)info->ny;
   if (nbuf < (size_t)info->nreplicas) nbuf = (size_t)info->nreplicas;
-  if (o) o->path = strdup(path), o->partial = o->af.tmp;
-  if (o && info->ncomp > 0) o->v_field = calloc((size_t)info->ncomp, sizeof(int));
-  if (o && nbuf > 0) o->buf = malloc(nbuf * sizeof(double));
-  int sane = info->nx > 0 && info->ny > 0 && info->ncomp > 0 && info->nreplicas > 0 && info->nsteps >= 0;
-  if (!sane || !o || !o->path || !o->v_field || !o->buf) {
+  if (o && sane) {
+    o->path = strdup(path), o->partial = o->af.tmp;
+    o->nsteps = info->nsteps, o->every = info->output_every, o->first_step = info->first_step;
+    for (int k = o->first_step; k <= o->nsteps; k++) o->nsnap += ncout_snapshot_step(k, o->nsteps, o->every);
+    o->snap = malloc(sizeof(int) * (size_t)(o->nsnap ? o->nsnap : 1));
+    for (int k = o->first_step, n = 0; o->snap && k <= o->nsteps; k++)
+      if (ncout_snapshot_step(k, o->nsteps, o->every)) o->snap[n++] = k;
+    o->v_field = calloc((size_t)info->ncomp, sizeof(int));
+    o->buf = malloc(nbuf * sizeof(double));
+    o->hbuf = malloc((size_t)info->nreplicas * NCOUT_HASH_LEN + 1);
+  }
+  if (!sane || !o || !o->path || !o->snap || !o->v_field || !o->buf || !o->hbuf) {
     snprintf(create_msg, sizeof create_msg, "%s: cannot create (%s)", path,
-             sane ? strerror(ENOMEM) : "empty grid, no components, no replicas or negative nsteps");
+             sane ? strerror(ENOMEM) : "empty grid, no components, no replicas, output_every < 1 or steps out of range");
     destroy(o);
     return sane ? ENOMEM : NC_EINVAL;
   }
-  o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas, o->nsteps = info->nsteps;
-  o->nepochs = info->first_epoch > 0 ? info->first_epoch : 0;
+  o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas, o->first_epoch = info->first_epoch;
 
   /* The unique temporary first (mkstemp): HDF5 reports a missing directory as "Permission denied". */
   ncout_init();
@@ -268,48 +311,70 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
 
 static int check_step(ncout *o, int step, const char *what)
 {
-  if (step < 0 || step > o->nsteps)
-    return fail(o, NC_EINVALCOORDS, "%s: step %d outside 0..%d", what, step, o->nsteps);
+  if (step < o->first_step || step > o->nsteps)
+    return fail(o, NC_EINVALCOORDS, "%s: step %d outside %d..%d", what, step, o->first_step, o->nsteps);
   return 0;
+}
+
+/* The snapshot index of `step`, or -1 when it has none. */
+static int snapshot_index(const ncout *o, int step)
+{
+  int lo = 0, hi = o->nsnap - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (o->snap[mid] == step) return mid;
+    if (o->snap[mid] < step) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, const ncout_guess_rec *guesses)
 {
   int e;
   if ((e = check_step(o, step, "write_step"))) return e;
-  size_t i = (size_t)step, start[2] = {i, 0}, count[2] = {1, (size_t)o->nrep};
+  size_t i = (size_t)(step - o->first_step), start[3] = {i, 0, 0}, count[3] = {1, (size_t)o->nrep, NCOUT_HASH_LEN};
   NCCHECK(nc_put_var1_double(o->ncid, o->v_time, &i, &t), "cannot write time at step %d", step);
+  int k = snapshot_index(o, step);
+  if (k >= 0) {
+    size_t ks = (size_t)k;
+    NCCHECK(nc_put_var1_double(o->ncid, o->v_snap_time, &ks, &t), "cannot write snapshot_time at step %d", step);
+  }
   for (int g = 0; g < NCOUT_NGUESS; g++) {
     NCCHECK(nc_put_var1_int(o->ncid, o->v_gits[g], &i, &guesses[g].its), "cannot write ksp_its_%s at step %d", ncout_guess_names[g], step);
     NCCHECK(nc_put_var1_double(o->ncid, o->v_gr0[g], &i, &guesses[g].start_residual), "cannot write start_residual_%s at step %d", ncout_guess_names[g], step);
   }
 
-  /* One row of nrep values per variable, gathered through buf (uint64 and int rows fit in nrep doubles). */
-  unsigned long long *h = (unsigned long long *)o->buf;
+  /* One row of nrep values per variable, gathered through buf (int rows fit in nrep doubles) or hbuf (hashes). */
   int *its = (int *)o->buf;
-  for (int k = 0; k < NSTEPVARS; k++) {
+  for (int v = 0; v < NSTEPVARS; v++) {
     for (int r = 0; r < o->nrep; r++) {
-      const char *p = (const char *)&recs[r] + step_vars[k].offset;
-      if (k == 0) memcpy(&h[r], p, sizeof h[r]);
-      else if (k == 1) memcpy(&its[r], p, sizeof its[r]);
+      const char *p = (const char *)&recs[r] + step_vars[v].offset;
+      if (v == 0) {
+        uint64_t h;
+        memcpy(&h, p, sizeof h);
+        ncout_format_hash(h, o->hbuf + (size_t)r * NCOUT_HASH_LEN);
+      } else if (v == 1) memcpy(&its[r], p, sizeof its[r]);
       else memcpy(&o->buf[r], p, sizeof o->buf[r]);
     }
-    e = k == 0 ? nc_put_vara_ulonglong(o->ncid, o->v_rec[k], start, count, h)
-      : k == 1 ? nc_put_vara_int(o->ncid, o->v_rec[k], start, count, its)
-               : nc_put_vara_double(o->ncid, o->v_rec[k], start, count, o->buf);
-    if (e) return fail(o, e, "cannot write %s at step %d", step_vars[k].name, step);
+    e = v == 0 ? nc_put_vara_text(o->ncid, o->v_rec[v], start, count, o->hbuf)
+      : v == 1 ? nc_put_vara_int(o->ncid, o->v_rec[v], start, count, its)
+               : nc_put_vara_double(o->ncid, o->v_rec[v], start, count, o->buf);
+    if (e) return fail(o, e, "cannot write %s at step %d", step_vars[v].name, step);
   }
   return 0;
 }
 
 int ncout_write_fields(ncout *o, int step, int replica, const double *field)
 {
-  int e;
+  int e, k;
   if ((e = check_step(o, step, "write_fields"))) return e;
+  if ((k = snapshot_index(o, step)) < 0)
+    return fail(o, NC_EINVALCOORDS, "write_fields: step %d is not a snapshot step (every %d and %d)", step, o->every, o->nsteps);
   if (replica < 0 || replica >= o->nrep)
     return fail(o, NC_EINVALCOORDS, "write_fields: replica %d outside 0..%d", replica, o->nrep - 1);
   size_t n = (size_t)o->nx * (size_t)o->ny;
-  size_t start[4] = {(size_t)step, (size_t)replica, 0, 0}, count[4] = {1, 1, (size_t)o->ny, (size_t)o->nx};
+  size_t start[4] = {(size_t)k, (size_t)replica, 0, 0}, count[4] = {1, 1, (size_t)o->ny, (size_t)o->nx};
   for (int c = 0; c < o->ncomp; c++) { /* de-interlace [y][x][ncomp] into one [y][x] plane per component */
     for (size_t i = 0; i < n; i++) o->buf[i] = field[i * (size_t)o->ncomp + (size_t)c];
     NCCHECK(nc_put_vara_double(o->ncid, o->v_field[c], start, count, o->buf),
@@ -318,15 +383,14 @@ int ncout_write_fields(ncout *o, int step, int replica, const double *field)
   return 0;
 }
 
-int ncout_write_epoch(ncout *o, int step, const ncout_epoch_rec *recs)
+int ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs)
 {
-  size_t e1 = (size_t)o->nepochs, start[2] = {e1, 0}, count[2] = {1, (size_t)o->nrep};
-  int ep = o->nepochs;
-  NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch, &e1, &ep), "cannot write epoch %d", ep);
-  NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch_step, &e1, &step), "cannot write epoch_step of epoch %d", ep);
-  unsigned long long *h = (unsigned long long *)o->buf;
-  for (int r = 0; r < o->nrep; r++) h[r] = recs[r].weights_hash;
-  NCCHECK(nc_put_vara_ulonglong(o->ncid, o->v_whash, start, count, h), "cannot write weights_hash of epoch %d", ep);
+  if (epoch < o->first_epoch) return fail(o, NC_EINVALCOORDS, "write_epoch: epoch %d before the first, %d", epoch, o->first_epoch);
+  size_t e1 = (size_t)(epoch - o->first_epoch), start[3] = {e1, 0, 0}, count[3] = {1, (size_t)o->nrep, NCOUT_HASH_LEN};
+  NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch, &e1, &epoch), "cannot write epoch %d", epoch);
+  NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch_step, &e1, &step), "cannot write epoch_step of epoch %d", epoch);
+  for (int r = 0; r < o->nrep; r++) ncout_format_hash(recs[r].weights_hash, o->hbuf + (size_t)r * NCOUT_HASH_LEN);
+  NCCHECK(nc_put_vara_text(o->ncid, o->v_whash, start, count, o->hbuf), "cannot write weights_hash of epoch %d", epoch);
   const struct {
     int varid;
     size_t offset;
@@ -337,9 +401,8 @@ int ncout_write_epoch(ncout *o, int step, const ncout_epoch_rec *recs)
   for (int k = 0; k < 3; k++) {
     for (int r = 0; r < o->nrep; r++) memcpy(&o->buf[r], (const char *)&recs[r] + dv[k].offset, sizeof(double));
     NCCHECK(nc_put_vara_double(o->ncid, dv[k].varid, start, count, o->buf), "cannot write %s of epoch %d",
-            dv[k].name, ep);
+            dv[k].name, epoch);
   }
-  o->nepochs++;
   return 0;
 }
 

@@ -9,34 +9,45 @@
  * leaves a file that looks complete (ncout_close(&o, 0, ...) removes the
  * partial file, and the next writer of <path> removes those of killed runs).
  *
- * Layout (docs/output.md documents it for users):
- *   dimensions  time = nsteps + 1 (step 0 = initial state), epoch (unlimited),
- *               replica, y, x
- *   coordinates time(time) [model time units], step(time) int,
- *               epoch(epoch) int, replica(replica) int, y(y), x(x) [grid units]
- *   fields      <name>(time, replica, y, x) double, one variable per component
- *               (grayscott: u, v; heat: u); written every output_every steps
- *               and at the last step, _FillValue (NaN) elsewhere;
- *               chunked (1, 1, y, x), so unwritten records take no space
- *   per step    state_hash(time, replica) uint64, ksp_its(time, replica) int,
- *               ksp_rnorm, start_residual, increment_error, closure_error,
- *               closure_drift, churn (time, replica), and the metrics
- *               against replica 0: vc, vermv, rel_l2, max_abs, max_ulp,
- *               digits (time, replica) (replica 0 holds 0 / 17 digits);
- *               the guesses side by side: ksp_its_<guess>(time) int (-1:
- *               not run) and start_residual_<guess>(time), guess in
- *               ncout_guess_names
- *   per epoch   epoch_step(epoch) int (time step whose training ran it),
- *               loss(epoch, replica), weights_hash(epoch, replica) uint64,
- *               weights_vc(epoch, replica), weights_rel_l2(epoch, replica)
+ * Layout (docs/output.md documents it for users; CF-1.8, checked with IOOS
+ * compliance-checker and cfchecker, tests/output):
+ *   dimensions  step = the steps this run records (nsteps + 1, index 0 the
+ *               initial state; a restarted run: only the steps after its
+ *               checkpoint), snapshot = the field snapshots among them (every
+ *               output_every-th step and the last: ncout_snapshot_step),
+ *               epoch (unlimited), replica, y, x, hash_strlen = 18
+ *   coordinates step(step) int, time(step) [model time, nondimensional],
+ *               snapshot_step(snapshot) int, snapshot_time(snapshot),
+ *               epoch(epoch) int, epoch_step(epoch) int, replica(replica) int,
+ *               y(y), x(x) [grid units]; the auxiliary ones (time,
+ *               snapshot_step, snapshot_time, epoch_step) are named in each
+ *               variable's "coordinates" attribute. No dimension is called
+ *               time: CF would then ask for a dated time axis ("s since ..."),
+ *               and model time has no unit.
+ *   fields      <name>(snapshot, replica, y, x) double, one variable per
+ *               component (grayscott: u, v; heat: u); chunked (1, 1, y, x)
+ *   per step    state_hash(step, replica, hash_strlen) char: "0x" and 16 hex
+ *               digits, as the summary prints it ("" never written),
+ *               ksp_its(step, replica) int, ksp_rnorm, start_residual,
+ *               increment_error, closure_error, closure_drift, churn (step,
+ *               replica), and the metrics against replica 0: vc, vermv,
+ *               rel_l2, max_abs, max_ulp, digits (step, replica) (replica 0
+ *               holds 0 / 17 digits); the guesses side by side:
+ *               ksp_its_<guess>(step) int (-1: not run) and
+ *               start_residual_<guess>(step), guess in ncout_guess_names
+ *   per epoch   loss(epoch, replica), weights_hash(epoch, replica,
+ *               hash_strlen) char, weights_vc(epoch, replica),
+ *               weights_rel_l2(epoch, replica); epoch holds the epoch's number
+ *               (a restarted run's first is info.first_epoch)
  *   final       first_divergent_step(replica), first_divergent_epoch(replica)
  *               int (-1: never diverged)
- *   fill        every double variable has _FillValue NaN, so a value never
- *               written reads as NaN; int/uint64 ones keep NetCDF's default fill
+ *   fill        double data variables have _FillValue NaN (a value never
+ *               written reads as NaN); coordinates, int and char variables
+ *               have none (int: NetCDF's default fill, char: "")
  *   globals     Conventions = "CF-1.8", title, institution, source, history,
- *               plus every (name, value) string the caller passes
- *               (reduction strategies, options, scenario, grid, seeds,
- *               versions, source revision). */
+ *               plus every (name, value) the caller passes (reduction
+ *               strategies, options, scenario, grid, seeds, versions, source
+ *               revision). */
 #ifndef MINIAPP_NCOUT_H
 #define MINIAPP_NCOUT_H
 
@@ -57,8 +68,22 @@ typedef struct {
   const char *const *comp_names;   /* ncomp names, e.g. {"u", "v"} */
   const ncout_attr  *attrs;        /* extra global attributes */
   int                nattrs;
-  int                first_epoch;  /* a restarted run: number of its first epoch (the earlier ones are fill) */
+  int                first_step;   /* the first step recorded: 0, or a restarted run's checkpoint step + 1 */
+  int                first_epoch;  /* the number of the first epoch recorded: 0, or a restarted run's */
 } ncout_info;
+
+/* Does `step` get a field snapshot? Every output_every-th step and the last.
+ * The driver asks this before gathering fields; ncout sizes the snapshot
+ * dimension by it. */
+static inline int ncout_snapshot_step(int step, int nsteps, int output_every)
+{
+  return step == nsteps || (output_every > 0 && step % output_every == 0);
+}
+
+/* Hashes are stored as text, "0x" and 16 lowercase hex digits (CF-1.8 has no
+ * 64-bit integer type): NCOUT_HASH_LEN characters, no terminator in the file. */
+#define NCOUT_HASH_LEN 18
+void ncout_format_hash(uint64_t h, char out[NCOUT_HASH_LEN + 1]);
 
 /* Per-step record of one replica. */
 typedef struct {
@@ -87,12 +112,15 @@ typedef struct {
  * ncout (miniapp-compare); ncout_create calls it. */
 void        ncout_init(void);
 int         ncout_create(const char *path, const ncout_info *info, ncout **o);
-/* Step `step` (0..nsteps) at model time t: recs[nreplicas], guesses[NCOUT_NGUESS]. */
+/* Step `step` (first_step..nsteps) at model time t: recs[nreplicas],
+ * guesses[NCOUT_NGUESS]; a snapshot step also sets its snapshot_time. Writing
+ * a step again (a rollback re-does it) overwrites it. */
 int         ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, const ncout_guess_rec *guesses);
-/* Fields of one replica at `step`: natural order [y][x][ncomp] (interlaced). */
+/* Fields of one replica at snapshot step `step` (ncout_snapshot_step): natural
+ * order [y][x][ncomp] (interlaced). Any other step is an error. */
 int         ncout_write_fields(ncout *o, int step, int replica, const double *field);
-/* The next epoch (numbered from 0), run during time step `step`. */
-int         ncout_write_epoch(ncout *o, int step, const ncout_epoch_rec *recs);
+/* Epoch number `epoch` (>= first_epoch), run during time step `step`. */
+int         ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs);
 int         ncout_write_final(ncout *o, const int *first_div_step, const int *first_div_epoch);
 /* keep = 1: close and rename into place; 0: close and delete the partial
  * file. Frees *o and sets it to NULL; on failure the one-line reason is

@@ -6,6 +6,8 @@
 Writes PNGs next to FILE (or into OUTDIR) and prints their paths, one a line.
 A comparison file is recognised by its `pair` dimension. Reads only; the
 metrics themselves come from the C code (miniapp/metrics.c), not from here.
+Per-step series lie on the `step` dimension, field snapshots on `snapshot`
+(their steps in `snapshot_step`), epochs on `epoch` (docs/output.md).
 """
 import argparse
 import os
@@ -112,7 +114,7 @@ def plot_run(ds, stem, written):
     # (b) per epoch: loss of each replica, weights V_c and rel_l2 against replica 0
     fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
     nep = ds.dimensions["epoch"].size
-    epoch = np.arange(nep, dtype=float)
+    epoch = var(ds, "epoch") if nep else np.zeros(0)  # a restarted run's first epoch is not 0
     if nep == 0:
         for ax in axes:
             note(ax, "no training epochs in this run")
@@ -153,21 +155,20 @@ def plot_run(ds, stem, written):
     save(fig, f"{stem}_krylov.png", written)
 
     # (d) the last snapshot: each component, replica 0 | last replica | difference
-    comps = [v.name for v in ds.variables.values() if v.dimensions == ("time", "replica", "y", "x")]
+    comps = [v.name for v in ds.variables.values() if v.dimensions == ("snapshot", "replica", "y", "x")]
     if not comps:
-        fail(f"{ds.filepath()}: no field variables (time, replica, y, x)")
-    first = var(ds, comps[0])[:, 0]
-    written_steps = [i for i in range(first.shape[0]) if np.isfinite(first[i]).any()]
+        fail(f"{ds.filepath()}: no field variables (snapshot, replica, y, x)")
+    nsnap = ds.dimensions["snapshot"].size
     fig, axes = plt.subplots(len(comps), 3, figsize=(12, 3.6 * len(comps)), squeeze=False)
-    if not written_steps:
+    if nsnap == 0:
         fig.suptitle(f"{name}: no field snapshot was written")
     else:
-        t = written_steps[-1]
+        k = nsnap - 1
         x, y = var(ds, "x"), var(ds, "y")
         ext = [x[0], x[-1], y[0], y[-1]] if len(x) > 1 and len(y) > 1 else None
         last = nrep - 1
         for row, c in enumerate(comps):
-            f = var(ds, c)[t]
+            f = np.asarray(ds.variables[c][k], dtype=float)
             d = f[last] - f[0]
             lim = np.nanmax(np.abs(d)) if np.isfinite(d).any() else 0.0
             lim = lim if lim > 0 else 1.0
@@ -180,14 +181,15 @@ def plot_run(ds, stem, written):
                 fig.colorbar(im, ax=ax)
                 ax.set_title(title, fontsize="small")
         suffix = " (only one replica: difference is zero)" if nrep == 1 else ""
-        fig.suptitle(f"{name}: fields at step {int(step[t])}{suffix}")
+        fig.suptitle(f"{name}: fields at step {int(var(ds, 'snapshot_step')[k])}{suffix}")
     save(fig, f"{stem}_fields.png", written)
 
 
 def plot_compare(ds, stem, written):
     npair = ds.dimensions["pair"].size
     name = os.path.basename(ds.filepath())
-    labels = [getattr(ds, f"pair{p}_file", f"pair {p}") for p in range(npair)]
+    labels = [str(n) for n in ds.variables["pair_name"][:]] if "pair_name" in ds.variables else \
+        [f"pair {p}" for p in range(npair)]
     ref = getattr(ds, "reference_file", "the reference")
     step = var(ds, "step")
 
@@ -201,7 +203,7 @@ def plot_compare(ds, stem, written):
 
     fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     nep = ds.dimensions["epoch"].size
-    epoch = np.arange(nep, dtype=float)
+    epoch = var(ds, "epoch") if nep else np.zeros(0)
     if nep == 0:
         for ax in axes:
             note(ax, "no common training epochs")

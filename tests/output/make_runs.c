@@ -76,7 +76,7 @@ static void write_run(const char *dir, const variant *v)
                                 .vermv = m.vermv, .rel_l2 = m.rel_l2, .max_abs = m.max_abs, .max_ulp = m.max_ulp,
                                 .digits = m.digits};
       if (rec[r].state_hash != rec[0].state_hash && fds[r] < 0) fds[r] = step;
-      if (!err && (step % EVERY == 0 || step == NSTEPS)) err = ncout_write_fields(o, step, r, f);
+      if (!err && ncout_snapshot_step(step, NSTEPS, EVERY)) err = ncout_write_fields(o, step, r, f);
     }
     ncout_guess_rec g[NCOUT_NGUESS];
     for (int k = 0; k < NCOUT_NGUESS; k++) g[k] = (ncout_guess_rec){k == 0 ? 20 - step : k == 2 ? (step == 0 ? -1 : 15 - step) : 10, 1e-3};
@@ -89,7 +89,7 @@ static void write_run(const char *dir, const variant *v)
                                   .weights_rel_l2 = moved ? 1e-7 : 0, .weights_hash = 1000u + (unsigned)e + (moved ? 7777u : 0)};
         if (moved && r > 0 && fde[r] < 0) fde[r] = e;
       }
-      if (!err) err = ncout_write_epoch(o, step, er);
+      if (!err) err = ncout_write_epoch(o, e, step, er);
     }
   }
   if (!err) err = ncout_write_final(o, fds, fde);
@@ -102,17 +102,21 @@ static void write_run(const char *dir, const variant *v)
 static void write_novar(const char *dir)
 {
   char path[1024];
-  int id, d[4], v, e;
+  int id, d[7], v, e;
   snprintf(path, sizeof path, "%s/novar.nc", dir);
   e = nc_create(path, NC_NETCDF4 | NC_CLOBBER, &id);
-  if (!e) e = nc_def_dim(id, "time", NSTEPS + 1, &d[0]);
+  if (!e) e = nc_def_dim(id, "snapshot", 4, &d[0]);
   if (!e) e = nc_def_dim(id, "replica", 1, &d[1]);
   if (!e) e = nc_def_dim(id, "y", NY, &d[2]);
   if (!e) e = nc_def_dim(id, "x", 6, &d[3]);
-  if (!e) e = nc_def_dim(id, "epoch", NC_UNLIMITED, &v);
+  if (!e) e = nc_def_dim(id, "step", NSTEPS + 1, &d[4]);
+  if (!e) e = nc_def_dim(id, "epoch", NC_UNLIMITED, &d[5]);
+  if (!e) e = nc_def_dim(id, "hash_strlen", NCOUT_HASH_LEN, &d[6]);
   if (!e) e = nc_def_var(id, "u", NC_DOUBLE, 4, d, &v);
   if (!e) e = nc_def_var(id, "v", NC_DOUBLE, 4, d, &v);
-  if (!e) e = nc_def_var(id, "step", NC_INT, 1, d, &v);
+  if (!e) e = nc_def_var(id, "step", NC_INT, 1, &d[4], &v);
+  if (!e) e = nc_def_var(id, "time", NC_DOUBLE, 1, &d[4], &v);
+  if (!e) e = nc_def_var(id, "snapshot_step", NC_INT, 1, &d[0], &v);
   if (!e) e = nc_close(id);
   if (e) die(nc_strerror(e));
 }
@@ -141,23 +145,57 @@ static void att_is(int ncid, const char *name, const char *want)
   if (!strstr(buf, want)) nfail++, printf("FAIL: global attribute %s = '%s', want '%s'\n", name, buf, want);
 }
 
+/* Row p of a (pair, label_strlen) text variable is `want` ('\0'-padded). */
+static void label_is(int ncid, const char *name, int p, const char *want)
+{
+  char buf[256] = "";
+  int v, d[2];
+  size_t len = 0;
+  if (nc_inq_varid(ncid, name, &v) || nc_inq_vardimid(ncid, v, d) || nc_inq_dimlen(ncid, d[1], &len) || len >= sizeof buf ||
+      nc_get_vara_text(ncid, v, (size_t[2]){(size_t)p, 0}, (size_t[2]){1, len}, buf))
+    len = 0;
+  buf[len] = 0;
+  if (strcmp(buf, want)) nfail++, printf("FAIL: %s[%d] = '%s', want '%s'\n", name, p, buf, want);
+}
+
+/* A CF flag variable: byte, flag_values -1 0 1 with their meanings, no _FillValue (reads as integers). */
+static void flag_is(int ncid, const char *name)
+{
+  int v, nofill = 0;
+  nc_type t = NC_NAT;
+  signed char fv[3] = {0, 0, 0};
+  char m[64] = "";
+  size_t n = 0, nm = 0;
+  int ok = !nc_inq_varid(ncid, name, &v) && !nc_inq_vartype(ncid, v, &t) && t == NC_BYTE &&
+           !nc_inq_attlen(ncid, v, "flag_values", &n) && n == 3 && !nc_get_att_schar(ncid, v, "flag_values", fv) &&
+           fv[0] == -1 && fv[1] == 0 && fv[2] == 1 && !nc_inq_attlen(ncid, v, "flag_meanings", &nm) && nm < sizeof m &&
+           !nc_get_att_text(ncid, v, "flag_meanings", m) && (m[nm] = 0, !strcmp(m, "not_compared differs equal")) &&
+           nc_inq_attlen(ncid, v, "_FillValue", &n) == NC_ENOTATT && !nc_inq_attlen(ncid, v, "long_name", &n) &&
+           nc_inq_attlen(ncid, v, "scale_factor", &n) == NC_ENOTATT && !nc_inq_var_fill(ncid, v, &nofill, NULL);
+  if (!ok) nfail++, printf("FAIL: %s is not a CF flag variable (byte, flag_values -1 0 1, flag_meanings, no _FillValue)\n", name);
+}
+
 static int check_compare(const char *path)
 {
   enum { NT = NSTEPS + 1, NE = NSTEPS, NP = 2 };
-  int ncid, d, step[NT], fds[NP], fde[NP];
+  int ncid, d, step[NT], fds[NP], fde[NP], ep[NE];
   size_t len;
-  double m[NP][NT], lvs[NP][NE], gr[NP];
+  double m[NP][NT], lvs[NP][NE], gr[NP], t[NT];
   signed char heq[NP][NT], weq[NP][NE];
   if (nc_open(path, NC_NOWRITE, &ncid)) die("cannot open the comparison file");
-  const char *dn[3] = {"pair", "time", "epoch"};
+  const char *dn[3] = {"pair", "step", "epoch"};
   const size_t dl[3] = {NP, NT, NE};
   for (int k = 0; k < 3; k++) CHECK(!nc_inq_dimid(ncid, dn[k], &d) && !nc_inq_dimlen(ncid, d, &len) && len == dl[k]);
   if (nfail) return 1; /* the arrays below assume these sizes */
 
   CHECK(!get(ncid, "step", NC_INT, step) && step[0] == 0 && step[NSTEPS] == NSTEPS);
+  CHECK(!get(ncid, "time", NC_DOUBLE, t) && t[0] == 0 && t[NSTEPS] == 0.5 * NSTEPS); /* make_runs: t = 0.5 step */
+  CHECK(!get(ncid, "epoch", NC_INT, ep) && ep[0] == 0 && ep[NE - 1] == NE - 1);
   CHECK(!get(ncid, "first_divergent_step", NC_INT, fds) && fds[0] == -1 && fds[1] == 2);
   CHECK(!get(ncid, "first_divergent_epoch", NC_INT, fde) && fde[0] == -1 && fde[1] == 3);
   CHECK(!get(ncid, "growth_rate", NC_DOUBLE, gr) && isnan(gr[0]) && isnan(gr[1])); /* 4 snapshots: no exponential window (test_metrics checks the fit) */
+  flag_is(ncid, "hash_equal");
+  flag_is(ncid, "weights_equal");
   CHECK(!get(ncid, "hash_equal", NC_BYTE, heq));
   for (int s = 0; s < NT; s++) CHECK(heq[0][s] == 1 && heq[1][s] == (s < 2));
   CHECK(!get(ncid, "weights_equal", NC_BYTE, weq));
@@ -175,9 +213,13 @@ static int check_compare(const char *path)
   CHECK(fabs(m[1][4] / 1e-10 - 1) < 1e-3 && m[0][4] == 0);
   att_is(ncid, "Conventions", "CF-1.8");
   att_is(ncid, "reference_file", "ref.nc");
-  att_is(ncid, "pair1_file", "div.nc");
-  att_is(ncid, "pair0_solver_reduction", "reproducible");
-  att_is(ncid, "pair1_surrogate_reduction", "deterministic");
+  att_is(ncid, "reference_solver_reduction", "deterministic");
+  label_is(ncid, "pair_name", 0, "same.nc");
+  label_is(ncid, "pair_name", 1, "div.nc");
+  label_is(ncid, "pair_solver_reduction", 0, "reproducible");
+  label_is(ncid, "pair_solver_reduction", 1, "atomic");
+  label_is(ncid, "pair_surrogate_reduction", 1, "deterministic");
+  CHECK(nc_inq_attlen(ncid, NC_GLOBAL, "pair1_file", &len) == NC_ENOTATT); /* labels are variables now */
   nc_close(ncid);
   printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
   return nfail != 0;

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # tests/output/output_tests.sh: end-to-end tests of miniapp-compare and
 # scripts/plot.py on run files written by make_runs (ref, same = identical
-# bits, div = replica 0 departs at step 2 / epoch 3, and broken files).
+# bits, div = replica 0 departs at step 2 / epoch 3, and broken files), and of
+# the layout of real run files (small miniapp runs: Gray-Scott with guesses
+# and 2 replicas, its restart, heat) and their CF compliance.
 #   output_tests.sh compare MAKE_RUNS COMPARE
 #   output_tests.sh plot    MAKE_RUNS COMPARE PYTHON PLOT_PY
+#   output_tests.sh run     MAKE_RUNS COMPARE PYTHON MINIAPP
+#   output_tests.sh cf      MAKE_RUNS COMPARE PYTHON MINIAPP   (77: no CF checker installed)
 set -u
 name=$1 make_runs=$2 compare=$3
 tmp=$(mktemp -d)
@@ -25,6 +29,22 @@ expect_error() {
   grep -q "^miniapp-compare: error: " err.txt || fail "no 'miniapp-compare: error: ' prefix for: $*"
   grep -qF -- "$pattern" err.txt || fail "message lacks '$pattern' for: $*"
   ! ls ./*.partial-* > /dev/null 2>&1 || fail "partial file left behind by: $*"
+}
+
+# real_runs: gs.nc (12 steps, snapshots at 0 5 10 12), rs.nc (the same run
+# restarted from its step-6 checkpoint), heat.nc (7 steps, snapshots at 0 3 6
+# 7), each with its summary *.yaml; cmp.nc = miniapp-compare gs.nc gs.nc and
+# cmp_made.nc = miniapp-compare of the make_runs files.
+real_runs() {
+  export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+  local gs=(-scenario grayscott -da_grid_x 24 -da_grid_y 20 -coupling guess -replicas 2 -output_every 5)
+  local heat=(-scenario heat -da_grid_x 15 -da_grid_y 12 -ts_max_steps 7 -output_every 3)
+  "$app" "${gs[@]}" -ts_max_steps 12 -output gs.nc -summary gs.yaml > gs.log 2>&1 || { cat gs.log; fail "miniapp run failed"; }
+  "$app" "${gs[@]}" -ts_max_steps 6 -checkpoint ck.bin > half.log 2>&1 || { cat half.log; fail "miniapp run failed"; }
+  "$app" "${gs[@]}" -ts_max_steps 12 -restart ck.bin -output rs.nc -summary rs.yaml > rs.log 2>&1 || { cat rs.log; fail "restart failed"; }
+  "$app" "${heat[@]}" -output heat.nc -summary heat.yaml > heat.log 2>&1 || { cat heat.log; fail "heat run failed"; }
+  "$compare" gs.nc gs.nc -o cmp.nc > cmp.txt 2>&1 || { cat cmp.txt; fail "miniapp-compare failed"; }
+  "$compare" ref.nc same.nc div.nc -o cmp_made.nc > /dev/null 2>&1 || fail "miniapp-compare on make_runs files failed"
 }
 
 case $name in
@@ -79,6 +99,145 @@ plot)
     [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q "^plot.py: error: $bad" err.txt ||
       fail "plot.py $bad: want exit 1 and one 'plot.py: error: $bad' line"
   done
+  ;;
+run) # the layout of real run files: snapshots, restarts, hashes = the summary's
+  py=$4 app=$5
+  "$py" -c "import netCDF4" 2> /dev/null || fail "$py lacks the netCDF4 module: install python3-netcdf4 (scripts/setup.sh)"
+  real_runs
+  "$py" - <<'PY' || fail "run files do not have the documented layout (docs/output.md)"
+import netCDF4, numpy as np
+
+def summary(path):
+    d = {}
+    for line in open(path):
+        k, _, v = line.partition(":")
+        if v and not line.startswith(" "):
+            d[k.strip()] = v.strip().strip('"')
+    return d
+
+def ds(path):
+    d = netCDF4.Dataset(path)
+    d.set_auto_mask(False)
+    return d
+
+gs, rs, heat, cmp = ds("gs.nc"), ds("rs.nc"), ds("heat.nc"), ds("cmp.nc")
+sg, sr = summary("gs.yaml"), summary("rs.yaml")
+for d in (gs, rs, heat, cmp):
+    assert d.Conventions == "CF-1.8", d.Conventions
+    assert "time" not in d.dimensions, "no dimension may be called time (CF would want a dated axis)"
+
+# snapshots on their own dimension, exactly the snapshot steps, none unwritten
+def snapshots(d, want, comps):
+    steps = d["snapshot_step"][:].tolist()
+    assert steps == want, (d.filepath(), steps, want)
+    assert len(d.dimensions["snapshot"]) == len(want)
+    t = dict(zip(d["step"][:].tolist(), d["time"][:].tolist()))
+    assert d["snapshot_time"][:].tolist() == [t[k] for k in want], "snapshot_time is not the time of its step"
+    for c in comps:
+        v = d[c]
+        assert v.dimensions == ("snapshot", "replica", "y", "x"), v.dimensions
+        assert v.coordinates == "snapshot_step snapshot_time", v.coordinates
+        f = v[:]
+        for k in range(len(want)):
+            assert np.isfinite(f[k]).all(), "%s: snapshot %d of %s holds NaN (unwritten)" % (d.filepath(), k, c)
+snapshots(gs, [0, 5, 10, 12], ["u", "v"])
+snapshots(heat, [0, 3, 6, 7], ["u"])
+assert [v for v in heat.variables if heat[v].dimensions[:1] == ("snapshot",) and len(heat[v].dimensions) == 4] == ["u"]
+
+# per-step series on step, 0..nsteps; hashes are the summary's text, bit for bit
+assert gs["step"][:].tolist() == list(range(13)) and gs["vc"].dimensions == ("step", "replica")
+assert float(sg["final_time"]) == gs["time"][-1], (sg["final_time"], gs["time"][-1])
+assert np.all(np.diff(gs["time"][:]) > 0)
+assert gs["state_hash"][-1, 0] == sg["state_hash"], (gs["state_hash"][-1, 0], sg["state_hash"])
+assert gs["weights_hash"][-1, 0] == sg["weights_hash"], (gs["weights_hash"][-1, 0], sg["weights_hash"])
+assert len(gs.dimensions["epoch"]) == int(sg["train_epochs_total"]) and gs["epoch"][:].tolist() == list(range(len(gs.dimensions["epoch"])))
+for v in ("state_hash", "weights_hash"):
+    h = gs[v][:]
+    assert all(len(x) == 18 and x.startswith("0x") and int(x, 16) >= 0 for x in h.ravel()), v
+
+# the restarted run holds only what it ran: steps 7..12, snapshots 10 and 12,
+# epochs numbered on from the checkpoint's; bitwise the uninterrupted run's
+assert int(rs.restarted_from_step) == 6
+assert rs["step"][:].tolist() == list(range(7, 13)), rs["step"][:]
+snapshots(rs, [10, 12], ["u", "v"])
+assert (rs["state_hash"][:] == gs["state_hash"][7:]).all(), "restart: state hashes differ from the uninterrupted run"
+assert rs["state_hash"][-1, 0] == sr["state_hash"] == sg["state_hash"]
+e0 = int(rs["epoch"][0])
+assert e0 > 0 and rs["epoch"][:].tolist() == list(range(e0, e0 + len(rs.dimensions["epoch"]))) and rs["epoch"][-1] == gs["epoch"][-1]
+assert (rs["weights_hash"][:] == gs["weights_hash"][e0:]).all()
+assert (rs["loss"][:].view(np.uint64) == gs["loss"][e0:].view(np.uint64)).all()
+assert (rs["u"][-1].view(np.uint64) == gs["u"][-1].view(np.uint64)).all()
+assert (rs["time"][:].view(np.uint64) == gs["time"][7:].view(np.uint64)).all()
+
+# compare.nc: a time coordinate, labels, flags as integers
+assert cmp["step"][:].tolist() == list(range(13)) and (cmp["time"][:] == gs["time"][:]).all()
+assert cmp["pair_name"][:].tolist() == ["gs.nc"], cmp["pair_name"][:]
+assert cmp["hash_equal"].dtype == np.int8 and (cmp["hash_equal"][:] == 1).all()
+assert "_FillValue" not in cmp["hash_equal"].ncattrs() and cmp["hash_equal"].flag_meanings == "not_compared differs equal"
+print("gs.nc: snapshots", gs["snapshot_step"][:].tolist(), "state_hash", sg["state_hash"], "weights_hash", sg["weights_hash"])
+print("rs.nc: steps %d..%d, snapshots %s, epochs %d..%d" % (rs["step"][0], rs["step"][-1], rs["snapshot_step"][:].tolist(), rs["epoch"][0], rs["epoch"][-1]))
+print("heat.nc: snapshots", heat["snapshot_step"][:].tolist())
+PY
+  ;;
+cf) # CF compliance of real run files, a restarted one and comparison files:
+    # 0 errors and 0 warnings from every checker found (docs/output.md)
+  app=$5
+  checkers=()
+  if [ -n "${MINIAPP_CF_CHECKER:-}" ]; then
+    for c in $MINIAPP_CF_CHECKER; do
+      command -v "$c" > /dev/null || fail "MINIAPP_CF_CHECKER: $c is not an executable"
+      checkers+=("$(command -v "$c")")
+    done
+  else
+    for c in cfchecks compliance-checker; do command -v $c > /dev/null && checkers+=("$(command -v $c)"); done
+  fi
+  if [ ${#checkers[@]} = 0 ]; then
+    echo "skipped: no CF checker installed (neither cfchecks nor compliance-checker on PATH, MINIAPP_CF_CHECKER unset);"
+    echo "  pip install cfchecker compliance-checker (docs/output.md, section CF compliance)"
+    exit 77
+  fi
+  real_runs
+  files=(gs.nc rs.nc heat.nc cmp.nc ref.nc cmp_made.nc)
+  ran=0
+  for c in "${checkers[@]}"; do
+    case $(basename "$c") in
+    cfchecks*)
+      tables=()
+      if [ -n "${MINIAPP_CF_TABLES:-}" ]; then
+        for t in cf-standard-name-table.xml area-type-table.xml standardized-region-list.xml; do
+          [ -s "$MINIAPP_CF_TABLES/$t" ] || fail "MINIAPP_CF_TABLES=$MINIAPP_CF_TABLES lacks $t"
+        done
+        tables=(-s "$MINIAPP_CF_TABLES/cf-standard-name-table.xml" -a "$MINIAPP_CF_TABLES/area-type-table.xml"
+                -r "$MINIAPP_CF_TABLES/standardized-region-list.xml")
+      fi
+      "$c" -v auto "${tables[@]}" "${files[@]}" > cfchecks.txt 2>&1
+      if grep -q "urlopen error\|URLError" cfchecks.txt; then
+        echo "cfchecks could not download the CF tables (offline?): set MINIAPP_CF_TABLES to a directory holding"
+        echo "  cf-standard-name-table.xml, area-type-table.xml, standardized-region-list.xml; cfchecks not run"
+        continue
+      fi
+      grep -E "^(ERROR|WARN): " cfchecks.txt
+      n=$(grep -c "^CHECKING NetCDF FILE" cfchecks.txt)
+      errs=$(awk '/^ERRORS detected:/ {s += $3} END {print s + 0}' cfchecks.txt)
+      warns=$(awk '/^WARNINGS given:/ {s += $3} END {print s + 0}' cfchecks.txt)
+      echo "cfchecks ($(grep -m1 'CF Checker Version' cfchecks.txt)): ${#files[@]} files, $errs errors, $warns warnings"
+      [ "$n" = ${#files[@]} ] && [ "$(grep -c '^ERRORS detected:' cfchecks.txt)" = ${#files[@]} ] ||
+        { cat cfchecks.txt; fail "cfchecks did not check every file"; }
+      [ "$errs" = 0 ] && [ "$warns" = 0 ] || fail "cfchecks: $errs errors, $warns warnings"
+      ran=$((ran + 1)) ;;
+    compliance-checker*|cchecker*)
+      # cf:1.8, the version ncout.c and compare.c declare (Conventions); normal
+      # criteria fail on errors (high priority) and warnings (medium)
+      "$c" --test=cf:1.8 --criteria normal "${files[@]}" > cc.txt 2>&1
+      rc=$?
+      passed=$(grep -c "All tests passed!" cc.txt)
+      echo "compliance-checker ($("$c" --version 2>&1 | head -1)) cf:1.8: ${#files[@]} files, $passed passed, exit $rc"
+      [ $rc = 0 ] && [ "$passed" = ${#files[@]} ] || { cat cc.txt; fail "compliance-checker: errors or warnings"; }
+      ran=$((ran + 1)) ;;
+    *) fail "MINIAPP_CF_CHECKER: $c is neither cfchecks nor compliance-checker" ;;
+    esac
+  done
+  [ $ran -gt 0 ] || { echo "skipped: no CF checker could run"; exit 77; }
   ;;
 *) fail "unknown test $name" ;;
 esac

@@ -1,8 +1,10 @@
 /* tests/output/test_ncout.c: writes a small run file through ncout_* (odd
  * sizes, 3 replicas, fields every 3 steps) and reads it back through the
- * NetCDF API: layout, attributes, values bit for bit, NaN fill where no
- * snapshot was written; then the partial-file discipline and the one-line
- * errors. Usage: test_ncout WORKDIR. */
+ * NetCDF API: layout, CF attributes, values bit for bit, a snapshot dimension
+ * with exactly the snapshot steps and no unwritten (NaN) snapshot, hashes as
+ * the summary's text; a restarted run's file (only the steps and epochs it
+ * ran); then the partial-file discipline and the one-line errors.
+ * Usage: test_ncout WORKDIR. */
 #define _POSIX_C_SOURCE 200809L
 #include "ncout.h"
 
@@ -15,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { NX = 7, NY = 5, NC = 2, NR = 3, NSTEPS = 4, EVERY = 3, NEP = 2 };
+enum { NX = 7, NY = 5, NC = 2, NR = 3, NSTEPS = 4, EVERY = 3, NEP = 2, NSNAP = 3 }; /* snapshots at steps 0, 3 (every 3), 4 (last) */
 
 static int nfail;
 #define CHECK(cond) do { if (!(cond)) { nfail++; printf("FAIL line %d: %s\n", __LINE__, #cond); } } while (0)
@@ -59,6 +61,15 @@ static int vid(int ncid, const char *name)
 
 static int bits_eq(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
+/* The hash text the summary prints: "0x" and 16 lowercase hex digits. */
+static void hex(uint64_t h, char out[NCOUT_HASH_LEN + 1]) { snprintf(out, NCOUT_HASH_LEN + 1, "0x%016llx", (unsigned long long)h); }
+
+static int has_att(int ncid, int varid, const char *name)
+{
+  size_t n;
+  return nc_inq_attlen(ncid, varid, name, &n) == 0;
+}
+
 static void check_text_att(int ncid, int varid, const char *name, const char *want)
 {
   char buf[512] = "";
@@ -88,7 +99,7 @@ static void write_file(const char *path, ncout **po)
     ncout_guess_rec g[NCOUT_NGUESS];
     for (int k = 0; k < NCOUT_NGUESS; k++) g[k] = (ncout_guess_rec){k == 0 && step == 2 ? -1 : 20 + 10 * k + step, dval(step, k, 2)};
     CHECK(ncout_write_step(o, step, 0.125 * step, rec, g) == 0);
-    if (step % EVERY == 0 || step == NSTEPS)
+    if (ncout_snapshot_step(step, NSTEPS, EVERY))
       for (int r = 0; r < NR; r++) {
         for (int j = 0; j < NY; j++)
           for (int i = 0; i < NX; i++)
@@ -100,7 +111,7 @@ static void write_file(const char *path, ncout **po)
       for (int r = 0; r < NR; r++)
         er[r] = (ncout_epoch_rec){.loss = 0.5 / (ep + 1) + r * 1e-17, .weights_vc = r * 0.25, .weights_rel_l2 = r * 1e-9,
                                   .weights_hash = hval(100 + ep, r)};
-      CHECK(ncout_write_epoch(o, step, er) == 0);
+      CHECK(ncout_write_epoch(o, ep, step, er) == 0);
       ep++;
     }
   }
@@ -115,9 +126,9 @@ static void read_back(const char *path)
   NC(nc_open(path, NC_NOWRITE, &ncid));
   NC(nc_inq_format(ncid, &fmt));
   CHECK(fmt == NC_FORMAT_NETCDF4);
-  const char *dn[5] = {"time", "epoch", "replica", "y", "x"};
-  const size_t dl[5] = {NSTEPS + 1, NEP, NR, NY, NX};
-  for (int d = 0; d < 5; d++) {
+  const char *dn[7] = {"step", "epoch", "replica", "y", "x", "snapshot", "hash_strlen"};
+  const size_t dl[7] = {NSTEPS + 1, NEP, NR, NY, NX, NSNAP, NCOUT_HASH_LEN};
+  for (int d = 0; d < 7; d++) {
     int id;
     NC(nc_inq_dimid(ncid, dn[d], &id));
     NC(nc_inq_dimlen(ncid, id, &len));
@@ -128,8 +139,8 @@ static void read_back(const char *path)
     }
   }
 
-  /* Every documented variable is there with units and long_name. */
-  const char *names[] = {"time", "step", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
+  /* Every documented variable is there with long_name, and units unless it is text (the hashes). */
+  const char *names[] = {"time", "step", "snapshot_step", "snapshot_time", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
                          "start_residual", "increment_error", "closure_error", "closure_drift", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
                          "ksp_its_none", "start_residual_none", "ksp_its_extrapolation", "start_residual_extrapolation",
                          "ksp_its_fischer", "start_residual_fischer", "ksp_its_learned", "start_residual_learned", "ksp_its_combined",
@@ -140,30 +151,46 @@ static void read_back(const char *path)
   CHECK(nvars == nn);
   for (int k = 0; k < nn; k++) {
     if (nc_inq_varid(ncid, names[k], &v)) { nfail++, printf("FAIL: variable %s missing\n", names[k]); continue; }
-    check_text_att(ncid, v, "units", NULL);
+    if (!strstr(names[k], "_hash")) check_text_att(ncid, v, "units", NULL);
     check_text_att(ncid, v, "long_name", NULL);
   }
-  v = vid(ncid, "x"); check_text_att(ncid, v, "axis", "X");
+  /* CF: x, y are grid units, not longitude/latitude (no axis); model time is no dated time axis */
+  CHECK(!has_att(ncid, vid(ncid, "x"), "axis") && !has_att(ncid, vid(ncid, "y"), "axis"));
+  CHECK(!has_att(ncid, vid(ncid, "time"), "standard_name") && nc_inq_dimid(ncid, "time", &v) == NC_EBADDIM);
+  check_text_att(ncid, vid(ncid, "time"), "units", "1");
+  /* auxiliary coordinates named where xarray and CF look for them */
+  check_text_att(ncid, vid(ncid, "u"), "coordinates", "snapshot_step snapshot_time");
+  check_text_att(ncid, vid(ncid, "ksp_rnorm"), "coordinates", "time");
+  check_text_att(ncid, vid(ncid, "state_hash"), "coordinates", "time");
+  check_text_att(ncid, vid(ncid, "ksp_its_fischer"), "coordinates", "time");
+  check_text_att(ncid, vid(ncid, "loss"), "coordinates", "epoch_step");
+  check_text_att(ncid, vid(ncid, "weights_hash"), "coordinates", "epoch_step");
+  check_text_att(ncid, vid(ncid, "state_hash"), "_Encoding", "utf-8");
+  v = vid(ncid, "x");
   double xs[NX], ys[NY];
   NC(nc_get_var_double(ncid, v, xs));
   for (int i = 0; i < NX; i++) CHECK(xs[i] == (i + 0.5) * 0.25);
-  v = vid(ncid, "y"); check_text_att(ncid, v, "axis", "Y");
+  v = vid(ncid, "y");
   NC(nc_get_var_double(ncid, v, ys));
   for (int j = 0; j < NY; j++) CHECK(ys[j] == (j + 0.5) * 0.5);
 
   /* Coordinates and per-step values, bit for bit. */
   int ival[NSTEPS + 1], iv2[NSTEPS + 1][NR];
   double t[NSTEPS + 1], d2[NSTEPS + 1][NR];
-  unsigned long long h[NSTEPS + 1][NR];
+  char h[NSTEPS + 1][NR][NCOUT_HASH_LEN], want[NCOUT_HASH_LEN + 1];
   v = vid(ncid, "time"); NC(nc_get_var_double(ncid, v, t));
   v = vid(ncid, "step"); NC(nc_get_var_int(ncid, v, ival));
   for (int s = 0; s <= NSTEPS; s++) CHECK(t[s] == 0.125 * s && ival[s] == s);
   v = vid(ncid, "replica"); NC(nc_get_var_int(ncid, v, ival));
   for (int r = 0; r < NR; r++) CHECK(ival[r] == r);
-  v = vid(ncid, "state_hash"); NC(nc_get_var_ulonglong(ncid, v, &h[0][0]));
+  v = vid(ncid, "state_hash"); NC(nc_get_var_text(ncid, v, &h[0][0][0]));
   v = vid(ncid, "ksp_its"); NC(nc_get_var_int(ncid, v, &iv2[0][0]));
   for (int s = 0; s <= NSTEPS; s++)
-    for (int r = 0; r < NR; r++) CHECK(h[s][r] == hval(s, r) && iv2[s][r] == 10 * s + r);
+    for (int r = 0; r < NR; r++) {
+      hex(hval(s, r), want);
+      if (memcmp(h[s][r], want, NCOUT_HASH_LEN)) nfail++, printf("FAIL: state_hash[%d][%d] = '%.18s', want '%s'\n", s, r, h[s][r], want);
+      CHECK(iv2[s][r] == 10 * s + r);
+    }
   const char *dnames[12] = {"ksp_rnorm", "start_residual", "increment_error", "closure_error", "closure_drift", "churn",
                             "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
   for (int k = 0; k < 12; k++) {
@@ -185,7 +212,7 @@ static void read_back(const char *path)
 
   /* Epochs. */
   double loss[NEP][NR], wvc[NEP][NR], wrel[NEP][NR];
-  unsigned long long wh[NEP][NR];
+  char wh[NEP][NR][NCOUT_HASH_LEN];
   v = vid(ncid, "epoch"); NC(nc_get_var_int(ncid, v, ival));
   CHECK(ival[0] == 0 && ival[1] == 1);
   v = vid(ncid, "epoch_step"); NC(nc_get_var_int(ncid, v, ival));
@@ -193,18 +220,30 @@ static void read_back(const char *path)
   v = vid(ncid, "loss"); NC(nc_get_var_double(ncid, v, &loss[0][0]));
   v = vid(ncid, "weights_vc"); NC(nc_get_var_double(ncid, v, &wvc[0][0]));
   v = vid(ncid, "weights_rel_l2"); NC(nc_get_var_double(ncid, v, &wrel[0][0]));
-  v = vid(ncid, "weights_hash"); NC(nc_get_var_ulonglong(ncid, v, &wh[0][0]));
+  v = vid(ncid, "weights_hash"); NC(nc_get_var_text(ncid, v, &wh[0][0][0]));
   for (int e = 0; e < NEP; e++)
-    for (int r = 0; r < NR; r++)
+    for (int r = 0; r < NR; r++) {
+      hex(hval(100 + e, r), want);
       CHECK(bits_eq(loss[e][r], 0.5 / (e + 1) + r * 1e-17) && wvc[e][r] == r * 0.25 && bits_eq(wrel[e][r], r * 1e-9) &&
-            wh[e][r] == hval(100 + e, r));
+            !memcmp(wh[e][r], want, NCOUT_HASH_LEN));
+    }
   v = vid(ncid, "first_divergent_step"); NC(nc_get_var_int(ncid, v, ival));
   CHECK(ival[0] == -1 && ival[1] == 2 && ival[2] == 4);
   v = vid(ncid, "first_divergent_epoch"); NC(nc_get_var_int(ncid, v, ival));
   CHECK(ival[0] == -1 && ival[1] == 1 && ival[2] == -1);
 
-  /* Fields: written at steps 0, 3 (every 3) and 4 (last), NaN fill at 1, 2; chunked (1, 1, y, x). */
-  static double f[NSTEPS + 1][NR][NY][NX];
+  /* Snapshots: exactly steps 0, 3 (every 3) and 4 (last), each with its model time. */
+  double st[NSNAP];
+  v = vid(ncid, "snapshot_step"); NC(nc_get_var_int(ncid, v, ival));
+  CHECK(ival[0] == 0 && ival[1] == 3 && ival[2] == 4);
+  v = vid(ncid, "snapshot_time"); NC(nc_get_var_double(ncid, v, st));
+  CHECK(st[0] == 0 && st[1] == 0.125 * 3 && st[2] == 0.125 * 4);
+  CHECK(!has_att(ncid, v, "_FillValue") && !has_att(ncid, vid(ncid, "time"), "_FillValue") && !has_att(ncid, vid(ncid, "x"), "_FillValue"));
+
+  /* Fields on (snapshot, replica, y, x), chunked (1, 1, y, x): every value
+   * bit for bit, so no snapshot is NaN (unwritten). */
+  static double f[NSNAP][NR][NY][NX];
+  const int snap_steps[NSNAP] = {0, 3, 4};
   const char *comps[NC] = {"u", "v"};
   for (int c = 0; c < NC; c++) {
     int storage, nofill;
@@ -216,14 +255,14 @@ static void read_back(const char *path)
     NC(nc_inq_var_fill(ncid, v, &nofill, &fill));
     CHECK(!nofill && isnan(fill));
     NC(nc_get_var_double(ncid, v, &f[0][0][0][0]));
-    int bad = 0;
-    for (int s = 0; s <= NSTEPS; s++)
+    int bad = 0, dims[4], dsnap;
+    NC(nc_inq_vardimid(ncid, v, dims));
+    NC(nc_inq_dimid(ncid, "snapshot", &dsnap));
+    CHECK(dims[0] == dsnap);
+    for (int k = 0; k < NSNAP; k++)
       for (int r = 0; r < NR; r++)
         for (int j = 0; j < NY; j++)
-          for (int i = 0; i < NX; i++) {
-            int written = s % EVERY == 0 || s == NSTEPS;
-            bad += written ? !bits_eq(f[s][r][j][i], fval(s, r, j, i, c)) : !isnan(f[s][r][j][i]);
-          }
+          for (int i = 0; i < NX; i++) bad += !bits_eq(f[k][r][j][i], fval(snap_steps[k], r, j, i, c));
     if (bad) nfail++, printf("FAIL: %d wrong values in field %s\n", bad, comps[c]);
   }
 
@@ -235,7 +274,7 @@ static void read_back(const char *path)
   check_text_att(ncid, NC_GLOBAL, "history", NULL);
   check_text_att(ncid, NC_GLOBAL, "solver_reduction", "deterministic");
   check_text_att(ncid, NC_GLOBAL, "scenario", "grayscott test");
-  { /* numbers as numbers; CF coordinates: no _FillValue, time named as such */
+  { /* numbers as numbers; CF coordinates: no _FillValue */
     nc_type   t;
     long long v = 0;
     int       vt, vx;
@@ -244,9 +283,55 @@ static void read_back(const char *path)
     NC(nc_inq_varid(ncid, "time", &vt));
     NC(nc_inq_varid(ncid, "x", &vx));
     if (!nc_inq_attlen(ncid, vt, "_FillValue", &n) || !nc_inq_attlen(ncid, vx, "_FillValue", &n)) nfail++, printf("FAIL: a coordinate has a _FillValue\n");
-    check_text_att(ncid, vt, "standard_name", "time");
-    check_text_att(ncid, vt, "axis", "T");
   }
+  NC(nc_close(ncid));
+}
+
+/* A restarted run (checkpoint at step 3 of 7, 5 epochs done): the file holds
+ * steps 4..7, the snapshots among them (6, 7) and epochs from 5, nothing
+ * unwritten; steps before its first are refused. */
+static void restarted(const char *dir)
+{
+  static const char *comps[1] = {"u"};
+  ncout_info info = {.nx = 3, .ny = 2, .ncomp = 1, .nreplicas = 1, .nsteps = 7, .output_every = 3, .dx = 1, .dy = 1,
+                     .comp_names = comps, .first_step = 4, .first_epoch = 5};
+  char path[1024], err[512];
+  ncout *o;
+  snprintf(path, sizeof path, "%s/restarted.nc", dir);
+  if (ncout_create(path, &info, &o)) { nfail++, printf("FAIL: restarted create: %s\n", ncout_errmsg(NULL)); return; }
+  ncout_step_rec rec = {.state_hash = 42};
+  ncout_guess_rec g[NCOUT_NGUESS] = {{0}};
+  ncout_epoch_rec er = {.loss = 1, .weights_hash = 7};
+  double field[6] = {1, 2, 3, 4, 5, 6};
+  CHECK(ncout_write_step(o, 3, 0.0, &rec, g) != 0); /* in the earlier run's file */
+  printf("before the first step: %s\n", ncout_errmsg(o));
+  CHECK(ncout_write_fields(o, 5, 0, field) != 0);   /* not a snapshot step */
+  printf("not a snapshot step: %s\n", ncout_errmsg(o));
+  CHECK(ncout_write_epoch(o, 4, 4, &er) != 0);      /* before the first epoch */
+  for (int step = 4; step <= 7; step++) {
+    rec.ksp_its = step;
+    CHECK(ncout_write_step(o, step, 0.5 * step, &rec, g) == 0);
+    if (ncout_snapshot_step(step, 7, 3)) CHECK(ncout_write_fields(o, step, 0, field) == 0);
+    if (step == 5 || step == 7) CHECK(ncout_write_epoch(o, step == 5 ? 5 : 6, step, &er) == 0);
+  }
+  CHECK(ncout_write_final(o, (int[1]){-1}, (int[1]){-1}) == 0);
+  CHECK(ncout_close(&o, 1, err, sizeof err) == 0);
+
+  int ncid, v, iv[4];
+  size_t len;
+  double t[4], st[2], u[2][2][3];
+  NC(nc_open(path, NC_NOWRITE, &ncid));
+  NC(nc_inq_dimid(ncid, "step", &v)); NC(nc_inq_dimlen(ncid, v, &len)); CHECK(len == 4);
+  NC(nc_inq_dimid(ncid, "snapshot", &v)); NC(nc_inq_dimlen(ncid, v, &len)); CHECK(len == 2);
+  NC(nc_inq_dimid(ncid, "epoch", &v)); NC(nc_inq_dimlen(ncid, v, &len)); CHECK(len == 2);
+  NC(nc_get_var_int(ncid, vid(ncid, "step"), iv)); CHECK(iv[0] == 4 && iv[3] == 7);
+  NC(nc_get_var_double(ncid, vid(ncid, "time"), t)); CHECK(t[0] == 2 && t[3] == 3.5);
+  NC(nc_get_var_int(ncid, vid(ncid, "ksp_its"), iv)); CHECK(iv[0] == 4 && iv[3] == 7);
+  NC(nc_get_var_int(ncid, vid(ncid, "snapshot_step"), iv)); CHECK(iv[0] == 6 && iv[1] == 7);
+  NC(nc_get_var_double(ncid, vid(ncid, "snapshot_time"), st)); CHECK(st[0] == 3 && st[1] == 3.5);
+  NC(nc_get_var_double(ncid, vid(ncid, "u"), &u[0][0][0])); CHECK(u[0][0][0] == 1 && u[1][1][2] == 6);
+  NC(nc_get_var_int(ncid, vid(ncid, "epoch"), iv)); CHECK(iv[0] == 5 && iv[1] == 6);
+  NC(nc_get_var_int(ncid, vid(ncid, "epoch_step"), iv)); CHECK(iv[0] == 5 && iv[1] == 7);
   NC(nc_close(ncid));
 }
 
@@ -266,6 +351,8 @@ int main(int argc, char **argv)
   CHECK(exists(path) && !partial_exists(path));
   read_back(path);
 
+  restarted(argv[1]);
+
   /* 2. keep = 0 leaves no file at all. */
   snprintf(path, sizeof path, "%s/discard.nc", argv[1]);
   remove(path);
@@ -282,6 +369,12 @@ int main(int argc, char **argv)
   const char *msg = ncout_errmsg(NULL);
   printf("unwritable path: %s\n", msg);
   CHECK(e != 0 && o == NULL && strstr(msg, path) == msg && !strchr(msg, '\n') && strstr(msg, "No such file"));
+  ncout_info bad = info;
+  bad.output_every = 0;
+  CHECK(ncout_create(path, &bad, &o) != 0 && o == NULL);
+  bad = info, bad.first_step = 3; /* past nsteps + 1 */
+  CHECK(ncout_create(path, &bad, &o) != 0 && o == NULL);
+  printf("bad info: %s\n", ncout_errmsg(NULL));
 
   /* 4. Out-of-range writes and a failed rename: nonzero and one line naming the file. */
   snprintf(path, sizeof path, "%s/isdir.nc", argv[1]);
