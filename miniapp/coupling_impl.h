@@ -175,5 +175,7 @@ PetscErrorCode FaultsCollect(Coupled c);
 PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback);
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode FaultsSummary(Coupled c, FILE *f);
+#define FAULTS_NATTRS 16
+PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int *n);
 
 #endif

@@ -171,13 +171,16 @@ PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec)
 
 PetscErrorCode OutputFinish(Coupled c)
 {
-  int  fds[MAX_REPLICAS], fde[MAX_REPLICAS], err = 0;
-  char msg[PETSC_MAX_PATH_LEN + 256] = "";
+  int        fds[MAX_REPLICAS], fde[MAX_REPLICAS], err = 0, nfat;
+  char       msg[PETSC_MAX_PATH_LEN + 256] = "", ftext[FAULTS_NATTRS][64];
+  ncout_attr fat[FAULTS_NATTRS];
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < c->nrep; r++) fds[r] = (int)c->first_div_step[r], fde[r] = (int)c->first_div_epoch[r];
+  PetscCall(FaultsAttributes(c, fat, ftext, &nfat));
   if (c->rank == 0) {
     err = ncout_write_final(c->nc, fds, fde);
+    if (!err && nfat) err = ncout_write_attrs(c->nc, fat, nfat);
     if (err) PetscCall(PetscStrncpy(msg, ncout_errmsg(c->nc), sizeof msg));
     if (!err) err = ncout_close(&c->nc, 1, msg, sizeof msg);
   }

@@ -25,12 +25,6 @@
 
 #include <string.h>
 
-#if 1 /* TEMP until the surrogate's checks land */
-static PetscErrorCode SurrogateSetChecks(Surrogate s, PetscBool on) { (void)s; (void)on; return 0; }
-static PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok) { (void)s; (void)site; *ok = PETSC_TRUE; return 0; }
-static PetscErrorCode SurrogateGetCheckResult(Surrogate s, PetscInt *n, PetscReal *w, char *what, size_t len) { (void)s; (void)what; (void)len; *n = 0; *w = 0; return 0; }
-#endif
-
 const char *const FaultActionNames[] = {"report", "abort", "rollback"};
 
 PetscErrorCode FaultsSetFromOptions(Coupled c)
@@ -252,5 +246,41 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
   }
   fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
   if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fault record as global attributes of the run file ("fault_..."):
+ * what was flipped (site, step or epoch, replica, entry, bit, old and new
+ * value) and what saw it. n: how many were filled (at most FAULTS_NATTRS);
+ * text[] holds their values. */
+PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int *n)
+{
+  FaultState *f = &c->fault;
+  int         k = 0;
+
+  PetscFunctionBegin;
+  *n = 0;
+  if (!f->on && !f->checks) PetscFunctionReturn(PETSC_SUCCESS);
+#define ATTR(nm, num, ...) (PetscSNPrintf(text[k], 64, __VA_ARGS__), at[k] = (ncout_attr){nm, text[k], num}, k++)
+  if (f->on) {
+    ATTR("fault_site", 0, "%s", fault_site_names[f->spec.site]);
+    ATTR(fault_site_is_solver(f->spec.site) ? "fault_step" : "fault_epoch", 1, "%lld", f->spec.at);
+    ATTR("fault_replica", 1, "%d", f->spec.replica);
+    ATTR("fault_fired", 1, "%d", (int)f->fired);
+    if (f->fired) {
+      ATTR("fault_entry", 1, "%lld", f->rec.entry);
+      ATTR("fault_bit", 1, "%d", f->rec.bit);
+      ATTR("fault_old_value", 2, "%.17g", f->rec.old_value);
+      ATTR("fault_new_value", 2, "%.17g", f->rec.new_value);
+    }
+  }
+  ATTR("fault_checks", 1, "%d", (int)f->checks);
+  if (f->checks) ATTR("fault_check_alarms", 1, "%" PetscInt_FMT, f->alarms);
+  ATTR("fault_detected", 1, "%d", (int)f->detected);
+  ATTR("fault_first_detection_step", 1, "%" PetscInt_FMT, f->check_step >= 0 ? f->check_step : f->rep_step >= 0 ? f->rep_step : f->noise_step);
+  ATTR("fault_action", 0, "%s", FaultActionNames[f->action]);
+  ATTR("fault_rollbacks", 1, "%" PetscInt_FMT, f->rollbacks);
+#undef ATTR
+  *n = k;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

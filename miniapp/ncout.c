@@ -157,6 +157,40 @@ static const struct {
   {"digits", "decimal digits of agreement with replica 0 (17: bitwise equal)", REC(digits)},
 };
 
+/* Global attributes; numbers as numbers (ncout_attr.numeric). */
+static int put_attrs(ncout *o, const ncout_attr *attrs, int n)
+{
+  int e;
+  for (int a = 0; a < n; a++) {
+    const ncout_attr *at = &attrs[a];
+    char             *end = NULL;
+    if (at->numeric == 1) {
+      long long v = strtoll(at->value, &end, 10);
+      if (at->value[0] && !*end) {
+        NCCHECK(nc_put_att_longlong(o->ncid, NC_GLOBAL, at->name, NC_INT64, 1, &v), "cannot write attribute %s", at->name);
+        continue;
+      }
+    } else if (at->numeric == 2) {
+      double v = strtod(at->value, &end);
+      if (at->value[0] && !*end) {
+        NCCHECK(nc_put_att_double(o->ncid, NC_GLOBAL, at->name, NC_DOUBLE, 1, &v), "cannot write attribute %s", at->name);
+        continue;
+      }
+    }
+    if ((e = put_text(o, NC_GLOBAL, at->name, at->value))) return e;
+  }
+  return 0;
+}
+
+int ncout_write_attrs(ncout *o, const ncout_attr *attrs, int n)
+{
+  int e;
+  NCCHECK(nc_redef(o->ncid), "cannot enter define mode");
+  if ((e = put_attrs(o, attrs, n))) return e;
+  NCCHECK(nc_enddef(o->ncid), "cannot leave define mode");
+  return 0;
+}
+
 static int define(ncout *o, const ncout_info *info)
 {
   int id = o->ncid, sr[2], er[2], f4[4], e;
@@ -226,14 +260,7 @@ static int define(ncout *o, const ncout_info *info)
       (e = put_text(o, NC_GLOBAL, "institution", "unspecified")) ||
       (e = put_text(o, NC_GLOBAL, "source", "miniapp")) || (e = put_text(o, NC_GLOBAL, "history", history)))
     return e;
-  for (int a = 0; a < info->nattrs; a++) { /* after the defaults: the caller's values win */
-    const ncout_attr *at = &info->attrs[a];
-    char             *end;
-    long long         v = at->numeric ? strtoll(at->value, &end, 10) : 0;
-    if (at->numeric && at->value[0] && !*end) /* numbers as numbers */
-      NCCHECK(nc_put_att_longlong(id, NC_GLOBAL, at->name, NC_INT64, 1, &v), "cannot write attribute %s", at->name);
-    else if ((e = put_text(o, NC_GLOBAL, at->name, at->value))) return e;
-  }
+  if ((e = put_attrs(o, info->attrs, info->nattrs))) return e; /* after the defaults: the caller's values win */
   NCCHECK(nc_enddef(id), "cannot leave define mode");
 
   /* The coordinates known now: step and snapshot_step are written up front; time and snapshot_time with each step. */

@@ -58,7 +58,7 @@ typedef struct ncout ncout;
 
 typedef struct {
   const char *name, *value;
-  int         numeric; /* 1: value is an integer, written as a 64-bit integer attribute */
+  int         numeric; /* 1: value is an integer, written as a 64-bit integer attribute; 2: a double */
 } ncout_attr;
 
 typedef struct {
@@ -122,6 +122,8 @@ int         ncout_write_fields(ncout *o, int step, int replica, const double *fi
 /* Epoch number `epoch` (>= first_epoch), run during time step `step`. */
 int         ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs);
 int         ncout_write_final(ncout *o, const int *first_div_step, const int *first_div_epoch);
+/* More global attributes, known only at the end (e.g. the fault record). */
+int         ncout_write_attrs(ncout *o, const ncout_attr *attrs, int n);
 /* keep = 1: close and rename into place; 0: close and delete the partial
  * file. Frees *o and sets it to NULL; on failure the one-line reason is
  * copied to err (errlen bytes). */

@@ -4,7 +4,8 @@
  * as the CUDA kernels, so the reproducible build gives the same bits on both.
  * The batch reductions: weight/bias gradients in tallskinny_cpu.c, the loss
  * through kernels/ red_local(), both with the strategy.
- * Activations are stored feature-major: A[l][feature][sample], row stride cap. */
+ * Activations are stored feature-major: A[l][feature][sample], row stride cap.
+ * With checks on, each pass is followed by its ABFT check (checks_cpu.c). */
 #include "surrogate_impl.h"
 
 #include <string.h>
@@ -103,15 +104,32 @@ static void layer_backdata(const float *W, size_t din, size_t dout, const float 
   }
 }
 
-/* Normalize in[n][n_in] into A[0][feature][sample] and run all layers. */
-static void cpu_forward(Surrogate s, CPUData *b, size_t n, const float *in)
+/* Normalize in[n][n_in] into A[0][feature][sample] and run all layers. In
+ * training (train true) each layer's output is the activation fault site, hit
+ * once per layer in order after the layer is complete and before the next one
+ * reads it; entries are numbered over the global batch, so the rank's first
+ * global sample is needed, and asked for only while the site is armed (the
+ * arming is the same on every rank, so every rank joins the scan). */
+static PetscErrorCode cpu_forward(Surrogate s, CPUData *b, size_t n, const float *in, PetscBool train)
 {
-  size_t nin = (size_t)s->n_in, cap = b->cap;
+  size_t    nin = (size_t)s->n_in, cap = b->cap;
+  long long first = 0, Ntot = 0;
+
+  PetscFunctionBeginUser;
 #pragma omp parallel for schedule(static) if (n > 4096)
   for (size_t i = 0; i < n; i++)
     for (size_t f = 0; f < nin; f++) b->A[0][f * cap + i] = surr_normalize(in[i * nin + f], s->mu_in[f], s->sd_in[f]);
-  for (int l = 0; l < s->nlayer; l++)
+  if (train && fault_armed == FAULT_ACTIVATION) {
+    long long nl = (long long)n;
+    PetscCallMPI(MPI_Exscan(&nl, &first, 1, MPI_LONG_LONG, MPI_SUM, s->comm));
+    PetscCallMPI(MPI_Allreduce(&nl, &Ntot, 1, MPI_LONG_LONG, MPI_SUM, s->comm));
+    if (s->rank == 0) first = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  }
+  for (int l = 0; l < s->nlayer; l++) {
     layer_forward(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->A[l], b->A[l + 1], n, cap, l + 1 < s->nlayer);
+    if (train && fault_armed == FAULT_ACTIVATION) PetscCall(SurrogateFaultActivation_Private(b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CPUPredict(Surrogate s, PetscInt n, const float *in, float *out)
@@ -121,7 +139,7 @@ static PetscErrorCode CPUPredict(Surrogate s, PetscInt n, const float *in, float
 
   PetscFunctionBeginUser;
   PetscCall(CPUReserve(s, (size_t)n, PETSC_FALSE));
-  cpu_forward(s, b, (size_t)n, in);
+  PetscCall(cpu_forward(s, b, (size_t)n, in, PETSC_FALSE));
   const float *z = b->A[s->nlayer];
   for (size_t i = 0; i < (size_t)n; i++)
     for (size_t j = 0; j < nout; j++) out[i * nout + j] = surr_denormalize(z[j * b->cap + i], s->mu_out[j], s->sd_out[j]);
@@ -137,7 +155,8 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
   PetscFunctionBeginUser;
   PetscCall(CPUReserve(s, n, PETSC_TRUE));
   size_t cap = b->cap;
-  cpu_forward(s, b, n, in);
+  PetscCall(cpu_forward(s, b, n, in, PETSC_TRUE));
+  if (s->ck.on) PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
   /* output error e = z - t_n; delta = cscale e; loss summand e^2 (exact in double) */
   const float *z = b->A[L];
   for (size_t j = 0; j < nout; j++)
@@ -151,8 +170,10 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
   for (int l = L - 1; l >= 0; l--) {
     size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
     PetscCall(SurrogateTallSkinny_CPU(s, l, b->D[cur], b->A[l], n, cap, b->Xd, b->Dd, part + s->woff[l], part + s->boff[l]));
+    if (s->ck.on) PetscCall(SurrogateCheckGradRefs_CPU(s, l, b->D[cur], b->A[l], n, cap));
     if (l > 0) {
       layer_backdata(s->w + s->woff[l], din, dout, b->D[cur], b->A[l], b->D[1 - cur], n, cap);
+      if (s->ck.on) PetscCall(SurrogateCheckBackward_CPU(s, l, b->D[cur], b->D[1 - cur], b->A[l], n, cap));
       cur = 1 - cur;
     }
   }

@@ -1,7 +1,9 @@
 /* surrogate/backend_cuda.c: the CUDA backend's SurrogateOps: PETSc error frames
  * around the plain-C engine in mlp_cuda.cu. Built only when CUDA is enabled.
  * Device state is authoritative after a train step; the host copy is pulled
- * lazily (weights, hash, checkpoint) and pushed after a load or set. */
+ * lazily (weights, hash, checkpoint) and pushed after a load or set.
+ * ABFT checks: the gradient references are formed on the device (mlp_cuda.cu);
+ * the per-sample forward/backward checks are CPU-only. */
 #include "surrogate_impl.h"
 #include "mlp_cuda.h"
 
@@ -12,6 +14,8 @@
   } while (0)
 
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
+
+double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N) { return mlp_cuda_gradsum_depth(st, (long long)N); }
 
 static PetscErrorCode CUDASetUp(Surrogate s)
 {
@@ -55,7 +59,7 @@ static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in,
   PetscFunctionBeginUser;
   PetscCheck(n < (1 << 23), PETSC_COMM_SELF, PETSC_ERR_SUP, "CUDA backend: %" PetscInt_FMT " samples per rank exceed the 2^23 limit of its int64 bins", n);
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part));
+  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff));
   PetscCall(PetscFree(norm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

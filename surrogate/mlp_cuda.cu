@@ -18,6 +18,7 @@ struct mlp_cuda {
   size_t    dim[MAXL + 1], woff[MAXL], boff[MAXL], nparam, cap, maxdim;
   float    *w, *m, *v, *g, *norm; /* device */
   float    *in, *tgt, *A[MAXL + 1], *D[2], *E;
+  float    *ck; /* ABFT references: 4 per-sample rows + one |matrix| [maxdim][cap]; allocated with checks on */
   gradsum_ws ws;
   red_partial_t *tmp; /* host, per-pair partials of one layer */
 };
@@ -76,6 +77,25 @@ __global__ void k_backdata(const float *W, size_t din, size_t dout, const float 
   }
 }
 
+/* Per-sample sums for the ABFT gradient references (float, index order):
+ * asum = sum_k a_k + 1, aabs = sum_k |a_k| + 1, dsum = sum_j d_j, dabs = sum_j |d_j|. */
+__global__ void k_cksums(size_t din, size_t dout, const float *a, const float *d, size_t n, size_t cap, float *asum, float *aabs, float *dsum, float *dabs)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.0f, sa = 0.0f, t = 0.0f, ta = 0.0f;
+  for (size_t k = 0; k < din; k++) s = SURR_ADD(s, a[k * cap + i]), sa = SURR_ADD(sa, fabsf(a[k * cap + i]));
+  for (size_t j = 0; j < dout; j++) t = SURR_ADD(t, d[j * cap + i]), ta = SURR_ADD(ta, fabsf(d[j * cap + i]));
+  asum[i] = SURR_ADD(s, 1.0f), aabs[i] = SURR_ADD(sa, 1.0f), dsum[i] = t, dabs[i] = ta;
+}
+
+__global__ void k_abs(size_t rows, const float *x, size_t n, size_t cap, float *y)
+{
+  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (size_t r = 0; r < rows; r++) y[r * cap + i] = fabsf(x[r * cap + i]);
+}
+
 __global__ void k_adam(size_t np, float *w, float *m, float *v, const float *g, surr_adam_coef c)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -114,7 +134,8 @@ extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *w
 
 static void free_batch(mlp_cuda *m)
 {
-  cudaFree(m->in), cudaFree(m->tgt), cudaFree(m->D[0]), cudaFree(m->D[1]), cudaFree(m->E);
+  cudaFree(m->in), cudaFree(m->tgt), cudaFree(m->D[0]), cudaFree(m->D[1]), cudaFree(m->E), cudaFree(m->ck);
+  m->ck = nullptr;
   for (int l = 0; l <= m->nlayer; l++) cudaFree(m->A[l]), m->A[l] = nullptr;
   m->in = m->tgt = m->D[0] = m->D[1] = m->E = nullptr;
   m->cap = 0;
@@ -172,7 +193,44 @@ extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const fl
   return 0;
 }
 
-extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part)
+/* Layer l's ABFT references (see mlp_cuda.h) from its delta d and input A[l].
+ * gradsum pairs: (x row, y row) with y = 1 for the last pair of each x row. */
+static int grad_refs(mlp_cuda *m, red_strategy_t st, int l, const float *d, size_t n, red_partial_t *out)
+{
+  size_t din = m->dim[l], dout = m->dim[l + 1], cap = m->cap;
+  int    rc;
+  if (!m->ck) CK(cudaMalloc(&m->ck, (m->maxdim + 4) * cap * sizeof(float)));
+  float *asum = m->ck, *aabs = asum + cap, *dsum = aabs + cap, *dabs = dsum + cap, *absm = dabs + cap;
+  k_cksums<<<nblk(n), TPB>>>(din, dout, m->A[l], d, n, cap, asum, aabs, dsum, dabs);
+  /* rows: x = d_j, y = asum (pair 2j; pair 2j+1 is the unused sum of d_j) */
+  if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, d, cap, asum, cap, n, &m->ws, m->tmp))) return rc;
+  for (size_t j = 0; j < dout; j++) out[j] = m->tmp[2 * j];
+  k_abs<<<nblk(n), TPB>>>(dout, d, n, cap, absm);
+  if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws, m->tmp))) return rc;
+  for (size_t j = 0; j < dout; j++) out[dout + din + 1 + j] = m->tmp[2 * j];
+  /* columns: x = dsum, y = a_k, and the bias column (y = 1) as pair din */
+  if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws, m->tmp))) return rc;
+  for (size_t k = 0; k <= din; k++) out[dout + k] = m->tmp[k];
+  k_abs<<<nblk(n), TPB>>>(din, m->A[l], n, cap, absm);
+  if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws, m->tmp))) return rc;
+  for (size_t k = 0; k <= din; k++) out[2 * dout + din + 1 + k] = m->tmp[k];
+  return (int)cudaGetLastError();
+}
+
+/* gradsum_cuda's float sums (kernels/gradsum_cuda.cu: GS_CHUNK 4096 samples per
+ * block, GS_THREADS 256): each thread adds <= 16 products, the block tree 8
+ * levels, then the nc = ceil(N/4096) block partials: ceil(log2 nc) levels
+ * (deterministic tree) or nc - 1 additions (atomicAdd, any order). */
+extern "C" double mlp_cuda_gradsum_depth(red_strategy_t st, long long N)
+{
+  double nc = (double)((N + 4095) / 4096), depth = 0.0;
+  if (st == RED_DETERMINISTIC)
+    while ((double)(1LL << (int)depth) < nc) depth += 1.0;
+  else depth = nc > 1 ? nc - 1 : 0;
+  return 16 + 8 + depth;
+}
+
+extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff)
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   int    L = m->nlayer, cur = 0, rc;
@@ -188,6 +246,7 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
       for (size_t k = 0; k < din; k++) part[m->woff[l] + j * din + k] = m->tmp[j * (din + 1) + k];
       part[m->boff[l] + j] = m->tmp[j * (din + 1) + din];
     }
+    if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
       k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
       cur = 1 - cur;

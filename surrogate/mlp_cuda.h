@@ -21,8 +21,13 @@ int  mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const floa
 int  mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v);
 /* norm = {mu_in[n_in], sd_in[n_in], mu_out[n_out], sd_out[n_out]} (host) */
 int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out);
-/* part[nparam] gradient partials, part[nparam] (one more) loss partial */
-int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part);
+/* part[nparam] gradient partials, part[nparam] (one more) loss partial.
+ * ck (NULL: checks off): layer l's ABFT gradient references at ck + ckoff[l]:
+ * row sums [dout], column sums [din + 1] (last: bias), then the same with
+ * |d| |a| (surrogate_checks.c); per-sample sums in float, batch sums with st. */
+int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff);
+/* gamma index of one float gradient entry of gradsum_cuda (atomic, deterministic) over <= N samples */
+double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);
 void mlp_cuda_destroy(mlp_cuda *m);
 #ifdef __cplusplus

@@ -91,6 +91,11 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCall(PetscOptionsInt("-surrogate_seed", "seed of the initial weights", "", seed, &seed, NULL));
   PetscCall(PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
+  {
+    PetscBool on = s->ck.on, cset;
+    PetscCall(PetscOptionsBool("-surrogate_checks", "ABFT checksum checks of every train step", "SurrogateSetChecks", on, &on, &cset));
+    if (cset) PetscCall(SurrogateSetChecks(s, on));
+  }
   PetscOptionsEnd();
 
   PetscCheck(lr > 0 && PetscIsNormalReal(lr), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be a positive number", (double)lr);
@@ -180,7 +185,9 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
     PetscCall(SurrogateSetNormalization(s, NULL, NULL, NULL, NULL));
     s->have_norm = PETSC_FALSE;
   }
-  PetscCall(PetscMalloc4(s->nparam + 1, &s->part, (size_t)s->size * (s->nparam + 1), &s->allpart, s->nparam + 1, &s->gsum, s->nparam, &s->grad));
+  PetscCall(SurrogateChecksLayout_Private(s));
+  /* allpart also gathers the checks' gradient references (ng partials) */
+  PetscCall(PetscMalloc4(s->nparam + 1, &s->part, (size_t)s->size * PetscMax(s->nparam + 1, s->ck.ng), &s->allpart, s->nparam + 1, &s->gsum, s->nparam, &s->grad));
   /* He-uniform weights from the counter-based RNG, keyed by the global
    * parameter index: the same numbers on every rank and every device. */
   for (int l = 0; l < s->nlayer; l++) {

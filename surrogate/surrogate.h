@@ -29,6 +29,7 @@ PETSC_EXTERN PetscErrorCode SurrogateSetOptionsPrefix(Surrogate s, const char pr
 /* Options: -surrogate_layers 32,32 (hidden widths), -surrogate_lr,
  * -surrogate_beta1, -surrogate_beta2, -surrogate_eps, -surrogate_weight_decay,
  * -surrogate_seed, -surrogate_device auto|cpu|cuda, -surrogate_view,
+ * -surrogate_checks (ABFT checks of every train step, default off),
  * -atomic_order_seed (atomic build: replay a seeded combination order). */
 PETSC_EXTERN PetscErrorCode SurrogateSetFromOptions(Surrogate s);
 PETSC_EXTERN PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out);
@@ -67,6 +68,26 @@ PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
 PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
 PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
+
+/* Algorithm-based fault tolerance (Huang-Abraham checksums, docs/faults.md):
+ * with checks on, every gradient computation verifies the weights against
+ * their checksums (stored after every Adam update, set-up, load and
+ * SetWeights; exact comparison), the forward pass and the backward-data
+ * products of every sample (CPU backend only) and the row and column sums of
+ * every layer's batch gradient after the cross-rank combine. Thresholds are
+ * rounding-error bounds: fault-free data never fails. Off: one branch, no
+ * work; results are bitwise the same on or off. Option -surrogate_checks. */
+PETSC_EXTERN PetscErrorCode SurrogateSetChecks(Surrogate s, PetscBool on);
+/* Collective. Since the last call: the number of failed checks (all ranks),
+ * the largest |discrepancy| / threshold of the tolerance checks (all ranks;
+ * the exact weight check only counts), and the first failure of the lowest
+ * rank that has one ("forward layer 2 sample 17", "gradient layer 1 entry
+ * (5,3)", ...; "" if none); then resets. what/worst may be NULL. */
+PETSC_EXTERN PetscErrorCode SurrogateGetCheckResult(Surrogate s, PetscInt *nfail, PetscReal *worst, char what[], size_t len);
+/* Whether the fault site (kernels/fault.h fault_site) can be injected into
+ * this surrogate after SetUp: gradient and weight always, activation on the
+ * CPU backend only; solver sites never. */
+PETSC_EXTERN PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok);
 
 /* 1: a usable CUDA device exists (cudaGetDeviceCount > 0); 0: none; -1: built without CUDA. */
 PETSC_EXTERN int SurrogateCUDAAvailable(void);

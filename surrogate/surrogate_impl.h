@@ -8,6 +8,7 @@
 #include "surrogate.h"
 #include "surrogate_math.h"
 #include "reduce.h"
+#include "fault.h"
 
 #define SURR_MAX_LAYERS  16        /* hidden layers + output layer */
 #define SURR_MAX_WEIGHTS (1 << 24) /* parameters (weights and biases) */
@@ -25,6 +26,31 @@ typedef struct {
   PetscErrorCode (*push)(Surrogate); /* s->w, s->m, s->v -> device state */
   PetscErrorCode (*destroy)(Surrogate);
 } SurrogateOps;
+
+/* Algorithm-based fault tolerance of the train step (Huang-Abraham checksums;
+ * surrogate_checks.c, checks_cpu.c, docs/faults.md). Allocated on first use;
+ * nothing here is touched while `on` is false. Layer l (0-based) maps dim[l]
+ * = din inputs to dim[l+1] = dout outputs; its weight encodings live at
+ * c/cabs + coff[l] (din entries) and r/rabs/rw + roff[l] (dout entries). */
+typedef struct {
+  PetscBool      on, encoded;
+  size_t         coff[SURR_MAX_LAYERS], roff[SURR_MAX_LAYERS], ncol, nrow;
+  double        *c, *cabs;  /* column sums 1^T W_l and 1^T |W_l| (double, j in index order) */
+  double        *r, *rabs;  /* row sums W_l 1 and |W_l| 1, without the bias */
+  double        *rw;        /* r + b: the row sums of [W_l | b_l], for the verification */
+  double         cb[SURR_MAX_LAYERS], babs[SURR_MAX_LAYERS]; /* sum b_l, sum |b_l| */
+  /* gradient references of layer l at goff[l]: row sums [dout], column sums
+   * [din + 1] (the last one: the bias column), then the same of |d| |a| */
+  size_t         goff[SURR_MAX_LAYERS], ng;
+  red_partial_t *gpart;
+  double        *gval;
+  double        *scratch;   /* CPU backend: per-sample sums, 5 x cap doubles */
+  size_t         scap;
+  /* since the last SurrogateGetCheckResult */
+  PetscInt       nrep, nloc; /* failures on replicated data (same count on every rank) / on this rank's samples */
+  double         worst;      /* max |discrepancy| / threshold of the tolerance checks */
+  char           what[128];  /* this rank's first failure */
+} SurrogateChecks;
 
 struct _p_Surrogate {
   MPI_Comm        comm;
@@ -54,6 +80,7 @@ struct _p_Surrogate {
   float          *grad;
   const SurrogateOps *ops;
   void           *be; /* backend data */
+  SurrogateChecks ck;
 };
 
 PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
@@ -66,6 +93,33 @@ PETSC_INTERN PetscErrorCode SurrogateTallSkinny_CPU(Surrogate s, int layer, cons
 /* Combine np per-rank partials into values (rank order on every rank). */
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);
 PETSC_INTERN PetscErrorCode SurrogateSyncHost_Private(Surrogate s);
+
+/* ABFT checks (surrogate_checks.c). Layout of the encodings and references: SurrogateChecks. */
+PETSC_INTERN PetscErrorCode SurrogateChecksLayout_Private(Surrogate s); /* at SetUp: offsets, ng */
+PETSC_INTERN PetscErrorCode SurrogateChecksEncode_Private(Surrogate s); /* weights -> encodings (syncs the host) */
+PETSC_INTERN PetscErrorCode SurrogateChecksVerifyWeights_Private(Surrogate s);
+PETSC_INTERN PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N);
+PETSC_INTERN PetscErrorCode SurrogateChecksDestroy_Private(Surrogate s);
+/* Note nfail failures of one kind; what (the first, may be NULL when nfail is
+ * 0) is kept if it is this rank's first; worst is a |discrepancy|/threshold. */
+PETSC_INTERN void           SurrogateChecksNote_Private(Surrogate s, PetscBool replicated, PetscInt nfail, double worst, const char *what);
+/* Error-bound helpers: gamma_n = n u / (1 - n u) for float (u = 2^-24) and double (u = 2^-53). */
+static inline double surr_gamma_f(double n) { return n * 0x1p-24 / (1.0 - n * 0x1p-24); }
+static inline double surr_gamma_d(double n) { return n * 0x1p-53 / (1.0 - n * 0x1p-53); }
+/* CPU backend (checks_cpu.c): per-sample forward and backward-data checks,
+ * and the per-layer gradient references (partials with s->strategy). */
+PETSC_INTERN PetscErrorCode SurrogateCheckForward_CPU(Surrogate s, float *const *A, size_t n, size_t cap);
+PETSC_INTERN PetscErrorCode SurrogateCheckBackward_CPU(Surrogate s, int layer, const float *d, const float *dprev, const float *aprev, size_t n, size_t cap);
+PETSC_INTERN PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int layer, const float *d, const float *a, size_t n, size_t cap);
+/* The gamma index of one float gradient entry of the CPU tall-skinny sums
+ * (atomic, deterministic) over at most N samples (tallskinny_cpu.c). */
+PETSC_INTERN double SurrogateTallSkinnyDepth_CPU(red_strategy_t st, int64_t N);
+#if defined(MINIAPP_HAVE_CUDA)
+PETSC_INTERN double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N); /* the same for kernels/gradsum_cuda.cu */
+#endif
+/* CPU activation fault site: layer output A[width][cap] of this rank's n
+ * samples, global samples first .. first+n-1 of Ntot (surrogate_faults.c). */
+PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot);
 /* Benchmark/test hook: run the train-step reductions with strategy st instead
  * of the compiled one (lets one binary compare all three side by side). */
 PETSC_EXTERN PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strategy_t st);

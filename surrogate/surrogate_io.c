@@ -170,6 +170,7 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
   s->step = h.step, s->beta1_t = h.beta1_t, s->beta2_t = h.beta2_t;
   s->host_stale = PETSC_FALSE;
   if (s->ops->push) PetscCall(s->ops->push(s));
+  s->ck.encoded = PETSC_FALSE; /* ABFT checks: re-encoded before the next step */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -80,10 +80,16 @@ PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[
     PetscCall(SurrogateStats(s, n, s->n_out, target, N, s->mu_out, s->sd_out));
     s->have_norm = PETSC_TRUE;
   }
+  if (s->ck.on) { /* the weights must match their encodings (set after the last update) */
+    if (!s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s));
+    PetscCall(SurrogateChecksVerifyWeights_Private(s));
+  }
   float cscale = (float)(2.0 / ((double)N * (double)s->n_out)); /* d(MSE)/dz = cscale (z - t) */
   PetscCall(s->ops->grad_partials(s, n, in, target, cscale, s->part));
   PetscCall(SurrogateCombine_Private(s, s->nparam + 1, s->part, s->gsum));
   for (size_t i = 0; i < s->nparam; i++) s->grad[i] = (float)s->gsum[i];
+  fault_hit_float(FAULT_GRADIENT, s->grad, s->nparam, 0, (long long)s->nparam); /* fault site: every rank holds the whole gradient */
+  if (s->ck.on) PetscCall(SurrogateChecksGradient_Private(s, N));
   if (grad) PetscCall(PetscArraycpy(grad, s->grad, s->nparam));
   if (loss) *loss = (float)(s->gsum[s->nparam] / ((double)N * (double)s->n_out));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -94,6 +100,12 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
   surr_adam_coef c;
 
   PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
+  if (s->ck.on && !s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s)); /* before the weight site, so that a flip there is caught */
+  if (fault_armed == FAULT_WEIGHT) { /* fault site: every rank holds all weights and flips the same entry */
+    PetscCall(SurrogateSyncHost_Private(s));
+    if (fault_hit_float_(FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push) PetscCall(s->ops->push(s));
+  }
   PetscCall(SurrogateComputeGradient(s, n, in, target, NULL, loss));
   s->step++;
   s->beta1_t = s->beta1_t * s->beta1; /* beta^t by repeated multiplication, see surrogate_math.h */
@@ -102,6 +114,7 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
   c.bc1 = 1.0f - s->beta1_t, c.bc2 = 1.0f - s->beta2_t, c.eps = s->eps, c.wd = s->wd;
   PetscCall(s->ops->adam(s, s->grad, c));
   if (s->ops->pull) s->host_stale = PETSC_TRUE;
+  if (s->ck.on) PetscCall(SurrogateChecksEncode_Private(s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -149,6 +162,7 @@ PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n)
   PetscCall(SurrogateSyncHost_Private(s));
   PetscCall(PetscArraycpy(s->w, buf, s->nparam));
   if (s->ops->push) PetscCall(s->ops->push(s));
+  s->ck.encoded = PETSC_FALSE; /* re-encoded before the next step */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -186,8 +200,8 @@ PetscErrorCode SurrogateView(Surrogate s, PetscViewer v)
   for (PetscInt l = 0; l < s->nhidden; l++) PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT, s->hidden[l]));
   PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT " (%zu weights), leaky ReLU 2^-6, MSE, AdamW lr %g betas %g %g eps %g wd %g, seed %llu\n", s->n_out, s->nparam, (double)s->lr,
                                    (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed));
-  PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: device %s, reduction %s, ranks %d, step %lld\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
-                                   (int)s->size, (long long)s->step));
+  PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
+                                   (int)s->size, (long long)s->step, s->ck.on ? (s->device == SURROGATE_DEVICE_CUDA ? ", ABFT checks on (weights, gradient)" : ", ABFT checks on") : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -200,6 +214,7 @@ PetscErrorCode SurrogateDestroy(Surrogate *ps)
   if (s->setup && s->ops->destroy) PetscCall(s->ops->destroy(s));
   PetscCall(PetscFree3(s->w, s->m, s->v));
   PetscCall(PetscFree4(s->part, s->allpart, s->gsum, s->grad));
+  PetscCall(SurrogateChecksDestroy_Private(s));
   if (s->mu_in) PetscCall(PetscFree4(s->mu_in, s->sd_in, s->mu_out, s->sd_out));
   PetscCall(PetscFree(s->prefix));
   PetscCall(PetscFree(s));

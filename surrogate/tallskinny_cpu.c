@@ -149,3 +149,18 @@ PetscErrorCode SurrogateTallSkinny_CPU(Surrogate s, int layer, const float *d, c
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Error bound of one float entry of the atomic and deterministic sums above,
+ * for the ABFT threshold (surrogate_checks.c): a chunk's 8 lanes each add at
+ * most SURR_CHUNK/8 = 128 products (128 roundings on the longest path, the
+ * products' own included), the lane tree adds 3, and the chunk partials add
+ * ceil(log2 nc) (deterministic, pairwise tree) or nc - 1 (atomic, any order)
+ * for nc <= ceil(N / SURR_CHUNK) chunks: |g - exact| <= gamma_f(depth) sum|d a|. */
+double SurrogateTallSkinnyDepth_CPU(red_strategy_t st, int64_t N)
+{
+  double nc = (double)((N + SURR_CHUNK - 1) / SURR_CHUNK), depth = 0.0;
+  if (st == RED_DETERMINISTIC)
+    while ((double)((int64_t)1 << (int)depth) < nc) depth += 1.0;
+  else depth = nc > 1 ? nc - 1 : 0;
+  return SURR_CHUNK / 8 + 3 + depth;
+}
