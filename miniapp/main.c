@@ -9,6 +9,7 @@
 #include "coupling.h"
 #include "outpath.h"
 #include "report.h"
+#include "spincount.h"
 #include "vecred.h"
 
 #include <errno.h>
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -128,39 +128,13 @@ static PetscErrorCode Run(int *status)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* OpenMP threads that wait spin (GNU OpenMP: about 300000 spins, a few
- * milliseconds, before they sleep). On a shared machine (a laptop, a login
- * node, CI) the spinning threads take the cores the working ones need: 2
- * threads ran 1.8x slower than 1 under two busy processes (docs/performance.md,
- * "A shared machine"). A short spin (GOMP_SPINCOUNT=2000) keeps 2 threads
- * within 1.1x of 1 thread there, at most a few percent slower on a quiet
- * machine. libgomp reads its settings when it is loaded, before main, so the
- * default is set by running this program again with it (once: the variable
- * is then set). A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone. */
-int main(int, char **);
-
-static void DefaultSpinCount(char **argv)
-{
-  const char *pre = getenv("LD_PRELOAD");
-  struct stat self, prog;
-  Dl_info     info;
-
-  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("MINIAPP_NO_REEXEC")) return;
-  if (pre && strstr(pre, "vgpreload")) return; /* valgrind does not follow exec by default: stay where it watches */
-  /* only when /proc/self/exe is this program (not ld.so ./miniapp, not an emulator) */
-  const char *path = dladdr((void *)main, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : strchr(argv[0], '/') ? argv[0] : (const char *)getauxval(AT_EXECFN);
-  if (!path || stat("/proc/self/exe", &self) || stat(path, &prog) || self.st_dev != prog.st_dev || self.st_ino != prog.st_ino) return;
-  if (setenv("GOMP_SPINCOUNT", "2000", 0)) return;
-  execv("/proc/self/exe", argv); /* returns only on failure: */
-  unsetenv("GOMP_SPINCOUNT");    /* go on with the defaults, and say so in the environment */
-}
 
 int main(int argc, char **argv)
 {
   int            status = 1;
   PetscErrorCode ierr;
 
-  DefaultSpinCount(argv);
+  spincount_default(argv, (void *)main); /* a short OpenMP spin on a shared machine (kernels/spincount.h) */
   if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
   /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
   (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);

@@ -4,20 +4,18 @@
  * the distribution of |V_s| per (method, distribution, N) as CSV and prints
  * the fit max|V_s| = beta N^alpha. Reads as phases: options, checks, sweep,
  * output, fits. Not a test and not a timing benchmark (docs/fpna-sums.md). */
-#define _GNU_SOURCE /* dladdr */
 #include "sumstudy.h"
 
 #include "atomicfile.h"
 #include "pathcheck.h"
 #include "reduce.h"
+#include "spincount.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,17 +35,6 @@ typedef struct {
   ss_cuda       *gpu;
   FILE          *samples;
 } ss_study;
-
-static int fail(int rc, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, SS_PROG ": error: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return rc;
-}
 
 static ss_row *row_at(const ss_study *st, int d, int i, int m) { return &st->rows[((size_t)d * st->o->nn + i) * SS_NMETHODS + m]; }
 
@@ -74,7 +61,7 @@ static int select_methods(const ss_opts *o, int run[SS_NMETHODS])
   if (ss_cuda_available(&err)) return 0;
   snprintf(why, sizeof why, "no usable CUDA device (%s)", err);
 #endif
-  if (!cpu) return fail(1, "-methods %s: %s", names, why);
+  if (!cpu) return ss_fail(1, "-methods %s: %s", names, why);
   fprintf(stderr, SS_PROG ": skipping %s: %s\n", names, why);
   for (int m = SS_FIRST_CUDA; m < SS_NMETHODS; m++) run[m] = 0;
   return 0;
@@ -90,10 +77,10 @@ static int gpu_call(ss_study *st, ss_method m, size_t n, const double *x, double
 {
 #ifdef MINIAPP_HAVE_CUDA
   int rc = m == SS_NMETHODS ? ss_cuda_upload(st->gpu, n, x) : ss_cuda_sum(st->gpu, m, sum);
-  if (rc) return fail(1, "%s failed: %s", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m], ss_cuda_strerror(rc));
+  if (rc) return ss_fail(1, "%s failed: %s", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m], ss_cuda_strerror(rc));
   return 0;
 #else
-  return fail(1, "%s: this build has no CUDA support", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m]);
+  return ss_fail(1, "%s: this build has no CUDA support", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m]);
 #endif
 }
 
@@ -140,7 +127,7 @@ static int sweep_one(ss_study *st, ss_dist d, int in, double **data, double **sc
         }
         secs[m] += omp_get_wtime() - t0;
         if (m == SS_CUDA_TREE && a == 0 && sums[(size_t)m * nsum] != ss_sum_cuda_tree_cpu(n, x)) {
-          return fail(2, "cuda-tree at N=%zu differs from its CPU replica (ss_sum_cuda_tree_cpu): INVALID", n);
+          return ss_fail(2, "cuda-tree at N=%zu differs from its CPU replica (ss_sum_cuda_tree_cpu): INVALID", n);
         }
       }
     }
@@ -167,16 +154,16 @@ static int sweep(ss_study *st)
   double       **data = calloc((size_t)st->threads, sizeof *data), **scratch = calloc((size_t)st->threads, sizeof *scratch);
   double        *sums = malloc(SS_NMETHODS * nsum * sizeof *sums), *refs = malloc((size_t)o->arrays * sizeof *refs);
   double        *vs = malloc(nsum * sizeof *vs), secs[SS_NMETHODS], t0 = omp_get_wtime();
-  int            rc = !data || !scratch || !sums || !refs || !vs ? fail(1, "out of memory") : 0;
+  int            rc = !data || !scratch || !sums || !refs || !vs ? ss_fail(1, "out of memory") : 0;
   for (int t = 0; !rc && t < st->threads; t++) {
     data[t] = malloc(nmax * sizeof **data);
     if (st->run[SS_ELEMENT]) scratch[t] = malloc(nmax * sizeof **scratch);
-    if (!data[t] || (st->run[SS_ELEMENT] && !scratch[t])) rc = fail(1, "-n %zu: cannot allocate the arrays: use a smaller -n or -threads", nmax);
+    if (!data[t] || (st->run[SS_ELEMENT] && !scratch[t])) rc = ss_fail(1, "-n %zu: cannot allocate the arrays: use a smaller -n or -threads", nmax);
   }
   for (int d = 0; !rc && d < SS_NDISTS; d++)
     for (int in = 0; !rc && o->dist[d] && in < o->nn; in++) {
       rc = sweep_one(st, (ss_dist)d, in, data, scratch, sums, refs, secs);
-      if (!rc && write_samples(st, (ss_dist)d, in, sums, refs)) rc = fail(1, "-samples %s: writing failed", o->samples);
+      if (!rc && write_samples(st, (ss_dist)d, in, sums, refs)) rc = ss_fail(1, "-samples %s: writing failed", o->samples);
       for (int m = 0; !rc && m < SS_NMETHODS; m++) {
         if (!st->run[m]) continue;
         ss_row *r = row_at(st, d, in, m);
@@ -300,7 +287,7 @@ static int check_memory(const ss_opts *o, int threads)
   double need = (double)threads * (o->method[SS_ELEMENT] ? 2 : 1) * nmax * sizeof(double);
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   if (phys > 0 && need > 0.8 * phys)
-    return fail(1, "-n %zu: %d thread(s) need %.1f GB of arrays, more than 80%% of the %.1f GB of memory: use a smaller -n or -threads", nmax,
+    return ss_fail(1, "-n %zu: %d thread(s) need %.1f GB of arrays, more than 80%% of the %.1f GB of memory: use a smaller -n or -threads", nmax,
                 threads, need / 1e9, phys / 1e9);
   return 0;
 }
@@ -312,31 +299,12 @@ static int check_paths(const ss_opts *o)
   int      rc = 0;
   pathset *ps = pathset_create();
   if (!ps || pathset_add(ps, PATH_OUTPUT, "-o", o->out) || (o->samples && pathset_add(ps, PATH_OUTPUT, "-samples", o->samples)))
-    rc = fail(1, "out of memory");
-  else if (pathset_check(ps, msg, sizeof msg)) rc = fail(1, "%s", msg);
+    rc = ss_fail(1, "out of memory");
+  else if (pathset_check(ps, msg, sizeof msg)) rc = ss_fail(1, "%s", msg);
   pathset_destroy(&ps);
   return rc;
 }
 
-/* GNU OpenMP threads spin a few milliseconds before they sleep; the omp
- * method opens one parallel region per sum, and on a shared machine the
- * spinning took the other core: -quick -methods omp ran 12 s instead of
- * 3.5 s under two busy processes. As miniapp/main.c does (DefaultSpinCount, which explains
- * the checks): run again once with GOMP_SPINCOUNT=2000 unless the user set
- * OMP_WAIT_POLICY, GOMP_SPINCOUNT or MINIAPP_NO_REEXEC. */
-static void default_spin_count(char **argv)
-{
-  const char *pre = getenv("LD_PRELOAD");
-  struct stat self, prog;
-  Dl_info     info;
-  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("MINIAPP_NO_REEXEC")) return;
-  if (pre && strstr(pre, "vgpreload")) return;
-  const char *path = dladdr((void *)main, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : strchr(argv[0], '/') ? argv[0] : (const char *)getauxval(AT_EXECFN);
-  if (!path || stat("/proc/self/exe", &self) || stat(path, &prog) || self.st_dev != prog.st_dev || self.st_ino != prog.st_ino) return;
-  if (setenv("GOMP_SPINCOUNT", "2000", 0)) return;
-  execv("/proc/self/exe", argv);
-  unsetenv("GOMP_SPINCOUNT");
-}
 
 /* ---- main ----------------------------------------------------------------------- */
 
@@ -345,7 +313,7 @@ int main(int argc, char **argv)
   ss_opts  o;
   ss_study st = {0};
   afile    out = {0}, smp = {0};
-  default_spin_count(argv);
+  spincount_default(argv, (void *)main); /* the omp method opens a parallel region per sum (kernels/spincount.h) */
   int      rc = ss_parse_options(argc, argv, &o);
   if (rc) return rc == 2 ? 0 : 1;
   st.o = &o;
@@ -358,17 +326,17 @@ int main(int argc, char **argv)
   if (!rc) rc = select_methods(&o, st.run);
   size_t bad_n = 0;
   if (!rc && ss_check_block_replay(&bad_n))
-    rc = fail(2, "the block replay here differs from kernels/reduce.c's atomic replay at N=%zu: INVALID", bad_n);
+    rc = ss_fail(2, "the block replay here differs from kernels/reduce.c's atomic replay at N=%zu: INVALID", bad_n);
 #ifdef MINIAPP_HAVE_CUDA
   int grc = 0;
   for (int m = SS_FIRST_CUDA; !rc && m < SS_NMETHODS; m++)
-    if (st.run[m] && !st.gpu && (grc = ss_cuda_create(o.n[o.nn - 1], &st.gpu))) rc = fail(1, "CUDA set-up failed: %s", ss_cuda_strerror(grc));
+    if (st.run[m] && !st.gpu && (grc = ss_cuda_create(o.n[o.nn - 1], &st.gpu))) rc = ss_fail(1, "CUDA set-up failed: %s", ss_cuda_strerror(grc));
 #endif
   st.rows = calloc((size_t)SS_NDISTS * o.nn * SS_NMETHODS, sizeof *st.rows);
-  if (!rc && !st.rows) rc = fail(1, "out of memory");
+  if (!rc && !st.rows) rc = ss_fail(1, "out of memory");
   int e;
-  if (!rc && (e = afile_begin(&out, o.out, 1))) rc = fail(1, "-o %s: %s", o.out, afile_strerror(e));
-  if (!rc && o.samples && (e = afile_begin(&smp, o.samples, 1))) rc = fail(1, "-samples %s: %s", o.samples, afile_strerror(e));
+  if (!rc && (e = afile_begin(&out, o.out, 1))) rc = ss_fail(1, "-o %s: %s", o.out, afile_strerror(e));
+  if (!rc && o.samples && (e = afile_begin(&smp, o.samples, 1))) rc = ss_fail(1, "-samples %s: %s", o.samples, afile_strerror(e));
   if (!rc && o.samples) {
     st.samples = smp.fp;
     fprintf(st.samples, "method,dist,n,array,order,sum,reference,vs\n");
@@ -379,11 +347,11 @@ int main(int argc, char **argv)
   double seconds = omp_get_wtime() - t0;
 
   if (!rc) write_summary(&st, out.fp);
-  if (!rc && (e = afile_commit(&out))) rc = fail(1, "-o %s: writing failed (%s)", o.out, afile_strerror(afile_diagnose(o.out, e)));
-  if (!rc && o.samples && (e = afile_commit(&smp))) rc = fail(1, "-samples %s: writing failed (%s)", o.samples, afile_strerror(afile_diagnose(o.samples, e)));
+  if (!rc && (e = afile_commit(&out))) rc = ss_fail(1, "-o %s: writing failed (%s)", o.out, afile_strerror(afile_diagnose(o.out, e)));
+  if (!rc && o.samples && (e = afile_commit(&smp))) rc = ss_fail(1, "-samples %s: writing failed (%s)", o.samples, afile_strerror(afile_diagnose(o.samples, e)));
   afile_discard(&out), afile_discard(&smp);
   if (!rc) print_report(&st, seconds);
-  if (!rc && (fflush(stdout) || ferror(stdout))) rc = fail(1, "writing standard output failed");
+  if (!rc && (fflush(stdout) || ferror(stdout))) rc = ss_fail(1, "writing standard output failed");
 #ifdef MINIAPP_HAVE_CUDA
   ss_cuda_destroy(&st.gpu);
 #endif

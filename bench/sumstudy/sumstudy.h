@@ -48,6 +48,8 @@ typedef struct {
 /* Fills o from argv; on bad input prints one line on stderr and returns 1
  * (2 after -help, which prints the usage on stdout). */
 int  ss_parse_options(int argc, char **argv, ss_opts *o);
+/* One line "miniapp-sumstudy: error: ..." on stderr; returns rc. */
+int  ss_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ss_free_options(ss_opts *o);
 
 /* ---- data and sums (sumstudy_sums.c) ---------------------------------- */

@@ -32,7 +32,7 @@ static const char usage[] =
   "  -samples FILE      also every V_s, one row per (method, dist, N, array, order)\n"
   "  -quick             N up to 1e5 only (seconds)\n";
 
-static int fail(const char *fmt, ...)
+int ss_fail(int rc, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -40,7 +40,7 @@ static int fail(const char *fmt, ...)
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
-  return 1;
+  return rc;
 }
 
 /* An integer in [lo, hi], also written as 1e7. */
@@ -80,27 +80,27 @@ static int parse_n(const char *list, ss_opts *o)
     char  *c1 = strchr(it, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     double lo = 0, hi = 0, pd = 1;
     if (!c1) {
-      if (parse_count(it, 1, SS_NMAX, &lo)) bad = fail("-n %s: %s is not an integer in 1..1e9", list, it);
-      else if (push_n(o, &cap, lo)) bad = fail("-n: out of memory");
+      if (parse_count(it, 1, SS_NMAX, &lo)) bad = ss_fail(1, "-n %s: %s is not an integer in 1..1e9", list, it);
+      else if (push_n(o, &cap, lo)) bad = ss_fail(1, "-n: out of memory");
       continue;
     }
     if (!c2) {
-      bad = fail("-n %s: the range %s needs lo:hi:per_decade", list, it);
+      bad = ss_fail(1, "-n %s: the range %s needs lo:hi:per_decade", list, it);
       break;
     }
     *c1 = *c2 = '\0';
     if (parse_count(it, 1, SS_NMAX, &lo) || parse_count(c1 + 1, 1, SS_NMAX, &hi) || parse_count(c2 + 1, 1, 100, &pd) || lo > hi)
-      bad = fail("-n %s: a range is lo:hi:per_decade with 1 <= lo <= hi <= 1e9 and 1..100 points per decade", list);
+      bad = ss_fail(1, "-n %s: a range is lo:hi:per_decade with 1 <= lo <= hi <= 1e9 and 1..100 points per decade", list);
     for (int k = 0; !bad; k++) {
       double v = nearbyint(lo * pow(10.0, k / pd));
       if (v >= hi) v = hi;
-      if (push_n(o, &cap, v)) bad = fail("-n: out of memory");
+      if (push_n(o, &cap, v)) bad = ss_fail(1, "-n: out of memory");
       if (v >= hi) break;
     }
   }
   free(copy);
   if (bad) return 1;
-  if (o->nn == 0) return fail("-n %s: no N given", list);
+  if (o->nn == 0) return ss_fail(1, "-n %s: no N given", list);
   qsort(o->n, (size_t)o->nn, sizeof *o->n, cmp_size);
   int m = 0;
   for (int i = 0; i < o->nn; i++)
@@ -123,11 +123,11 @@ static int parse_names(const char *opt, const char *list, const char *const *nam
     if (allow_all && !strcmp(it, "all")) {
       for (int i = 0; i < count; i++) flags[i] = 1;
       any = 1;
-    } else if (k < 0) bad = fail("%s %s: %s is unknown (one of %s%s)", opt, list, it, known, allow_all ? ", all" : "");
+    } else if (k < 0) bad = ss_fail(1, "%s %s: %s is unknown (one of %s%s)", opt, list, it, known, allow_all ? ", all" : "");
     else flags[k] = any = 1;
   }
   free(copy);
-  if (!bad && !any) bad = fail("%s %s: no name given (one of %s)", opt, list, known);
+  if (!bad && !any) bad = ss_fail(1, "%s %s: no name given (one of %s)", opt, list, known);
   return bad;
 }
 
@@ -153,9 +153,9 @@ int ss_parse_options(int argc, char **argv, ss_opts *o)
     static const char *const takes[] = {"-n", "-dist", "-methods", "-arrays", "-orders", "-block", "-reference", "-seed", "-threads", "-o", "-samples"};
     int known = 0;
     for (size_t k = 0; k < sizeof takes / sizeof *takes; k++) known |= !strcmp(a, takes[k]);
-    if (a[0] != '-') return fail("%s: not an option (options are -name value; -help lists them)", a);
-    if (!known) return fail("%s: unknown option (-help lists them)", a);
-    if (!val || !*val) return fail("%s: given without a value (-help says what it takes)", a);
+    if (a[0] != '-') return ss_fail(1, "%s: not an option (options are -name value; -help lists them)", a);
+    if (!known) return ss_fail(1, "%s: unknown option (-help lists them)", a);
+    if (!val || !*val) return ss_fail(1, "%s: given without a value (-help says what it takes)", a);
     i++;
     if (!strcmp(a, "-n")) nlist = val;
     else if (!strcmp(a, "-dist")) {
@@ -164,31 +164,31 @@ int ss_parse_options(int argc, char **argv, ss_opts *o)
       if (parse_names(a, val, ss_method_names, SS_NMETHODS, 1, o->method)) return 1;
       o->methods_given = 1;
     } else if (!strcmp(a, "-arrays")) {
-      if (parse_count(val, 1, 100000, &v)) return fail("-arrays %s: must be an integer in 1..100000", val);
+      if (parse_count(val, 1, 100000, &v)) return ss_fail(1, "-arrays %s: must be an integer in 1..100000", val);
       o->arrays = (int)v;
     } else if (!strcmp(a, "-orders")) {
-      if (parse_count(val, 1, 100000, &v)) return fail("-orders %s: must be an integer in 1..100000", val);
+      if (parse_count(val, 1, 100000, &v)) return ss_fail(1, "-orders %s: must be an integer in 1..100000", val);
       o->orders = (int)v;
     } else if (!strcmp(a, "-block")) {
-      if (parse_count(val, 1, 1 << 24, &v)) return fail("-block %s: must be an integer in 1..16777216", val);
+      if (parse_count(val, 1, 1 << 24, &v)) return ss_fail(1, "-block %s: must be an integer in 1..16777216", val);
       o->block = (size_t)v;
     } else if (!strcmp(a, "-threads")) {
-      if (parse_count(val, 1, 1024, &v)) return fail("-threads %s: must be an integer in 1..1024", val);
+      if (parse_count(val, 1, 1024, &v)) return ss_fail(1, "-threads %s: must be an integer in 1..1024", val);
       o->threads = (int)v;
     } else if (!strcmp(a, "-reference")) {
       int f[3];
       if (parse_names(a, val, ss_ref_names, 3, 0, f)) return 1;
-      if (f[0] + f[1] + f[2] != 1) return fail("-reference %s: give one of exact, ordered, deterministic", val);
+      if (f[0] + f[1] + f[2] != 1) return ss_fail(1, "-reference %s: give one of exact, ordered, deterministic", val);
       o->ref = f[0] ? SS_REF_EXACT : f[1] ? SS_REF_ORDERED : SS_REF_DETERMINISTIC;
     } else if (!strcmp(a, "-seed")) {
       char *end;
       errno   = 0;
       o->seed = strtoull(val, &end, 0);
-      if (val[0] == '-' || *end || errno) return fail("-seed %s: must be an integer in 0..2^64-1", val);
+      if (val[0] == '-' || *end || errno) return ss_fail(1, "-seed %s: must be an integer in 0..2^64-1", val);
     } else if (!strcmp(a, "-o")) o->out = val;
     else if (!strcmp(a, "-samples")) o->samples = val;
   }
-  if ((long long)o->arrays * o->orders > 10000000) return fail("-arrays %d -orders %d: at most 1e7 sums per N", o->arrays, o->orders);
+  if ((long long)o->arrays * o->orders > 10000000) return ss_fail(1, "-arrays %d -orders %d: at most 1e7 sums per N", o->arrays, o->orders);
   return parse_n(nlist ? nlist : quick ? "10:1e5:3" : "10:1e7:3", o);
 }
 

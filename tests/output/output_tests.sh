@@ -82,7 +82,7 @@ plot)
   for f in ref.nc single.nc cmp.nc; do
     "$py" "$plot" "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
     [ -s list.txt ] || fail "plot.py $f listed no PNG"
-    want=4; [ $f = cmp.nc ] && want=2
+    want=4; [ $f = cmp.nc ] && want=2; [ $f = single.nc ] && want=3
     [ "$(wc -l < list.txt)" = $want ] || fail "plot.py $f listed $(wc -l < list.txt) PNGs, want $want"
     while read -r png; do
       size=$(stat -c %s "$png" 2> /dev/null || echo 0)
@@ -90,6 +90,60 @@ plot)
       [ "$size" -gt 1024 ] || fail "$png missing or not over 1 kB"
     done < list.txt
   done
+  # one replica: no divergence figure (nothing to compare), the other three
+  grep -q _divergence.png <("$py" "$plot" single.nc -o png) && fail "plot.py single.nc drew a divergence figure"
+  # --overlay: replica 1 against replica 0 of several runs on one axes, legend from the attributes
+  "$py" "$plot" --overlay ref.nc same.nc div.nc -o ov > list.txt 2> err.txt || { cat err.txt; fail "plot.py --overlay failed"; }
+  [ "$(cat list.txt)" = "$(printf 'ov/overlay_digits.png\nov/overlay_rel_l2.png')" ] || fail "--overlay listed: $(cat list.txt)"
+  for png in ov/overlay_digits.png ov/overlay_rel_l2.png; do
+    [ "$(stat -c %s $png 2> /dev/null || echo 0)" -gt 10240 ] || fail "$png missing or not over 10 kB"
+  done
+  "$py" "$plot" --overlay ref.nc same.nc div.nc --list > list.txt || fail "plot.py --overlay --list failed"
+  want=$(printf 'deterministic build\nreproducible/deterministic build\natomic/deterministic build')
+  [ "$(cat list.txt)" = "$want" ] || fail "--overlay legend: $(cat list.txt | paste -sd '|'), want solver/surrogate from the attributes"
+  "$py" "$plot" --overlay ref.nc div.nc --labels 'a b,c' --list > list.txt || fail "plot.py --overlay --labels failed"
+  [ "$(cat list.txt)" = "$(printf 'a b\nc')" ] || fail "--labels not used: $(cat list.txt)"
+  # --sweep: bars from sweep reports (report_table.py's ratios): solver 1.1x, surrogate 1.2x, loop 1.05x +- repeats
+  mkdir -p sw
+  rep() { # FILE SOLVER SURROGATE TIME_PER_STEP SOLVE TRAIN
+    printf '%s\n' "machine: {hostname: testhost, ranks: 1, threads: 2}" "problem: {scenario: grayscott, grid: [8, 4], steps: 10, replicas: 2, coupling: guess}" \
+      "build: {solver_reduction: $2, surrogate_reduction: $3}" \
+      "timing: {total: 2.0, solve: $5, train: $6, predict: 0.5, time_per_step: $4}" "verdict: VALID" > "sw/$1"
+  }
+  rep atomic.r1.yaml atomic atomic 0.100 4.0 1.5; rep atomic.r2.yaml atomic atomic 0.110 4.4 1.6
+  rep deterministic.r1.yaml deterministic deterministic 0.105 4.2 1.7; rep deterministic.r2.yaml deterministic deterministic 0.108 4.3 1.8
+  rep deterministic-atomic.r1.yaml deterministic atomic 0.102 4.4 1.5
+  rep atomic-deterministic.r1.yaml atomic deterministic 0.101 4.0 1.9
+  "$py" "$plot" --sweep sw -o swp > list.txt 2> err.txt || { cat err.txt; fail "plot.py --sweep failed"; }
+  [ "$(cat list.txt)" = swp/cost_of_determinism.png ] || fail "--sweep listed: $(cat list.txt)"
+  [ "$(stat -c %s swp/cost_of_determinism.png 2> /dev/null || echo 0)" -gt 10240 ] || fail "cost_of_determinism.png missing or small"
+  "$py" "$plot" --sweep sw/atomic.r1.yaml --list > list.txt || fail "plot.py --sweep FILE --list failed"
+  cat list.txt
+  grep -qx "solver half: deterministic (deterministic-atomic) 1.100x (1.000x..1.100x)" list.txt || fail "--sweep solver ratio"
+  grep -qx "surrogate half: deterministic (atomic-deterministic) 1.200x (1.143x..1.200x)" list.txt || fail "--sweep surrogate ratio"
+  grep -qx "whole loop: deterministic (deterministic) 1.050x (0.955x..1.080x) target <= 1.05x within noise (0.955x..1.080x)" list.txt ||
+    fail "--sweep loop ratio, spread or verdict"
+  grep -qx "whole loop: reproducible (None) n/a not run" list.txt || grep -qx "whole loop: reproducible (reproducible) n/a not run" list.txt ||
+    fail "--sweep: a variant not run is not said"
+  # bad input: one line 'plot.py: error: ...', exit 1
+  bad() {
+    local pattern=$1; shift
+    "$py" "$plot" "$@" > out.txt 2> err.txt
+    local rc=$?
+    echo "plot.py $* -> exit $rc: $(cat err.txt)"
+    [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q "^plot.py: error: " err.txt && grep -qF -- "$pattern" err.txt ||
+      fail "plot.py $*: want exit 1 and one 'plot.py: error: ...$pattern...' line"
+  }
+  bad "single.nc: 1 replica" --overlay ref.nc single.nc
+  bad "missing.nc: no such file" --overlay ref.nc missing.nc
+  bad "not a miniapp run file" --overlay ref.nc cmp.nc
+  bad "--labels has 1 labels for 2 files" --overlay ref.nc div.nc --labels a
+  mkdir -p sw2 && cp sw/deterministic.r1.yaml sw2/
+  bad "no report of the atomic build" --sweep sw2
+  bad "sw/nothing.yaml: no such file" --sweep sw/nothing.yaml
+  bad "no sweep reports" --sweep png
+  bad "expected one file" ref.nc div.nc
+  bad "unrecognized arguments" ref.nc --bogus
   "$py" "$plot" ref.nc > /dev/null || fail "plot.py without -o failed"
   [ -s ref_fields.png ] || fail "default OUTDIR is not the file's directory"
   for bad in missing.nc corrupt.nc; do
