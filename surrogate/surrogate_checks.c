@@ -142,8 +142,9 @@ PetscErrorCode SurrogateChecksVerifyWeights_Private(Surrogate s)
 
 /* Gradient checksums after the combine (and after the gradient fault site).
  * Layer l's gradient is the augmented G = [dW | db] (dout x (din+1)), exactly
- * sum_s d_s [a_s; 1]^T. The backend computed, with s->strategy and combined
- * like the gradient, for each row j and column k of G:
+ * sum_s d_s [a_s; 1]^T. The backend computed, for each row j and column k of
+ * G (rowref, colref with s->strategy; RA, CA, which only scale thresholds, as
+ * plain double sums on the CPU), all combined across ranks like the gradient:
  *   rowref_j = sum_s d_js (sum_k a_ks + 1),   RA_j = sum_s |d_js| (sum_k |a_ks| + 1),
  *   colref_k = sum_s (sum_j d_js) a_ks,       CA_k = sum_s (sum_j |d_js|) |a_ks|,
  * (a_{din,s} = 1: the bias column), so that A_jk = sum_s |d_js a_ks| sums to RA_j
@@ -158,7 +159,7 @@ PetscErrorCode SurrogateChecksVerifyWeights_Private(Surrogate s)
  *   tau_j = 2 [ (eg + er) RA_j + (u_f + gamma_d(din + 1)) sum_k |g_jk| + (din + 1) ea ],
  * and the same for a column with CA_k, gamma_d(dout) and dout ea. The factor 2 covers
  * the rounding of RA, CA, sum|g| and of tau itself (relative errors below
- * 2^-10 for every size this surrogate allows). A flip of entry (j,k) moves
+ * 1% for every size this surrogate allows). A flip of entry (j,k) moves
  * row j and column k by the same amount: both fail when it exceeds them. */
 PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
 {
