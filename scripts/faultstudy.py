@@ -39,9 +39,10 @@ def run(app, args, tmp):
     if os.path.exists(out):
         os.remove(out)
     p = subprocess.run([app] + args + ["-summary", out], capture_output=True, text=True)
-    if p.returncode not in (0, 2) and "did not converge" not in p.stderr:
+    wrecked = "did not converge" in p.stderr or "not finite" in p.stderr  # the run's own guards stopped it
+    if p.returncode not in (0, 2) and not wrecked:
         sys.exit(f"faultstudy: {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
-    if p.returncode not in (0, 2):  # a flip that wrecks the solve: detected by the solver itself
+    if p.returncode not in (0, 2):  # a flip that wrecks the solve or the training: stopped by the run's own guards
         return {"crashed": True}
     with open(out) as f:
         docs = [d for d in yaml.safe_load_all(f) if d]
