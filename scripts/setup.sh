@@ -26,5 +26,15 @@ for v in $variants; do
     || { cat "build-$v.configure.log"; exit 1; }
   grep "miniapp:" "build-$v.configure.log" | sed "s/^/[$v] /"
   rm -f "build-$v.configure.log"
-  cmake --build "build/$v" -j "${JOBS:-2}" > /dev/null || cmake --build "build/$v" -j 1
+  # progress: the build's percentage in place on a terminal; the full log in build/<v>/build.log
+  start=$SECONDS
+  if [ -t 1 ]; then
+    cmake --build "build/$v" -j "${JOBS:-2}" 2>&1 | tee "build/$v/build.log" \
+      | awk -v v="$v" '/^\[ *[0-9]+%\]/ { p = substr($0, 2, index($0, "%") - 1) + 0; if (p != last) { printf "\r[%s] building: %3d%%", v, p; fflush(); last = p } } END { printf "\r\033[K" }'
+  else
+    echo "[$v] building (log: build/$v/build.log)"
+    cmake --build "build/$v" -j "${JOBS:-2}" > "build/$v/build.log" 2>&1
+  fi || cmake --build "build/$v" -j 1 > "build/$v/build.log" 2>&1 \
+    || { cat "build/$v/build.log"; echo "setup: the build of build/$v failed (log above, in build/$v/build.log)" >&2; exit 1; }
+  echo "[$v] built in $((SECONDS - start)) s"
 done
