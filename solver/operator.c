@@ -140,6 +140,7 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   const double       u = DBL_EPSILON / 2;
 
   PetscFunctionBegin;
+  red_get_atomic_order_state(&st); /* the check (csum's product included) consumes none of the run's seeded order */
   if (!op->csum) { /* csum = A 1, formed without checking */
     Vec one;
     PetscCall(VecDuplicate(x, &one));
@@ -157,7 +158,6 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecGetArrayRead(op->csum, &ca));
-  red_get_atomic_order_state(&st);
   red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0]);
   red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1]);
   red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2]);
