@@ -119,15 +119,25 @@ static long long target(size_t n, long long offset, long long N)
   return rec.entry - offset;
 }
 
+/* Flip rec.bit of the 8- or 4-byte value at p, through its integer image
+ * (so that bit 0 is the least significant mantissa bit on any byte order). */
+static void flip(void *p, size_t size)
+{
+  if (size == 8) {
+    uint64_t b;
+    memcpy(&b, p, 8), b ^= (uint64_t)1 << rec.bit, memcpy(p, &b, 8);
+  } else {
+    uint32_t b;
+    memcpy(&b, p, 4), b ^= (uint32_t)1 << rec.bit, memcpy(p, &b, 4);
+  }
+}
+
 int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long long N)
 {
   long long i;
-  uint64_t  b;
   if (fault_armed != (int)s || (i = target(n, offset, N)) < 0) return 0;
-  memcpy(&b, &x[i], sizeof b);
-  b ^= (uint64_t)1 << rec.bit;
   rec.old_value = x[i];
-  memcpy(&x[i], &b, sizeof b);
+  flip(&x[i], sizeof x[i]);
   rec.new_value = x[i], rec.fired = 1;
   return 1;
 }
@@ -135,12 +145,9 @@ int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long 
 int fault_hit_float_(fault_site s, float *x, size_t n, long long offset, long long N)
 {
   long long i;
-  uint32_t  b;
   if (fault_armed != (int)s || (i = target(n, offset, N)) < 0) return 0;
-  memcpy(&b, &x[i], sizeof b);
-  b ^= (uint32_t)1 << rec.bit;
   rec.old_value = x[i];
-  memcpy(&x[i], &b, sizeof b);
+  flip(&x[i], sizeof x[i]);
   rec.new_value = x[i], rec.fired = 1;
   return 1;
 }
