@@ -48,6 +48,10 @@ typedef struct {
 
 void   rsum_init(rsum_t *a);
 void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y);
+/* Serial (call it from within a thread): sum_i x_i y_i (or sum_i x_i when y
+ * is NULL) of floats, each product formed exactly in double; the same state
+ * rsum_add reaches on the widened values. */
+void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
 

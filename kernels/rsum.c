@@ -121,20 +121,49 @@ static void rsum_nonfinite(rsum_t *a, size_t m, const double *v)
     }
 }
 
-/* Serial: one thread's share. Inlined per constant op (see below). The
- * summands go to an L1-resident buffer (zero-padded to a multiple of 4) with
- * their max and a finiteness check (chk is NaN iff a summand is Inf/NaN). */
-static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
+/* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+/* Summands i0..i0+4 of op, from double inputs or (isf) float inputs widened
+ * to double (a product of two floats is exact in double). */
+static inline __attribute__((always_inline)) v4d rsum_load4(red_op_t op, int isf, const void *x, const void *y, size_t i)
+{
+  v4d a, b;
+  if (isf) {
+    float f[4], g[4];
+    memcpy(f, (const float *)x + i, sizeof f);
+    a = (v4d){f[0], f[1], f[2], f[3]};
+    if (op == RED_OP_DOT) memcpy(g, (const float *)y + i, sizeof g), b = (v4d){g[0], g[1], g[2], g[3]};
+  } else {
+    a = LOAD4((const double *)x + i);
+    if (op == RED_OP_DOT) b = LOAD4((const double *)y + i);
+  }
+  switch (op) {
+  case RED_OP_DOT: return a * b;
+  case RED_OP_SUMSQ: return a * a;
+  case RED_OP_ASUM: return (v4d){fabs(a[0]), fabs(a[1]), fabs(a[2]), fabs(a[3])};
+  default: return a;
+  }
+}
+
+static inline __attribute__((always_inline)) double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t i)
+{
+  if (!isf) return red_elem(op, (const double *)x, (const double *)y, i);
+  double a = ((const float *)x)[i];
+  return op == RED_OP_DOT ? a * (double)((const float *)y)[i] : op == RED_OP_SUMSQ ? a * a : op == RED_OP_ASUM ? fabs(a) : a;
+}
+
+/* Serial: one thread's share. Inlined per constant op and input width (see
+ * below). The summands go to an L1-resident buffer (zero-padded to a multiple
+ * of 4) with their max and a finiteness check (chk is NaN iff a summand is
+ * Inf/NaN). */
+static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
 {
   double v[RSUM_CHUNK];
   for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
     size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, m4 = (m + 3) / 4 * 4;
     v4d    mx = {0}, chk = {0};
     for (size_t i = 0; i + 4 <= m; i += 4) {
-      v4d e = op == RED_OP_SUM ? LOAD4(x + i0 + i)
-            : op == RED_OP_DOT ? LOAD4(x + i0 + i) * LOAD4(y + i0 + i)
-            : op == RED_OP_SUMSQ ? LOAD4(x + i0 + i) * LOAD4(x + i0 + i)
-                                 : (v4d){fabs(x[i0 + i]), fabs(x[i0 + i + 1]), fabs(x[i0 + i + 2]), fabs(x[i0 + i + 3])};
+      v4d e = rsum_load4(op, isf, x, y, i0 + i);
       memcpy(v + i, &e, sizeof e);
       chk += e * 0.0;
       v4d ae = {fabs(e[0]), fabs(e[1]), fabs(e[2]), fabs(e[3])};
@@ -142,7 +171,7 @@ static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_
       mx     = (v4d)((gt & (v4l)ae) | (~gt & (v4l)mx));
     }
     for (size_t i = m / 4 * 4; i < m4; i++) {
-      double e = i < m ? red_elem(op, x, y, i0 + i) : 0.0;
+      double e = i < m ? rsum_elem1(op, isf, x, y, i0 + i) : 0.0;
       v[i] = e, chk[0] += e * 0.0;
       mx[0] = fabs(e) > mx[0] ? fabs(e) : mx[0];
     }
@@ -157,11 +186,17 @@ static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_
 __attribute__((target_clones("avx2", "default"))) static void rsum_add_serial(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
 {
   switch (op) {
-  case RED_OP_DOT: rsum_add_op(a, RED_OP_DOT, n, x, y); break;
-  case RED_OP_SUMSQ: rsum_add_op(a, RED_OP_SUMSQ, n, x, y); break;
-  case RED_OP_ASUM: rsum_add_op(a, RED_OP_ASUM, n, x, y); break;
-  default: rsum_add_op(a, RED_OP_SUM, n, x, y); break;
+  case RED_OP_DOT: rsum_add_op(a, RED_OP_DOT, 0, n, x, y); break;
+  case RED_OP_SUMSQ: rsum_add_op(a, RED_OP_SUMSQ, 0, n, x, y); break;
+  case RED_OP_ASUM: rsum_add_op(a, RED_OP_ASUM, 0, n, x, y); break;
+  default: rsum_add_op(a, RED_OP_SUM, 0, n, x, y); break;
   }
+}
+
+__attribute__((target_clones("avx2", "default"))) void rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y)
+{
+  if (y) rsum_add_op(a, RED_OP_DOT, 1, n, x, y);
+  else rsum_add_op(a, RED_OP_SUM, 1, n, x, NULL);
 }
 
 void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)

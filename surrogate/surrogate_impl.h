@@ -88,8 +88,30 @@ PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
 PETSC_INTERN const SurrogateOps SurrogateOps_CUDA;
 #endif
 
-/* Weight/bias gradient partials of layer `layer` (strategy s->strategy). */
-PETSC_INTERN PetscErrorCode SurrogateTallSkinny_CPU(Surrogate s, int layer, const float *d, const float *a, size_t n, size_t cap, double *Xd, double *Dd, red_partial_t *pw, red_partial_t *pb);
+/* CPU backend. The batch is processed in chunks of SURR_CHUNK samples (the
+ * unit of the float gradient partials, so it fixes their bits). */
+#define SURR_CHUNK 1024
+/* Compute kernels on one chunk (layers_cpu.c): serial, pointers at the chunk's
+ * first sample, row stride cap; m16 = sample count rounded up to 16. */
+PETSC_INTERN void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden);
+PETSC_INTERN void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16);
+PETSC_INTERN void SurrogateChunkPartials_CPU(size_t din, size_t dout, const float *d, const float *a, size_t m, size_t cap, float *out);
+/* The weight/bias gradient reductions of one train step, all layers
+ * (tallskinny_cpu.c): Begin, then every (layer, chunk) once, in any order and
+ * on any thread tid < nth, then End writes part[0..nparam). */
+typedef struct {
+  red_strategy_t st;
+  uint64_t       seed;
+  size_t         nc, nth;
+  float         *buf; /* float strategies: chunk partials or shared sums + per-thread scratch */
+  size_t         nbuf;
+  rsum_t        *rs; /* reproducible: nth x nparam states */
+  size_t         nrs;
+} SurrogateGradAcc;
+PETSC_INTERN PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n);
+PETSC_INTERN void           SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid);
+PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partial_t *part);
+PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 /* Combine np per-rank partials into values (rank order on every rank). */
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);
 PETSC_INTERN PetscErrorCode SurrogateSyncHost_Private(Surrogate s);

@@ -1,152 +1,135 @@
-/* surrogate/tallskinny_cpu.c: the tall-skinny reduction of a train step on the
- * CPU: dW[j][k] = sum_s d[j][s] a[k][s] and db[j] = sum_s d[j][s] over the
- * batch, one function per strategy (the caller picks once per layer).
- *   atomic, deterministic: float accumulation, as a GPU does it. The batch is
- *     cut into fixed chunks of SURR_CHUNK samples; a chunk's partials are
- *     fixed-order 8-lane float sums. atomic adds each chunk's partials into the
- *     result in completion order (#pragma omp atomic), or, with an atomic order
- *     seed, in a permutation drawn from (seed, step, layer); deterministic
- *     combines the chunks by a fixed pairwise tree.
+/* surrogate/tallskinny_cpu.c: the tall-skinny reductions of a train step on
+ * the CPU, dW[j][k] = sum_s d[j][s] a[k][s] and db[j] = sum_s d[j][s] over the
+ * batch, for all layers at once. The batch is cut into fixed chunks of
+ * SURR_CHUNK samples; the backend hands each chunk's deltas and activations to
+ * SurrogateGradChunk_CPU while they are in cache, in any order and on any
+ * thread, and SurrogateGradEnd_CPU combines the chunks with the strategy:
+ *   atomic, deterministic: float accumulation, as a GPU does it. A chunk's
+ *     partials are fixed-order 8-lane float sums (layers_cpu.c). atomic adds
+ *     each chunk's partials into the result in completion order
+ *     (#pragma omp atomic), or, with an atomic order seed, in a permutation
+ *     drawn from (seed, step, layer); deterministic combines the chunks by a
+ *     fixed pairwise tree.
  *   reproducible: the float products are exact in double; kernels/ rsum sums
- *     them order-independently and the result is rounded once to float.
- * Arrays are feature-major with row stride cap: d[dout][cap], a[din][cap]. */
+ *     them order-independently (one state per weight and thread, merged
+ *     exactly), and the result is rounded once to float after the ranks merge.
+ * The chunk partials of layer l sit at offset woff[l] of an nparam vector:
+ * weights j * din + k, then the biases (the parameter layout). */
 #include "surrogate_impl.h"
 #include "hashrng.h"
 
-#include <stdlib.h>
+#include <omp.h>
+#include <string.h>
 
-#define SURR_CHUNK 1024
-
-static inline float lane_dot(size_t m, const float *d, const float *a)
+PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n)
 {
-  float  l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i    = 0;
-  for (; i + 8 <= m; i += 8)
-    for (int t = 0; t < 8; t++) l[t] = surr_madd(l[t], d[i + t], a[i + t]);
-  for (; i < m; i++) l[i % 8] = surr_madd(l[i % 8], d[i], a[i]);
-  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-static inline float lane_sum(size_t m, const float *d)
-{
-  float  l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i    = 0;
-  for (; i + 8 <= m; i += 8)
-    for (int t = 0; t < 8; t++) l[t] += d[i + t];
-  for (; i < m; i++) l[i % 8] += d[i];
-  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-/* out[j*din+k] (weights) then out[dout*din+j] (biases) for chunk c. */
-static void chunk_partials(size_t c, size_t din, size_t dout, const float *d, const float *a, size_t n, size_t cap, float *out)
-{
-  size_t s0 = c * SURR_CHUNK, m = PetscMin(SURR_CHUNK, n - s0);
-  for (size_t j = 0; j < dout; j++) {
-    const float *dj = d + j * cap + s0;
-    for (size_t k = 0; k < din; k++) out[j * din + k] = lane_dot(m, dj, a + k * cap + s0);
-    out[dout * din + j] = lane_sum(m, dj);
-  }
-}
-
-static void store(size_t din, size_t dout, const float *g, red_partial_t *pw, red_partial_t *pb)
-{
-  for (size_t i = 0; i < din * dout; i++) pw[i].d = g[i];
-  for (size_t j = 0; j < dout; j++) pb[j].d = g[din * dout + j];
-}
-
-static PetscErrorCode ts_deterministic(size_t din, size_t dout, const float *d, const float *a, size_t n, size_t cap, red_partial_t *pw, red_partial_t *pb)
-{
-  size_t P = din * dout + dout, nc = (n + SURR_CHUNK - 1) / SURR_CHUNK;
-  float *buf;
+  size_t P = s->nparam, nc = (n + SURR_CHUNK - 1) / SURR_CHUNK;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(nc * P, &buf));
-#pragma omp parallel for schedule(static) if (nc > 1)
-  for (size_t c = 0; c < nc; c++) chunk_partials(c, din, dout, d, a, n, cap, buf + c * P);
-  /* fixed pairwise tree over the chunks: level by level, left += right */
-  for (size_t st = 1; st < nc; st *= 2)
-    for (size_t c = 0; c + st < nc; c += 2 * st)
-      for (size_t i = 0; i < P; i++) buf[c * P + i] += buf[(c + st) * P + i];
-  store(din, dout, buf, pw, pb);
-  PetscCall(PetscFree(buf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode ts_atomic(uint64_t key, size_t din, size_t dout, const float *d, const float *a, size_t n, size_t cap, red_partial_t *pw, red_partial_t *pb)
-{
-  size_t   P = din * dout + dout, nc = (n + SURR_CHUNK - 1) / SURR_CHUNK;
-  float   *acc, *buf;
-  uint64_t seed = red_get_atomic_order_seed();
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(P, &acc));
-  if (seed == 0) {
-    /* Completion order: many small dynamic chunks, each added element-wise
-     * with an atomic as soon as it is done (needs >= 3 chunks to show). */
-#pragma omp parallel if (nc > 1)
-    {
-      float *tmp = (float *)malloc(P * sizeof(float));
-#pragma omp for schedule(dynamic, 1)
-      for (size_t c = 0; c < nc; c++) {
-        chunk_partials(c, din, dout, d, a, n, cap, tmp);
-        for (size_t i = 0; i < P; i++) {
-#pragma omp atomic
-          acc[i] += tmp[i];
-        }
-      }
-      free(tmp);
+  g->st   = s->strategy;
+  g->seed = red_get_atomic_order_seed();
+  g->nc   = nc;
+  g->nth  = (size_t)omp_get_max_threads();
+  if (g->st == RED_REPRODUCIBLE) {
+    if (g->nrs < g->nth * P) {
+      PetscCall(PetscFree(g->rs));
+      PetscCall(PetscMalloc1(g->nth * P, &g->rs));
+      g->nrs = g->nth * P;
     }
+    for (size_t i = 0; i < g->nth * P; i++) rsum_init(&g->rs[i]);
   } else {
-    /* Seeded replay: the same chunk partials added in a drawn order (the key
-     * holds seed, Adam step and layer, so a resumed run replays it too). */
-    size_t *perm;
-    PetscCall(PetscMalloc2(nc * P, &buf, nc, &perm));
-#pragma omp parallel for schedule(static) if (nc > 1)
-    for (size_t c = 0; c < nc; c++) chunk_partials(c, din, dout, d, a, n, cap, buf + c * P);
-    for (size_t c = 0; c < nc; c++) perm[c] = c;
-    for (size_t c = nc; c > 1; c--) {
-      size_t r = (size_t)(mix64(seed ^ mix64(key + c)) % c), t = perm[c - 1];
-      perm[c - 1] = perm[r], perm[r] = t;
+    size_t need = (g->st == RED_ATOMIC && g->seed == 0) ? P + g->nth * P : nc * P;
+    if (g->nbuf < need) {
+      PetscCall(PetscFree(g->buf));
+      PetscCall(PetscMalloc1(need, &g->buf));
+      g->nbuf = need;
     }
-    for (size_t c = 0; c < nc; c++)
-      for (size_t i = 0; i < P; i++) acc[i] += buf[perm[c] * P + i];
-    PetscCall(PetscFree2(buf, perm));
+    if (g->st == RED_ATOMIC && g->seed == 0) memset(g->buf, 0, P * sizeof(float)); /* the shared sums; then one scratch per thread */
   }
-  store(din, dout, acc, pw, pb);
-  PetscCall(PetscFree(acc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void to_double(size_t rows, size_t n, size_t cap, const float *x, double *y)
+/* Chunk c (m samples) of layer l; d = D_l, a = A_l at the chunk's first sample.
+ * Called inside a parallel region (or on one thread); tid < nth. */
+void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid)
 {
-#pragma omp parallel for schedule(static) if (rows * n > 65536)
-  for (size_t r = 0; r < rows; r++)
-    for (size_t i = 0; i < n; i++) y[r * cap + i] = x[r * cap + i];
-}
+  size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], P = s->nparam, off = s->woff[l], np = dout * din + dout;
 
-/* Xd: [din][cap] doubles, Dd: n doubles (scratch). */
-static void ts_reproducible(size_t din, size_t dout, const float *d, const float *a, size_t n, size_t cap, double *Xd, double *Dd, red_partial_t *pw, red_partial_t *pb)
-{
-  to_double(din, n, cap, a, Xd);
-  for (size_t j = 0; j < dout; j++) {
-    to_double(1, n, cap, d + j * cap, Dd);
-    for (size_t k = 0; k < din; k++) red_local(RED_REPRODUCIBLE, RED_OP_DOT, n, Dd, Xd + k * cap, &pw[j * din + k]);
-    red_local(RED_REPRODUCIBLE, RED_OP_SUM, n, Dd, NULL, &pb[j]);
+  switch (g->st) {
+  case RED_REPRODUCIBLE: {
+    rsum_t *r = g->rs + (size_t)tid * P + off;
+    for (size_t j = 0; j < dout; j++) {
+      for (size_t k = 0; k < din; k++) rsum_add_fdot(&r[j * din + k], m, d + j * cap, a + k * cap);
+      rsum_add_fdot(&r[dout * din + j], m, d + j * cap, NULL);
+    }
+  } break;
+  case RED_ATOMIC:
+    if (g->seed == 0) { /* completion order: added element-wise as soon as done */
+      float *tmp = g->buf + P + (size_t)tid * P;
+      SurrogateChunkPartials_CPU(din, dout, d, a, m, cap, tmp);
+      for (size_t i = 0; i < np; i++) {
+#pragma omp atomic
+        g->buf[off + i] += tmp[i];
+      }
+      break;
+    } /* seeded: stored, replayed in a drawn order at the end */
+    /* fall through */
+  default: SurrogateChunkPartials_CPU(din, dout, d, a, m, cap, g->buf + c * P + off); break;
   }
 }
 
-/* The reproducible partial is the rsum state (exact, merged across ranks);
- * the float strategies hand over their float result widened to double. */
-PetscErrorCode SurrogateTallSkinny_CPU(Surrogate s, int layer, const float *d, const float *a, size_t n, size_t cap, double *Xd, double *Dd, red_partial_t *pw, red_partial_t *pb)
+/* part[0..nparam): the rank's partials. The reproducible partial is the rsum
+ * state (exact, merged across ranks); the float strategies hand over their
+ * float result widened to double. */
+PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partial_t *part)
 {
-  size_t din = (size_t)s->dim[layer], dout = (size_t)s->dim[layer + 1];
+  size_t P = s->nparam, nc = g->nc;
 
   PetscFunctionBeginUser;
-  switch (s->strategy) {
-  case RED_REPRODUCIBLE: ts_reproducible(din, dout, d, a, n, cap, Xd, Dd, pw, pb); break;
-  case RED_DETERMINISTIC: PetscCall(ts_deterministic(din, dout, d, a, n, cap, pw, pb)); break;
-  default: PetscCall(ts_atomic(mix64((uint64_t)s->step) * 64 + (uint64_t)layer * 0x10001ULL, din, dout, d, a, n, cap, pw, pb)); break;
+  if (g->st == RED_REPRODUCIBLE) {
+    for (size_t i = 0; i < P; i++) {
+      rsum_init(&part[i].r);
+      for (size_t t = 0; t < g->nth; t++) rsum_merge(&part[i].r, &g->rs[t * P + i]);
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  float *res = g->buf;
+  if (g->st == RED_DETERMINISTIC) { /* fixed pairwise tree over the chunks: level by level, left += right */
+    for (size_t st = 1; st < nc; st *= 2)
+      for (size_t c = 0; c + st < nc; c += 2 * st)
+        for (size_t i = 0; i < P; i++) g->buf[c * P + i] += g->buf[(c + st) * P + i];
+  } else if (g->seed != 0) {
+    /* Seeded replay: per layer, the chunk partials added in a drawn order
+     * (the key holds seed, Adam step and layer, so a resumed run replays it). */
+    float  *acc;
+    size_t *perm;
+    PetscCall(PetscCalloc1(P, &acc));
+    PetscCall(PetscMalloc1(nc, &perm));
+    for (int l = 0; l < s->nlayer; l++) {
+      uint64_t key = mix64((uint64_t)s->step) * 64 + (uint64_t)l * 0x10001ULL;
+      size_t   off = s->woff[l], np = s->boff[l] + (size_t)s->dim[l + 1] - off;
+      for (size_t c = 0; c < nc; c++) perm[c] = c;
+      for (size_t c = nc; c > 1; c--) {
+        size_t r = (size_t)(mix64(g->seed ^ mix64(key + c)) % c), t = perm[c - 1];
+        perm[c - 1] = perm[r], perm[r] = t;
+      }
+      for (size_t c = 0; c < nc; c++)
+        for (size_t i = 0; i < np; i++) acc[off + i] += g->buf[perm[c] * P + off + i];
+    }
+    memcpy(g->buf, acc, P * sizeof(float));
+    PetscCall(PetscFree(acc));
+    PetscCall(PetscFree(perm));
+  }
+  for (size_t i = 0; i < P; i++) part[i].d = res[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(g->rs));
+  PetscCall(PetscFree(g->buf));
+  g->nrs = g->nbuf = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
