@@ -52,6 +52,10 @@ void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double 
  * is NULL) of floats, each product formed exactly in double; the same state
  * rsum_add reaches on the widened values. */
 void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
+/* Serial: r[p * ny + q] += sum_{i<n} x[p * ldx + i] y[q * ldy + i] for p < nx,
+ * q < ny (float rows, products exact in double): the state rsum_add_fdot
+ * reaches on each pair, in one pass (rsum_outer.c). */
+void   rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy);
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
 

@@ -13,6 +13,12 @@
  * that red_get/set_atomic_order_state save and restore). */
 uint64_t red_atomic_next_call(void);
 
+/* rsum internals shared by rsum.c and rsum_outer.c: the bin of a chunk whose
+ * max magnitude is mx > 0, and adding a chunk's bins c[0..2] (bin index top,
+ * top-1, top-2) to a state. */
+int32_t rsum_top_bin(double mx);
+void    rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c);
+
 /* The summand i of op. Inlined with a constant op, the switch disappears. */
 static inline double red_elem(red_op_t op, const double *x, const double *y, size_t i)
 {

@@ -41,7 +41,7 @@ void rsum_init(rsum_t *a)
 }
 
 /* Add bins c[0..2] (bin index top, top-1, top-2) into a; drops bins below. */
-static void rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c)
+void rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c)
 {
   if (a->top == INT32_MIN) {
     a->top = top;
@@ -68,7 +68,7 @@ void rsum_merge(rsum_t *a, const rsum_t *b)
 
 /* Bin of a chunk whose max magnitude is mx > 0: smallest K with
  * mx < 2^((K+1)W - 1). With mx = f 2^E, f in [0.5, 1): K = ceil((E+1)/W) - 1. */
-static int32_t rsum_top_bin(double mx)
+int32_t rsum_top_bin(double mx)
 {
   int e;
   (void)frexp(mx, &e);
@@ -80,6 +80,7 @@ static int32_t rsum_top_bin(double mx)
 /* GCC/Clang vector extension: 4 doubles, split into what the target has. */
 typedef double  v4d __attribute__((vector_size(32)));
 typedef int64_t v4l __attribute__((vector_size(32)));
+typedef float   v4f __attribute__((vector_size(16)));
 #define LOAD4(p) ({ v4d r_; memcpy(&r_, (p), sizeof r_); r_; })
 
 /* Values v[0..m), m <= RSUM_CHUNK and a multiple of 4 (zero-padded), all
@@ -129,10 +130,10 @@ static inline __attribute__((always_inline)) v4d rsum_load4(red_op_t op, int isf
 {
   v4d a, b;
   if (isf) {
-    float f[4], g[4];
-    memcpy(f, (const float *)x + i, sizeof f);
-    a = (v4d){f[0], f[1], f[2], f[3]};
-    if (op == RED_OP_DOT) memcpy(g, (const float *)y + i, sizeof g), b = (v4d){g[0], g[1], g[2], g[3]};
+    v4f f, g;
+    memcpy(&f, (const float *)x + i, sizeof f);
+    a = __builtin_convertvector(f, v4d);
+    if (op == RED_OP_DOT) memcpy(&g, (const float *)y + i, sizeof g), b = __builtin_convertvector(g, v4d);
   } else {
     a = LOAD4((const double *)x + i);
     if (op == RED_OP_DOT) b = LOAD4((const double *)y + i);

@@ -58,10 +58,8 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
   switch (g->st) {
   case RED_REPRODUCIBLE: {
     rsum_t *r = g->rs + (size_t)tid * P + off;
-    for (size_t j = 0; j < dout; j++) {
-      for (size_t k = 0; k < din; k++) rsum_add_fdot(&r[j * din + k], m, d + j * cap, a + k * cap);
-      rsum_add_fdot(&r[dout * din + j], m, d + j * cap, NULL);
-    }
+    rsum_add_outer(r, m, dout, d, cap, din, a, cap);
+    for (size_t j = 0; j < dout; j++) rsum_add_fdot(&r[dout * din + j], m, d + j * cap, NULL);
   } break;
   case RED_ATOMIC:
     if (g->seed == 0) { /* completion order: added element-wise as soon as done */

@@ -3,6 +3,7 @@
  * hard data; reproducibility bitwise over thread counts, shuffles and splits;
  * determinism bitwise run to run; the seeded atomic order must change bits. */
 #include "reduce.h"
+#include "reduce_impl.h"
 #include "hashrng.h"
 
 #include <float.h>
@@ -325,6 +326,71 @@ static void test_scatter(void)
   free(tg), free(tg2), free(val), free(val2);
 }
 
+/* rsum_add_outer (one pass over float rows, top bin from the rows' bound)
+ * must reach exactly the state of rsum_add on each pair's widened products:
+ * rows over many binades, subnormal floats, zeros of both signs, a zero row,
+ * Inf and NaN, and pairs whose bound max|x| max|y| lies in a higher bin than
+ * their largest product (the redo path); added twice onto one state. */
+static float outer_value(uint64_t seed, size_t r, size_t i)
+{
+  uint64_t h = mix64(seed ^ mix64(r * 1000003u + i));
+  int      kind = (int)(r % 8);
+  double   u = (double)(h >> 11) * 0x1p-53 - 0.5;
+  switch (kind) {
+  case 0: return (float)u;                                              /* plain */
+  case 1: return (float)ldexp(u, (int)(h % 250) - 125);                 /* wide range */
+  case 2: return i == 3 ? 1e30f : (float)ldexp(u, -60);                 /* one big value, the rest far below */
+  case 3: return i == 5 ? 1e-30f : (float)ldexp(u, 60);                 /* ... and its mirror */
+  case 4: return (h & 1) ? -0.0f : (float)ldexp(u, -140);               /* subnormals and -0 */
+  case 5: return 0.0f;                                                  /* a zero row */
+  case 6: return i == 9 ? (r % 16 < 8 ? INFINITY : NAN) : (float)u;     /* non-finite */
+  default: return (float)(u * ((h >> 3) % 3 == 0 ? 1e6 : 1e-6));        /* two magnitudes */
+  }
+}
+
+static void test_outer(void)
+{
+  size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
+  int    redo = 0, pairs = 0, bad = 0;
+  for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+    size_t  n = sizes[t], nx = 11, ny = 13, ld = n + 5;
+    float  *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
+    double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
+    rsum_t *r = malloc(nx * ny * sizeof *r), ref;
+    for (size_t p = 0; p < nx; p++)
+      for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p, i);
+    for (size_t q = 0; q < ny; q++)
+      for (size_t i = 0; i < n; i++) y[q * ld + i] = outer_value(2, q + 3, i);
+    for (size_t k = 0; k < nx * ny; k++) rsum_init(&r[k]);
+    rsum_add_outer(r, n, nx, x, ld, ny, y, ld);
+    rsum_add_outer(r, n / 2, nx, x + n - n / 2, ld, ny, y, ld); /* a second batch onto the same states */
+    for (size_t p = 0; p < nx; p++)
+      for (size_t q = 0; q < ny; q++) {
+        double bx = 0, by = 0, bp = 0;
+        rsum_init(&ref);
+        for (size_t i = 0; i < n; i++) xd[i] = x[p * ld + i], yd[i] = y[q * ld + i];
+        rsum_add(&ref, RED_OP_DOT, n, xd, yd);
+        for (size_t i = 0; i < n / 2; i++) xd[i] = x[p * ld + n - n / 2 + i], yd[i] = y[q * ld + i];
+        rsum_add(&ref, RED_OP_DOT, n / 2, xd, yd);
+        for (size_t i = 0; i < n; i++) {
+          bx = fmax(bx, fabs((double)x[p * ld + i])), by = fmax(by, fabs((double)y[q * ld + i]));
+          bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
+        }
+        if (bp > 0 && isfinite(bx * by) && rsum_top_bin(bx * by) != rsum_top_bin(bp)) redo++;
+        const rsum_t *a = &r[p * ny + q];
+        double va = rsum_value(a), vr = rsum_value(&ref);
+        int    same = ref.nonfinite ? a->nonfinite && (isnan(vr) ? isnan(va) != 0 : bits(va) == bits(vr)) /* the bins do not count then */
+                                    : !a->nonfinite && a->top == ref.top && memcmp(a->bin, ref.bin, sizeof a->bin) == 0 && bits(va) == bits(vr);
+        if (!same && bad++ < 3) printf("  outer n=%zu pair (%zu,%zu): %.17g, rsum_add %.17g\n", n, p, q, va, vr);
+        pairs++;
+      }
+    free(x), free(y), free(xd), free(yd), free(r);
+  }
+  CHECK(bad == 0, "rsum_add_outer: %d of %d pair states differ from rsum_add", bad, pairs);
+  CHECK(redo > 0, "rsum_add_outer: the data must include pairs whose bound is in a higher bin than their max product");
+  printf("rsum_add_outer: %d pairs, %d with the bound in a higher bin, states equal to rsum_add: %s\n", pairs, redo, bad ? "no" : "yes");
+}
+
 int main(void)
 {
   size_t sizes[] = {1, 7, 1000, 1025, 65537, 300001};
@@ -336,6 +402,7 @@ int main(void)
   test_mdot_special();
   test_exact_rounding();
   test_scatter();
+  test_outer();
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
   return failures ? 1 : 0;
 }
