@@ -2,17 +2,69 @@
  * the surrogate for a batch the size of a 512x512 grid, with each reduction
  * strategy measured side by side in one run (the train step's strategy is a
  * run-time field that the compiled switch only initializes, so one binary can
- * time all three). Prints ratios to atomic. Not a test: no pass/fail on time.
+ * time all three). Prints ratios to atomic, and GFLOP/s against this
+ * machine's float peak without FMA, measured in the same run (the build
+ * forbids FMA contraction: CPU and GPU must round alike). Not a test: no
+ * pass/fail on time.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
 #include "surrogate_impl.h"
 #include "heatdata.h"
 
 #include <omp.h>
 
+typedef float v8f __attribute__((vector_size(32)));
+static volatile double bench_sink;
+
+/* Independent vector multiplies and adds, 8 chains each: the float peak of
+ * one thread without FMA (the avx2 clone where the CPU has it). */
+__attribute__((target_clones("avx2", "default"))) static float peak_kernel(long iters, float c)
+{
+  v8f a[8], p[8];
+  for (int t = 0; t < 8; t++) a[t] = (v8f){0} + (float)t, p[t] = (v8f){0} + 1.0f + (float)t;
+  for (long i = 0; i < iters; i++)
+    for (int t = 0; t < 8; t++) a[t] = a[t] + c, p[t] = p[t] * 0.99999994f;
+  float r = 0.0f;
+  for (int t = 0; t < 8; t++)
+    for (int l = 0; l < 8; l++) r += a[t][l] + p[t][l];
+  return r;
+}
+
+/* GFLOP/s of all threads at once: best of 3 (each thread 16 x 8 flops per iteration). */
+static double peak_gflops(void)
+{
+  double best = 0.0;
+  long   iters = 20000000;
+  for (int r = 0; r < 3; r++) {
+    double t0 = omp_get_wtime(), sink = 0.0;
+    int    nth = 1;
+#pragma omp parallel reduction(+ : sink)
+    {
+      sink += peak_kernel(iters, 1e-9f * (float)(omp_get_thread_num() + 1));
+#pragma omp single
+      nth = omp_get_num_threads();
+    }
+    double t = omp_get_wtime() - t0;
+    bench_sink += sink; /* keeps the work */
+    best = PetscMax(best, 128.0 * (double)iters * nth / t * 1e-9);
+  }
+  return best;
+}
+
+/* Floating-point operations of one train step per sample: 2 per weight for
+ * the forward product, the back-data product (not for the first layer) and
+ * the weight gradient; biases, activations and Adam are left out. */
+static double train_flops(Surrogate s)
+{
+  double f = 0.0;
+  for (int l = 0; l < s->nlayer; l++) f += (l > 0 ? 6.0 : 4.0) * (double)s->dim[l] * (double)s->dim[l + 1];
+  return f;
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  n = 512 * 512, steps = 3, reps = 2;
   float    *in, *tgt, *out, loss;
+  double    flops = 0.0, fwd = 0.0;
   double    ttrain[3] = {1e30, 1e30, 1e30}, tpred[3] = {1e30, 1e30, 1e30};
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
@@ -42,14 +94,19 @@ int main(int argc, char **argv)
       ttrain[st] = PetscMin(ttrain[st], (t1 - t0) / steps);
       tpred[st]  = PetscMin(tpred[st], (t2 - t1) / steps);
       if (r == 0 && st == 0) PetscCall(SurrogateView(s, NULL));
+      flops = train_flops(s) * (double)n;
+      fwd   = 0.0;
+      for (int l = 0; l < s->nlayer; l++) fwd += 2.0 * (double)s->dim[l] * (double)s->dim[l + 1] * (double)n;
       PetscCall(SurrogateDestroy(&s));
     }
+  double peak = dev == SURROGATE_DEVICE_CPU ? peak_gflops() : 0.0;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_surrogate: batch %" PetscInt_FMT ", device %s, %d OpenMP threads, best of %" PetscInt_FMT " x %" PetscInt_FMT " steps\n", n,
                         dev == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", omp_get_max_threads(), reps, steps));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %14s %14s %10s %14s %10s\n", "strategy", "step ms", "train samp/s", "vs atomic", "infer samp/s", "vs atomic"));
+  if (peak > 0.0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, inference %.3g GFLOP\n", peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10s %12s %10s %9s %7s %12s %10s %9s\n", "strategy", "step ms", "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s"));
   for (int st = 0; st < 3; st++)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %14.2f %14.4g %10.3f %14.4g %10.3f\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0], n / tpred[st],
-                          tpred[st] / tpred[0]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
+                          1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st]));
   PetscCall(PetscFree3(in, tgt, out));
   PetscCall(PetscFinalize());
   return 0;

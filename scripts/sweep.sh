@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K]: the cost of
+# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..]: the cost of
 # determinism. Builds (scripts/setup.sh) the seven variants
 #   atomic deterministic reproducible                 (both halves the same)
 #   deterministic-atomic reproducible-atomic          (the solver half varies)
@@ -9,23 +9,35 @@
 # of the K times, and prints the table of times, FOM, verification and ratios
 # to the atomic build, with the end-to-end targets (deterministic <= 1.05x,
 # reproducible <= 1.25x). Reports and table.md in out/sweep/<deck>/.
+# -variants runs a subset (e.g. atomic,reproducible: two builds instead of
+# seven); atomic is always among them (the ratios' base).
 # Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
 # (passed to setup.sh). docs/sweep.md explains the columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K]"
+usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..]"
 die() { echo "sweep: error: $*" >&2; exit 1; }
 cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
 cores=$(nproc)
 np=1 threads="" repeat=2
+all="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
+variants=$all
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
     -np) np=$2 ;;
     -threads) threads=$2 ;;
     -repeat) repeat=$2 ;;
+    -variants)
+      variants=atomic
+      for v in ${2//,/ }; do
+        [[ " $all " == *" $v "* ]] || die "-variants: unknown variant '$v' (one of: ${all// /,})"
+        [[ " $variants " == *" $v "* ]] || variants="$variants $v"
+      done
+      shift 2
+      continue ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"
@@ -35,7 +47,6 @@ if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
 threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
-variants="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
 dir=out/sweep/$name
 mkdir -p "$dir"
 rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log "$dir/table.md"
