@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/bench_frameworks.sh: install JAX (CPU) and PyTorch from PyPI into
-# build/pyenv (once; about 3 GB with PyTorch's CUDA libraries, which stay
+# build/pyenv (once; about 6 GB with PyTorch's CUDA libraries, which stay
 # unused here), then run bench/bench_frameworks.py with it. Arguments are
 # passed on, e.g.  bench/bench_frameworks.sh --build build/deterministic --rounds 3
 # Needs a built tree (scripts/setup.sh deterministic). Not a test.
