@@ -85,6 +85,25 @@ static void seeded_permutation(size_t n, size_t *perm)
   }
 }
 
+/* Seeded replay: block partials p[0..nb) combined in a drawn order. With one
+ * block the order cannot matter, so the elements are permuted instead. */
+static double seeded_combine(red_op_t op, size_t n, const double *x, const double *y, size_t nb, const double *p)
+{
+  double s = 0.0;
+  if (nb == 1) {
+    size_t stackperm[RED_BLOCK];
+    seeded_permutation(n, stackperm);
+    for (size_t i = 0; i < n; i++) s += red_elem(op, x, y, stackperm[i]);
+    return s;
+  }
+  size_t stackperm[256], *perm = nb <= 256 ? stackperm : malloc(nb * sizeof *perm);
+  if (!perm) return NAN;
+  seeded_permutation(nb, perm);
+  for (size_t b = 0; b < nb; b++) s += p[perm[b]];
+  if (perm != stackperm) free(perm);
+  return s;
+}
+
 static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
@@ -101,25 +120,84 @@ static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y
     }
     return s;
   }
-  /* Seeded replay: the same partials, combined in a drawn order. With one
-   * block the order cannot matter, so the elements are permuted instead. */
-  if (nb == 1) {
-    size_t stackperm[RED_BLOCK];
-    seeded_permutation(n, stackperm);
-    for (size_t i = 0; i < n; i++) s += red_elem(op, x, y, stackperm[i]);
-    return s;
-  }
-  double *p    = malloc(nb * sizeof *p);
-  size_t *perm = malloc(nb * sizeof *perm);
-  if (!p || !perm) {
-    free(p), free(perm);
-    return NAN;
-  }
+  double  stackbuf[256], *p = nb <= 256 ? stackbuf : malloc(nb * sizeof *p);
+  if (!p) return NAN;
   block_partials(op, n, x, y, nb, p);
-  seeded_permutation(nb, perm);
-  for (size_t b = 0; b < nb; b++) s += p[perm[b]];
-  free(p), free(perm);
+  s = seeded_combine(op, n, x, y, nb, p);
+  if (p != stackbuf) free(p);
   return s;
+}
+
+/* ---- the fused tail of a CG iteration ------------------------------------ */
+
+/* Elements [i0, i0 + m) of the tail: x += a p, r += (-a) w, z = dinv r. */
+static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z)
+{
+  for (size_t i = i0; i < i0 + m; i++) {
+    double ri = -a * w[i] + r[i]; /* w and z may be one array: w[i] is read first */
+    x[i]      = a * p[i] + x[i];
+    r[i]      = ri;
+    z[i]      = ri * dinv[i];
+  }
+}
+
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr)
+{
+  size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  zz->d = zr->d = 0.0;
+  if (s == RED_REPRODUCIBLE) {
+    rsum_init(&zz->r), rsum_init(&zr->r);
+#pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
+    {
+      rsum_t lzz, lzr;
+      rsum_init(&lzz), rsum_init(&lzr);
+#pragma omp for schedule(static)
+      for (size_t b = 0; b < nb; b++) {
+        size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+        cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
+        rsum_add(&lzz, RED_OP_SUMSQ, m, z + i0, NULL); /* one chunk: serial */
+        rsum_add(&lzr, RED_OP_DOT, m, z + i0, r + i0);
+      }
+#pragma omp critical(red_cg_tail)
+      rsum_merge(&zz->r, &lzz), rsum_merge(&zr->r, &lzr); /* exact: any order */
+    }
+    return;
+  }
+  if (s == RED_ATOMIC && atomic_seed == 0) { /* block partials added as they complete */
+    double szz = 0.0, szr = 0.0;
+#pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
+    for (size_t b = 0; b < nb; b++) {
+      size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+      cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
+      double pzz = block_sum(RED_OP_SUMSQ, m, z + i0, NULL), pzr = block_sum(RED_OP_DOT, m, z + i0, r + i0);
+#pragma omp atomic
+      szz += pzz;
+#pragma omp atomic
+      szr += pzr;
+    }
+    zz->d = szz, zr->d = szr;
+    return;
+  }
+  /* deterministic, seeded atomic: the block partials of red_local, formed
+   * while the block is in cache, then combined as red_local combines them. */
+  double  stackbuf[512], *pb = nb <= 256 ? stackbuf : malloc(2 * nb * sizeof *pb);
+  if (!pb) {
+    zz->d = zr->d = NAN;
+    return;
+  }
+#pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
+  for (size_t b = 0; b < nb; b++) {
+    size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+    cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
+    pb[b]      = block_sum(RED_OP_SUMSQ, m, z + i0, NULL);
+    pb[nb + b] = block_sum(RED_OP_DOT, m, z + i0, r + i0);
+  }
+  if (s == RED_DETERMINISTIC) zz->d = pairwise(nb, pb), zr->d = pairwise(nb, pb + nb);
+  else { /* seeded: the norm's order is drawn first, then the dot's, as in the unfused order */
+    zz->d = seeded_combine(RED_OP_SUMSQ, n, z, NULL, nb, pb);
+    zr->d = seeded_combine(RED_OP_DOT, n, z, r, nb, pb + nb);
+  }
+  if (pb != stackbuf) free(pb);
 }
 
 /* ---- strategy-generic entry points -------------------------------------- */

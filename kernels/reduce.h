@@ -69,6 +69,13 @@ typedef struct {
 void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p);
 /* p[j] = local partial of x . y[j], j < nv: one pass over x per group of vectors. */
 void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p);
+/* The tail of a preconditioned CG iteration in one pass, for i < n:
+ *   x_i += a p_i;  r_i += (-a) w_i;  z_i = r_i dinv_i   (each rounded as the
+ *   separate element-wise ops round it; w may be z: w_i is read first),
+ * with the local partials zz of sum z_i^2 and zr of sum z_i r_i formed while
+ * each block is in cache: bitwise the partials red_local would give on the
+ * updated z and r (the seeded atomic order draws the zz order first). */
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr);
 /* Combine np partials in array order (the caller passes them in rank order). */
 double red_combine(red_strategy_t s, int np, const red_partial_t *p);
 /* Convenience: the whole reduction on one rank. */

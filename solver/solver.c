@@ -17,6 +17,7 @@ PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
 {
   PetscFunctionBegin;
   PetscCall(VecFPNARegister());
+  PetscCall(KSPFPNACGRegister());
   PetscCall(PetscNew(s));
   (*s)->comm    = comm;
   (*s)->b_step  = -1;
@@ -82,7 +83,7 @@ PetscErrorCode SolverSetFromOptions(Solver s)
  * whose cross-rank sum is PETSc's MPI_Allreduce. */
 static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
 {
-  static const char *const ok[] = {KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+  static const char *const ok[] = {KSPFPNACG, KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
   KSPType                  type;
   PetscBool                match = PETSC_FALSE;
 
@@ -90,7 +91,7 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
   PetscCall(KSPGetType(ksp, &type));
   for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
-    SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
+    SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
   if (!match) PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,14 +128,15 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The solver's Krylov defaults (CG + Jacobi, rtol 1e-10, nonzero initial
- * guess), then the -ksp_ and -pc_ options (also what -help lists). */
+/* The solver's Krylov defaults (CG with the fused tail, fpnacg, + Jacobi,
+ * rtol 1e-10, nonzero initial guess), then the -ksp_ and -pc_ options (also
+ * what -help lists; -ksp_type cg gives PETSc's own CG, with the same bits). */
 static PetscErrorCode KSPSetDefaults(KSP ksp)
 {
   PC pc;
 
   PetscFunctionBegin;
-  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetType(ksp, KSPFPNACG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 10000));

@@ -25,6 +25,11 @@ typedef struct {
   PetscReal     worst;   /* largest |1^T y - csum^T x| / threshold since the last query */
 } OpCtx;
 
+/* The solver's default Krylov method: CG with the iteration's tail fused
+ * (fusedcg.c); the same iterates as KSPCG. */
+#define KSPFPNACG "fpnacg"
+PetscErrorCode KSPFPNACGRegister(void);
+
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
 PetscErrorCode OperatorDestroyContext(Mat A);

@@ -227,6 +227,56 @@ static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /*
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s)
+{
+  static const char *const name[] = {VECFPNA_ATOMIC, VECFPNA_DETERMINISTIC, VECFPNA_REPRODUCIBLE};
+  PetscBool                match;
+
+  PetscFunctionBegin;
+  *is = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)v, VECFPNA, &match));
+  if (match) *is = PETSC_TRUE, *s = SOLVER_STRATEGY;
+  for (int k = 0; k < 3 && !*is; k++) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)v, name[k], &match));
+    if (match) *is = PETSC_TRUE, *s = (red_strategy_t)k;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, Vec z, PetscReal *zz, PetscScalar *zr)
+{
+  const PetscScalar *pa, *wa, *da;
+  PetscScalar       *xa, *ra, *za;
+  PetscInt           n;
+  PetscBool          is;
+  red_strategy_t     s;
+  red_partial_t      part[2];
+  PetscReal          out[2];
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNAGetStrategy(x, &is, &s));
+  PetscCheck(is, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "VecFPNACGTail needs fpna vectors");
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArray(x, &xa));
+  PetscCall(VecGetArray(r, &ra));
+  PetscCall(VecGetArray(z, &za));
+  PetscCall(VecGetArrayRead(p, &pa));
+  PetscCall(VecGetArrayRead(dinv, &da));
+  if (w != z) PetscCall(VecGetArrayRead(w, &wa));
+  else wa = za;
+  red_cg_tail(s, (size_t)n, a, xa, pa, ra, wa, da, za, &part[0], &part[1]);
+  if (w != z) PetscCall(VecRestoreArrayRead(w, &wa));
+  PetscCall(VecRestoreArrayRead(dinv, &da));
+  PetscCall(VecRestoreArrayRead(p, &pa));
+  PetscCall(VecRestoreArray(z, &za));
+  PetscCall(VecRestoreArray(r, &ra));
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCall(PetscLogFlops(9.0 * n)); /* 2 AXPY (2 each), the scaling (1), 2 reductions (2 each) */
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 2, part, out));
+  *zz = out[0], *zr = out[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* One set of ops per strategy, each with its strategy as a constant. */
 #define DEFINE_OPS(tag, S)                                                                                                          \
   static PetscErrorCode Dot_##tag(Vec x, Vec y, PetscScalar *z) { return Dot(S, x, y, z); }                                       \

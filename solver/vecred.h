@@ -17,5 +17,10 @@ const char    *VecFPNACompiledStrategy(void);
 /* out[j] = global value of the rank-local partials p[j], j < n, combined
  * with strategy s as these Vec types do (rank order, or MPI for atomic). */
 PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out);
+/* The strategy of an fpna Vec (*is false for any other type). */
+PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s);
+/* The fused CG tail (kernels/ red_cg_tail) on fpna Vecs: x += a p, r -= a w,
+ * z = dinv .* r, and zz = z.z, zr = z.r in one collective. w may be z. */
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, Vec z, PetscReal *zz, PetscScalar *zr);
 
 #endif

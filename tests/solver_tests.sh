@@ -31,11 +31,16 @@ valid) # both scenarios run, verify VALID and report their keys
     /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert len(d["ksp_iterations"]) == d["steps"]' "$tmp/g" || fail "summary is not the documented YAML"
   fi
   ;;
-routing) # every Krylov reduction passes through the switch: CG does >= 3 per iteration
-  run "$tmp/a" -scenario heat -da_grid_x 33 -da_grid_y 17
+routing) # every Krylov reduction passes through the switch: PETSc's CG does >= 3 per
+  # iteration, the fused default >= 2 (p.w, then |z|^2 and z.r in one collective)
+  run "$tmp/a" -scenario heat -da_grid_x 33 -da_grid_y 17 -ksp_type cg
   its=$(key "$tmp/a" ksp_iterations_total) calls=$(key "$tmp/a" reduction_calls)
-  echo "iterations $its, reductions through the fpna Vec type $calls"
+  echo "cg: iterations $its, reductions through the fpna Vec type $calls"
   [ "$calls" -ge $((3 * its)) ] || fail "only $calls reductions for $its CG iterations: work vectors bypass the switch"
+  run "$tmp/f" -scenario heat -da_grid_x 33 -da_grid_y 17
+  its=$(key "$tmp/f" ksp_iterations_total) calls=$(key "$tmp/f" reduction_calls)
+  echo "fpnacg: iterations $its, reductions $calls"
+  [ "$calls" -ge $((2 * its)) ] || fail "only $calls reductions for $its fused CG iterations"
   run "$tmp/b" -scenario heat -da_grid_x 33 -da_grid_y 17 -solver_stock_vec
   [ "$(key "$tmp/b" reduction_calls)" = 0 ] || fail "stock vectors should not use the fpna ops"
   ;;
@@ -47,6 +52,25 @@ stock_cg) # PETSc's own vectors on the same operator: same iterations per step, 
     echo "$sc ours:  $a"; echo "$sc stock: $b"
     paste <(tr ' ' '\n' <<< "$a") <(tr ' ' '\n' <<< "$b") | awk '{d=$1-$2; if (d>1||d<-1) bad=1} END{exit bad}' || fail "$sc: iteration counts differ by more than 1"
   done
+  ;;
+fused_cg) # the default fpnacg (fused tail) gives PETSc CG's iterates bit for bit, with fewer collectives
+  # (1 thread in the atomic build: there only one thread's completion order is fixed)
+  t=2; [ "$strategy" = atomic ] && t=1
+  for sc in "heat -da_grid_x 45 -da_grid_y 31 -ts_max_steps 6" "grayscott -da_grid_x 37 -da_grid_y 29 -ts_max_steps 10" "heat -da_grid_x 45 -da_grid_y 31 -ts_max_steps 6 -pc_type none"; do
+    run "$tmp/f" -scenario $sc -threads $t
+    run "$tmp/c" -scenario $sc -threads $t -ksp_type cg
+    f=$(key "$tmp/f" state_hash) c=$(key "$tmp/c" state_hash)
+    echo "$sc: fpnacg $f ($(key "$tmp/f" reduction_calls) reductions), cg $c ($(key "$tmp/c" reduction_calls))"
+    [ "$f" = "$c" ] || fail "$sc: fpnacg and cg differ"
+    [ "$(key "$tmp/f" ksp_iterations)" = "$(key "$tmp/c" ksp_iterations)" ] || fail "$sc: iteration counts differ"
+    [ "$(key "$tmp/f" reduction_calls)" -lt "$(key "$tmp/c" reduction_calls)" ] || fail "$sc: the fused tail was not used"
+  done
+  if [ "$strategy" != atomic ]; then # and across ranks, with the tail's one collective
+    run "$tmp/m2" -np 2 -scenario grayscott -da_grid_x 37 -da_grid_y 29 -ts_max_steps 10 -threads 1
+    run "$tmp/c2" -np 2 -scenario grayscott -da_grid_x 37 -da_grid_y 29 -ts_max_steps 10 -threads 1 -ksp_type cg
+    [ "$(key "$tmp/m2" state_hash)" = "$(key "$tmp/c2" state_hash)" ] || fail "2 ranks: fpnacg and cg differ"
+    echo "2 ranks: $(key "$tmp/m2" state_hash) both"
+  fi
   ;;
 bitwise) # the build's determinism promise, on a sensitive problem with odd sizes
   args="-scenario grayscott -da_grid_x 67 -da_grid_y 53 -ts_max_steps 30"

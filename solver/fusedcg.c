@@ -1,0 +1,218 @@
+/* solver/fusedcg.c: KSP type "fpnacg", the solver's default Krylov method:
+ * preconditioned conjugate gradients with the same arithmetic as PETSc's
+ * KSPCG (the same vector operations and reductions, in the same order, so
+ * the same iterates bit for bit), except that the iteration's tail
+ *   x += a p,  r -= a w,  z = B r,  |z|^2,  z.r
+ * runs as one pass over the vectors with one collective for both reductions
+ * (kernels/ red_cg_tail) where B is a pointwise diagonal (Jacobi, or none)
+ * and the vectors are fpna ones. PETSc's order reads and writes the vectors
+ * 13 times for this and reduces twice; the fused pass moves 8 and reduces
+ * once, with the reductions of each block formed while it is in cache. Other
+ * preconditioners, vector types or norm types run the unfused operations.
+ * Options: -ksp_fpnacg_fuse <bool> (default true) turns the fusion off, for
+ * comparison (docs/performance.md). */
+#include "solver_impl.h"
+#include "vecred.h"
+
+#include <petsc/private/kspimpl.h>
+
+typedef struct {
+  PetscBool fuse; /* -ksp_fpnacg_fuse */
+} KSP_FPNACG;
+
+static PetscErrorCode KSPSetUp_FPNACG(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPSetWorkVecs(ksp, 4)); /* r, z (= w), p, and B's diagonal */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the tail can be fused; if so, dinv = B 1 (the diagonal of a
+ * pointwise preconditioner, exactly: B 1 multiplies 1 by each entry). */
+static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
+{
+  KSP_FPNACG    *cg = (KSP_FPNACG *)ksp->data;
+  PetscBool      jac, none, fpna;
+  red_strategy_t s;
+
+  PetscFunctionBegin;
+  *fused = PETSC_FALSE;
+  if (!cg->fuse || ksp->normtype != KSP_NORM_PRECONDITIONED || ksp->transpose_solve || ksp->chknorm >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCJACOBI, &jac));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
+  PetscCall(VecFPNAGetStrategy(ksp->vec_sol, &fpna, &s));
+  if (!(jac || none) || !fpna) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecSet(dinv, 1.0));
+  PetscCall(KSP_PCApply(ksp, dinv, ksp->work[1]));
+  PetscCall(VecCopy(ksp->work[1], dinv));
+  *fused = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
+{
+  PetscInt    i;
+  PetscScalar dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold, zr = 0.0;
+  PetscReal   dp = 0.0, zz;
+  Vec         X, B, Z, R, P, W, D;
+  Mat         Amat, Pmat;
+  PetscBool   diagonalscale, fused;
+
+  PetscFunctionBegin;
+  PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
+  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
+  X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], D = ksp->work[3];
+  W = Z;
+  PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
+  PetscCall(FusedTail(ksp, D, &fused));
+
+  ksp->its = 0;
+  if (!ksp->guess_zero) {
+    PetscCall(KSP_MatMult(ksp, Amat, X, R)); /* r <- b - A x */
+    PetscCall(VecAYPX(R, -1.0, B));
+  } else PetscCall(VecCopy(B, R));
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
+    PetscCall(VecNorm(Z, NORM_2, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(VecNorm(R, NORM_2, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  case KSP_NORM_NATURAL:
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(VecDot(Z, R, &beta));
+    KSPCheckDot(ksp, beta);
+    dp = PetscSqrtReal(PetscAbsScalar(beta));
+    break;
+  case KSP_NORM_NONE: dp = 0.0; break;
+  default: SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "%s", KSPNormTypes[ksp->normtype]);
+  }
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, 0, dp));
+  ksp->rnorm = dp;
+  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));
+  if (ksp->normtype != KSP_NORM_NATURAL) {
+    PetscCall(VecDot(Z, R, &beta)); /* beta <- z.r */
+    KSPCheckDot(ksp, beta);
+  }
+
+  i = 0;
+  do {
+    ksp->its = i + 1;
+    if (beta == 0.0) {
+      ksp->reason = KSP_CONVERGED_ATOL;
+      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+      break;
+    } else if (i > 0 && beta * betaold < 0.0) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner");
+      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      break;
+    }
+    if (!i) PetscCall(VecCopy(Z, P)); /* p <- z */
+    else {
+      b = beta / betaold;
+      PetscCall(VecAYPX(P, b, Z)); /* p <- z + b p */
+    }
+    dpiold = dpi;
+    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
+    PetscCall(VecDot(P, W, &dpi));          /* dpi <- p.w */
+    KSPCheckDot(ksp, dpi);
+    betaold = beta;
+    if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix");
+      ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+      break;
+    }
+    a = beta / dpi;
+    if (fused) {
+      PetscCall(VecFPNACGTail(X, a, P, R, W, D, Z, &zz, &zr)); /* the five steps below in one pass */
+      dp = PetscSqrtReal(zz);
+      KSPCheckNorm(ksp, dp);
+    } else {
+      PetscCall(VecAXPY(X, a, P));  /* x <- x + a p */
+      PetscCall(VecAXPY(R, -a, W)); /* r <- r - a w */
+      if (ksp->normtype == KSP_NORM_PRECONDITIONED) {
+        PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
+        PetscCall(VecNorm(Z, NORM_2, &dp));
+        KSPCheckNorm(ksp, dp);
+      } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED) {
+        PetscCall(VecNorm(R, NORM_2, &dp));
+        KSPCheckNorm(ksp, dp);
+      } else if (ksp->normtype == KSP_NORM_NATURAL) {
+        PetscCall(KSP_PCApply(ksp, R, Z));
+        PetscCall(VecDot(Z, R, &beta));
+        KSPCheckDot(ksp, beta);
+        dp = PetscSqrtReal(PetscAbsScalar(beta));
+      } else dp = 0.0;
+    }
+    ksp->rnorm = dp;
+    PetscCall(KSPLogResidualHistory(ksp, dp));
+    PetscCall(KSPMonitor(ksp, i + 1, dp));
+    PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    if (fused) beta = zr; /* z.r of the fused pass: the dot below, already taken */
+    else {
+      if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));
+      if (ksp->normtype != KSP_NORM_NATURAL) PetscCall(VecDot(Z, R, &beta));
+    }
+    KSPCheckDot(ksp, beta);
+    i++;
+  } while (i < ksp->max_it);
+  if (i >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSetFromOptions_FPNACG(KSP ksp, PetscOptionItems *PetscOptionsObject)
+{
+  KSP_FPNACG *cg = (KSP_FPNACG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "KSP fpnacg options");
+  PetscCall(PetscOptionsBool("-ksp_fpnacg_fuse", "fuse the iteration's tail (Jacobi or no preconditioner, fpna vectors)", "", cg->fuse, &cg->fuse, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDestroy_FPNACG(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPDestroyDefault(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPCreate_FPNACG(KSP ksp)
+{
+  KSP_FPNACG *cg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&cg));
+  cg->fuse  = PETSC_TRUE;
+  ksp->data = cg;
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 2));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 1));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, PC_LEFT, 1));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
+  ksp->ops->setup          = KSPSetUp_FPNACG;
+  ksp->ops->solve          = KSPSolve_FPNACG;
+  ksp->ops->destroy        = KSPDestroy_FPNACG;
+  ksp->ops->setfromoptions = KSPSetFromOptions_FPNACG;
+  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildresidual  = KSPBuildResidualDefault;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPFPNACGRegister(void)
+{
+  static PetscBool done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPRegister(KSPFPNACG, KSPCreate_FPNACG));
+  done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
