@@ -92,35 +92,17 @@ def child_jax(args):
 
 
 def child_torch(args):
-    import numpy as np
+    """PyTorch eager: the model and timed loop of bench_surrogate_torch.py, on the CPU."""
     import torch
 
+    sys.path.insert(0, HERE)
+    import bench_surrogate_torch as bt
+
     torch.set_num_threads(args.threads)
-    x, t = heat_data(np, args.n)
-    x, t = torch.from_numpy(x), torch.from_numpy(t)
-    dims = [5] + args.widths + [1]
-    layers = []
-    for i in range(len(dims) - 1):
-        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
-        if i + 2 < len(dims):
-            layers.append(torch.nn.LeakyReLU(2.0**-6))
-    torch.manual_seed(42)
-    net = torch.nn.Sequential(*layers)
-    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
-    lossf = torch.nn.MSELoss()
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = lossf(net(x), t)
-        loss.backward()
-        opt.step()
-
-    step()
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        step()
-    dt = (time.perf_counter() - t0) / args.steps
-    print("RESULT torch %s %.6f" % (torch.__version__, dt))
+    dev = torch.device("cpu")
+    x, t = bt.heat_data(args.n, 0.2, dev)
+    train, _ = bt.run(False, args, dev, x, t)
+    print("RESULT torch %s %.6f" % (torch.__version__, train))
 
 
 def run_child(kind, args):

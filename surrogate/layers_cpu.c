@@ -35,19 +35,27 @@ AI void st8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
 /* keep where mask, else x 2^-6: the leaky ReLU and its derivative (exact) */
 AI v8f leak_unless(v8i keep, v8f x) { return (v8f)((keep & (v8i)x) | (~keep & (v8i)(x * SURR_LEAK))); }
 
-/* JT outputs j0.. of the forward product, samples i..i+16. */
-AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap, size_t i, int hidden)
+/* acc[t][h] = sum_k W[t wt + k wk] x[k][i + 8h .. +8], k in order, for JT
+ * outputs t and 16 samples: the forward product (W row-wise) and the
+ * back-data product (W column-wise) share it. */
+AI void tile_sum(int JT, const float *W, size_t wt, size_t wk, size_t K, const float *x, size_t cap, size_t i, v8f acc[4][2])
 {
-  v8f acc[4][2];
   for (int t = 0; t < JT; t++) acc[t][0] = acc[t][1] = (v8f){0};
-  for (size_t k = 0; k < din; k++) {
-    v8f x0 = ld8(in + k * cap + i), x1 = ld8(in + k * cap + i + 8);
+  for (size_t k = 0; k < K; k++) {
+    v8f x0 = ld8(x + k * cap + i), x1 = ld8(x + k * cap + i + 8);
     for (int t = 0; t < JT; t++) {
-      float w = W[t * din + k];
+      float w = W[t * wt + k * wk];
       acc[t][0] = acc[t][0] + w * x0;
       acc[t][1] = acc[t][1] + w * x1;
     }
   }
+}
+
+/* JT outputs of the forward product (W, bias at output j0), samples i..i+16. */
+AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap, size_t i, int hidden)
+{
+  v8f acc[4][2];
+  tile_sum(JT, W, din, 1, din, in, cap, i, acc);
   for (int t = 0; t < JT; t++)
     for (int h = 0; h < 2; h++) {
       v8f z = acc[t][h] + bias[t];
@@ -66,19 +74,11 @@ __attribute__((target_clones("avx2", "default"))) void SurrogateLayerForward_CPU
   }
 }
 
-/* KT inputs k0.. of the back-data product, samples i..i+16. */
+/* KT inputs of the back-data product (W at input column k0), samples i..i+16. */
 AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t i)
 {
   v8f acc[4][2];
-  for (int t = 0; t < KT; t++) acc[t][0] = acc[t][1] = (v8f){0};
-  for (size_t j = 0; j < dout; j++) {
-    v8f g0 = ld8(d + j * cap + i), g1 = ld8(d + j * cap + i + 8);
-    for (int t = 0; t < KT; t++) {
-      float w = W[j * din + t];
-      acc[t][0] = acc[t][0] + w * g0;
-      acc[t][1] = acc[t][1] + w * g1;
-    }
-  }
+  tile_sum(KT, W, 1, din, dout, d, cap, i, acc);
   for (int t = 0; t < KT; t++)
     for (int h = 0; h < 2; h++) st8(dprev + t * cap + i + 8 * h, leak_unless(ld8(aprev + t * cap + i + 8 * h) > 0.0f, acc[t][h]));
 }
