@@ -31,6 +31,10 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
   g->nc   = nc;
   g->nth  = (size_t)omp_get_max_threads();
   if (g->st == RED_REPRODUCIBLE) {
+    /* one state per weight and thread: at most 1 GiB of them (a wide network
+     * then runs its gradient on fewer threads rather than run out of memory) */
+    size_t most = ((size_t)1 << 30) / (P * sizeof(rsum_t));
+    g->nth      = PetscMax(1, PetscMin(g->nth, most));
     if (g->nrs < g->nth * P) {
       PetscCall(PetscFree(g->rs));
       PetscCall(PetscMalloc1(g->nth * P, &g->rs));
