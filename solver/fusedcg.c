@@ -83,7 +83,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     break;
   case KSP_NORM_NATURAL:
     PetscCall(KSP_PCApply(ksp, R, Z));
-    PetscCall(VecDot(Z, R, &beta));
+    PetscCall(VecTDot(Z, R, &beta));
     KSPCheckDot(ksp, beta);
     dp = PetscSqrtReal(PetscAbsScalar(beta));
     break;
@@ -97,7 +97,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
   if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));
   if (ksp->normtype != KSP_NORM_NATURAL) {
-    PetscCall(VecDot(Z, R, &beta)); /* beta <- z.r */
+    PetscCall(VecTDot(Z, R, &beta)); /* beta <- z.r */
     KSPCheckDot(ksp, beta);
   }
 
@@ -120,7 +120,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     }
     dpiold = dpi;
     PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
-    PetscCall(VecDot(P, W, &dpi));          /* dpi <- p.w */
+    PetscCall(VecTDot(P, W, &dpi));          /* dpi <- p.w */
     KSPCheckDot(ksp, dpi);
     betaold = beta;
     if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
@@ -145,7 +145,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
         KSPCheckNorm(ksp, dp);
       } else if (ksp->normtype == KSP_NORM_NATURAL) {
         PetscCall(KSP_PCApply(ksp, R, Z));
-        PetscCall(VecDot(Z, R, &beta));
+        PetscCall(VecTDot(Z, R, &beta));
         KSPCheckDot(ksp, beta);
         dp = PetscSqrtReal(PetscAbsScalar(beta));
       } else dp = 0.0;
@@ -158,7 +158,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     if (fused) beta = zr; /* z.r of the fused pass: the dot below, already taken */
     else {
       if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));
-      if (ksp->normtype != KSP_NORM_NATURAL) PetscCall(VecDot(Z, R, &beta));
+      if (ksp->normtype != KSP_NORM_NATURAL) PetscCall(VecTDot(Z, R, &beta));
     }
     KSPCheckDot(ksp, beta);
     i++;

@@ -21,7 +21,8 @@
 PETSC_EXTERN PetscErrorCode VecCreate_Seq(Vec);
 PETSC_EXTERN PetscErrorCode VecCreate_MPI(Vec);
 
-static PetscInt64 reduction_count = 0; /* global reductions through these ops */
+static PetscInt64    reduction_count = 0; /* global reductions through these ops */
+static PetscLogEvent cgtail_event;        /* VecCGTail: the fused CG tail (-log_view) */
 
 PetscInt64 VecFPNAGetReductionCount(void) { return reduction_count; }
 
@@ -256,6 +257,7 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
   PetscFunctionBegin;
   PetscCall(VecFPNAGetStrategy(x, &is, &s));
   PetscCheck(is, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "VecFPNACGTail needs fpna vectors");
+  PetscCall(PetscLogEventBegin(cgtail_event, x, p, r, z));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArray(x, &xa));
   PetscCall(VecGetArray(r, &ra));
@@ -273,6 +275,7 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
   PetscCall(VecRestoreArray(x, &xa));
   PetscCall(PetscLogFlops(9.0 * n)); /* 2 AXPY (2 each), the scaling (1), 2 reductions (2 each) */
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 2, part, out));
+  PetscCall(PetscLogEventEnd(cgtail_event, x, p, r, z));
   *zz = out[0], *zr = out[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -339,6 +342,7 @@ PetscErrorCode VecFPNARegister(void)
   PetscCall(VecRegister(VECFPNA_ATOMIC, VecCreate_FPNA_atomic));
   PetscCall(VecRegister(VECFPNA_DETERMINISTIC, VecCreate_FPNA_deterministic));
   PetscCall(VecRegister(VECFPNA_REPRODUCIBLE, VecCreate_FPNA_reproducible));
+  PetscCall(PetscLogEventRegister("VecCGTail", VEC_CLASSID, &cgtail_event));
   done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
