@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/bench_tests.sh BUILD_DIR: smoke test of bench/bench_frameworks.py on a
+# tiny batch (not a timing: the numbers are not checked, only that the
+# benchmark runs, parses bench_surrogate's table and reports every row; a
+# framework that is not installed must be reported as such, not guessed),
+# and its argument checks. Uses /usr/bin/python3 (no JAX or PyTorch there)
+# unless build/pyenv exists.
+set -u
+build=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=/usr/bin/python3
+[ -x "$root/build/pyenv/bin/python" ] && py=$root/build/pyenv/bin/python
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+OMP_NUM_THREADS=2 $py "$root/bench/bench_frameworks.py" --build "$build" --n 2048 --steps 1 --rounds 1 --layers 8,8 > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "bench_frameworks exited $?"; }
+cat "$tmp/out"
+for row in "ours atomic" "ours deterministic" "ours reproducible"; do
+  grep -Eq "^$row +[0-9.]+ +[0-9.]+ +[0-9]+%" "$tmp/out" || fail "no timing row for '$row'"
+done
+for fw in "JAX jit" "PyTorch eager"; do
+  grep -Eq "^$fw.*([0-9.]+ +[0-9.]+ +[0-9]+%|not available)" "$tmp/out" || fail "'$fw' neither timed nor reported missing"
+done
+grep -Eq "float peak without FMA [0-9.]+ GFLOP/s" "$tmp/out" || fail "no measured peak"
+grep -Eq "reproducible / atomic +[0-9.]+" "$tmp/out" || fail "no ratio line"
+
+# bad arguments: one line, nonzero exit
+for args in "--threads 0" "--build /nonexistent"; do
+  rc=0; $py "$root/bench/bench_frameworks.py" $args > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc != 0 ] || fail "exit 0 for: $args"
+  [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] || { cat "$tmp/o" "$tmp/e"; fail "expected one error line for: $args"; }
+done
+echo PASS
