@@ -78,7 +78,7 @@ int32_t rsum_top_bin(double mx)
 }
 
 /* GCC/Clang vector extension: 4 doubles, split into what the target has. */
-typedef double  v4d __attribute__((vector_size(32)));
+typedef rs_v4d v4d;
 typedef int64_t v4l __attribute__((vector_size(32)));
 typedef float   v4f __attribute__((vector_size(16)));
 #define LOAD4(p) ({ v4d r_; memcpy(&r_, (p), sizeof r_); r_; })
@@ -98,18 +98,9 @@ static inline __attribute__((always_inline)) void rsum_chunk(rsum_t *a, size_t m
   }
   const double s = ldexp(1.0, sh);
   const v4d    M0 = {0x1.8p52, 0x1.8p52, 0x1.8p52, 0x1.8p52}, M1 = M0 * 0x1p-40, M2 = M0 * 0x1p-80; /* 1.5*2^(52-kW) */
-  v4d          S0 = {0}, S1 = {0}, S2 = {0};
-  for (size_t i = 0; i < m; i += 4) {
-    v4d r  = LOAD4(v + i) * s;
-    v4d q0 = (r + M0) - M0;
-    r -= q0;
-    v4d q1 = (r + M1) - M1;
-    r -= q1;
-    v4d q2 = (r + M2) - M2;
-    S0 += q0, S1 += q1, S2 += q2;
-  }
-  double s0 = (S0[0] + S0[1]) + (S0[2] + S0[3]), s1 = (S1[0] + S1[1]) + (S1[2] + S1[3]), s2 = (S2[0] + S2[1]) + (S2[2] + S2[3]);
-  __int128 c[RSUM_FOLD] = {(__int128)(int64_t)s0, (__int128)(int64_t)ldexp(s1, RSUM_W), (__int128)(int64_t)ldexp(s2, 2 * RSUM_W)};
+  rs_v4u       S[RSUM_FOLD] = {{0}, {0}, {0}};
+  for (size_t i = 0; i < m; i += 4) (void)rsum_fold3(LOAD4(v + i) * s, M0, M1, M2, S);
+  __int128 c[RSUM_FOLD] = {rsum_fold_count(S[0], m, M0[0]), rsum_fold_count(S[1], m, M1[0]), rsum_fold_count(S[2], m, M2[0])};
   rsum_add_bins(a, top, c);
 }
 

@@ -27,7 +27,7 @@
 /* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-typedef double  v4d __attribute__((vector_size(32)));
+typedef rs_v4d v4d;
 typedef int64_t v4l __attribute__((vector_size(32)));
 typedef float   v4f __attribute__((vector_size(16)));
 typedef float   v8f __attribute__((vector_size(32)));
@@ -94,28 +94,23 @@ AI int pair(rsum_t *r, size_t m4, const double *xs, const double *ys, double bou
   int32_t   top = (eb >= 0 ? eb / RSUM_W : -((-eb + RSUM_W - 1) / RSUM_W)) - 1;
   int       E   = top * RSUM_W - exy; /* fold-0 unit 2^(top W), in the scaled products */
   const v4d M0 = (v4d){1.5, 1.5, 1.5, 1.5} * pow2(52 + E), M1 = M0 * 0x1p-40, M2 = M0 * 0x1p-80;
-  v4d       S0 = {0}, S1 = {0}, S2 = {0};
+  rs_v4u    S[RSUM_FOLD] = {{0}, {0}, {0}};
   v4l       any = {0};
-  /* U independent 4-wide chains per step: the split is a chain of 9 dependent
+  /* U independent 4-wide chains per step: the split is a chain of dependent
    * additions, and interleaving keeps the adders busy. m4 is padded to 4U. */
   for (size_t i = 0; i < m4; i += 4 * RSUM_OU) {
-    v4d v[RSUM_OU], q[RSUM_OU];
+    v4d v[RSUM_OU];
     for (int u = 0; u < RSUM_OU; u++) {
       v4d a, b;
       memcpy(&a, xs + i + 4 * u, sizeof a);
       memcpy(&b, ys + i + 4 * u, sizeof b);
       v[u] = a * b;
     }
-    for (int u = 0; u < RSUM_OU; u++) q[u] = (v[u] + M0) - M0;
-    for (int u = 0; u < RSUM_OU; u++) v[u] -= q[u], S0 += q[u], any |= (v4l)q[u];
-    for (int u = 0; u < RSUM_OU; u++) q[u] = (v[u] + M1) - M1;
-    for (int u = 0; u < RSUM_OU; u++) v[u] -= q[u], S1 += q[u];
-    for (int u = 0; u < RSUM_OU; u++) S2 += (v[u] + M2) - M2;
+    for (int u = 0; u < RSUM_OU; u++) any |= (v4l)rsum_fold3(v[u], M0, M1, M2, S);
   }
   any &= 0x7fffffffffffffffLL; /* -0 is no part */
   if (!(any[0] | any[1] | any[2] | any[3])) return 0;
-  double   s0 = (S0[0] + S0[1]) + (S0[2] + S0[3]), s1 = (S1[0] + S1[1]) + (S1[2] + S1[3]), s2 = (S2[0] + S2[1]) + (S2[2] + S2[3]);
-  __int128 c[RSUM_FOLD] = {(__int128)(int64_t)(s0 * pow2(-E)), (__int128)(int64_t)(s1 * pow2(RSUM_W - E)), (__int128)(int64_t)(s2 * pow2(2 * RSUM_W - E))};
+  __int128 c[RSUM_FOLD] = {rsum_fold_count(S[0], m4, M0[0]), rsum_fold_count(S[1], m4, M1[0]), rsum_fold_count(S[2], m4, M2[0])};
   rsum_add_bins(r, top, c);
   return 1;
 }
