@@ -360,6 +360,27 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));
     PetscCall(PetscFPrintf(comm, f, "  device: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu"));
+    if (net && d == SURROGATE_DEVICE_CUDA) { /* the distinct device numbers of the ranks, and rank 0's device name */
+      PetscInt    id;
+      const char *dname;
+      int         mine, *all = NULL;
+      PetscMPIInt me;
+      PetscCallMPI(MPI_Comm_rank(comm, &me));
+      PetscCall(SurrogateGetDeviceId(net, &id, &dname));
+      mine = (int)id;
+      if (me == 0) PetscCall(PetscMalloc1(size, &all));
+      PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, comm));
+      if (me == 0) {
+        char ids[256] = "";
+        for (int r = 0; r < size; r++) {
+          PetscBool seen = PETSC_FALSE;
+          for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
+          if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
+        }
+        PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n", ids, yaml_str(dname)));
+      }
+      PetscCall(PetscFree(all));
+    }
   }
   PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
                          yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));

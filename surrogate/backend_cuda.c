@@ -15,6 +15,25 @@
 
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
 
+/* The device of this rank: -surrogate_device_id, or the node-local rank
+ * modulo the node's device count (ranks may share a device). */
+PetscErrorCode SurrogateCUDASelectDevice_Private(Surrogate s)
+{
+  int         count = mlp_cuda_device_count(), id;
+  PetscMPIInt local;
+  MPI_Comm    node;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_rank(node, &local));
+  PetscCallMPI(MPI_Comm_free(&node));
+  id = s->device_id_req >= 0 ? (int)s->device_id_req : (count > 0 ? local % count : 0);
+  PetscCheck(id < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %d: this node has %d CUDA device(s)", id, count);
+  PetscCallMLP(mlp_cuda_select_device(id, s->device_name, sizeof s->device_name));
+  s->device_id = id;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N) { return mlp_cuda_gradsum_depth(st, (long long)N); }
 
 static PetscErrorCode CUDASetUp(Surrogate s)

@@ -5,6 +5,8 @@
  * A train step copies the inputs in once; only the per-parameter partials
  * (KBs) cross back to the host, where ranks and strategies combine them. */
 #include "mlp_cuda.h"
+
+#include <stdio.h>
 #include "gradsum_cuda.h"
 
 #include <cuda_runtime.h>
@@ -113,6 +115,24 @@ extern "C" int mlp_cuda_available(void)
     cudaGetLastError(); /* clear the sticky "no driver" error */
   }
   return avail;
+}
+
+extern "C" int mlp_cuda_device_count(void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+  cudaGetLastError();
+  return n;
+}
+
+extern "C" int mlp_cuda_select_device(int id, char *name, size_t len)
+{
+  cudaDeviceProp p;
+  cudaError_t    e = cudaSetDevice(id);
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&p, id);
+  if (e != cudaSuccess) return (int)e;
+  snprintf(name, len, "%s", p.name);
+  return 0;
 }
 
 extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorString((cudaError_t)code); }

@@ -14,6 +14,9 @@ extern "C" {
 typedef struct mlp_cuda mlp_cuda;
 
 int         mlp_cuda_available(void); /* 1: cudaGetDeviceCount > 0, else 0 */
+int         mlp_cuda_device_count(void); /* 0 when none */
+/* Make device id current for this process; name (len bytes) gets its name. */
+int         mlp_cuda_select_device(int id, char *name, size_t len);
 const char *mlp_cuda_error_string(int code);
 /* nlayer affine maps; dim[0..nlayer]; parameter offsets as in surrogate_impl.h */
 int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **m);

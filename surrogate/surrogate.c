@@ -23,6 +23,8 @@ PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
   s->seed       = 42;
   s->strategy   = SURROGATE_REDUCTION;
   s->device_req = SURROGATE_DEVICE_AUTO;
+  s->device_id_req = -1;
+  s->device_id     = -1;
   s->beta1_t = 1.0f, s->beta2_t = 1.0f;
   *out = s;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -90,6 +92,8 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCall(PetscOptionsReal("-surrogate_weight_decay", "decoupled (AdamW) weight decay", "", wd, &wd, NULL));
   PetscCall(PetscOptionsInt("-surrogate_seed", "seed of the initial weights", "", seed, &seed, NULL));
   PetscCall(PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
+  PetscCall(PetscOptionsInt("-surrogate_device_id", "CUDA device of this rank (-1: node-local rank modulo the node's device count)", "", s->device_id_req, &s->device_id_req, NULL));
+  PetscCheck(s->device_id_req >= -1 && s->device_id_req < 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
   {
     PetscBool on = s->ck.on, cset;
@@ -154,7 +158,10 @@ static PetscErrorCode SurrogateChooseBackend(Surrogate s)
     PetscCall(PetscPrintf(s->comm, "# surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : "no usable CUDA device"));
   s->ops = &SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
-  if (s->device == SURROGATE_DEVICE_CUDA) s->ops = &SurrogateOps_CUDA;
+  if (s->device == SURROGATE_DEVICE_CUDA) {
+    s->ops = &SurrogateOps_CUDA;
+    PetscCall(SurrogateCUDASelectDevice_Private(s));
+  }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -65,6 +65,8 @@ PETSC_EXTERN PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], 
 PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash);
 PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
 PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
+/* After SetUp: this rank's CUDA device number and name (-1 and "cpu" on the CPU). */
+PETSC_EXTERN PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name);
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
 PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
 PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);

@@ -66,6 +66,9 @@ struct _p_Surrogate {
   uint64_t        seed;
   red_strategy_t  strategy; /* SURROGATE_REDUCTION; the benchmark may override */
   SurrogateDevice device_req, device;
+  PetscInt        device_id_req; /* -surrogate_device_id (-1: node-local rank mod device count) */
+  int             device_id;     /* the CUDA device in use, -1 on the CPU */
+  char            device_name[64];
   PetscBool       setup, view;
   /* state (host copy; a device backend keeps its own and syncs via pull/push) */
   float          *w, *m, *v;
@@ -86,6 +89,7 @@ struct _p_Surrogate {
 PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
 PETSC_INTERN const SurrogateOps SurrogateOps_CUDA;
+PETSC_INTERN PetscErrorCode     SurrogateCUDASelectDevice_Private(Surrogate s);
 #endif
 
 /* CPU backend. The batch is processed in chunks of SURR_CHUNK samples (the

@@ -185,6 +185,15 @@ PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateGetDeviceId()");
+  *id = s->device_id;
+  if (name) *name = s->device_id >= 0 ? s->device_name : "cpu";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev)
 {
   PetscFunctionBeginUser;
@@ -200,6 +209,7 @@ PetscErrorCode SurrogateView(Surrogate s, PetscViewer v)
   for (PetscInt l = 0; l < s->nhidden; l++) PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT, s->hidden[l]));
   PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT " (%zu weights), leaky ReLU 2^-6, MSE, AdamW lr %g betas %g %g eps %g wd %g, seed %llu\n", s->n_out, s->nparam, (double)s->lr,
                                    (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed));
+  if (s->device == SURROGATE_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: CUDA device %d (%s) on rank 0\n", s->device_id, s->device_name));
   PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
                                    (int)s->size, (long long)s->step, s->ck.on ? (s->device == SURROGATE_DEVICE_CUDA ? ", ABFT checks on (weights, gradient)" : ", ABFT checks on") : ""));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -123,6 +123,7 @@ bad_input)
   check 'surrogate_layers' -coupling guess -surrogate_layers 0
   check 'surrogate_lr' -coupling guess -surrogate_lr -1
   check 'surrogate_device' -coupling guess -surrogate_device tpu
+  check 'surrogate_device_id -2 must be -1' -coupling guess -surrogate_device_id -2
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
