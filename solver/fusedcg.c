@@ -178,13 +178,6 @@ static PetscErrorCode KSPSetFromOptions_FPNACG(KSP ksp, PetscOptionItems *PetscO
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode KSPDestroy_FPNACG(KSP ksp)
-{
-  PetscFunctionBegin;
-  PetscCall(KSPDestroyDefault(ksp));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode KSPCreate_FPNACG(KSP ksp)
 {
   KSP_FPNACG *cg;
@@ -199,7 +192,7 @@ static PetscErrorCode KSPCreate_FPNACG(KSP ksp)
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
   ksp->ops->setup          = KSPSetUp_FPNACG;
   ksp->ops->solve          = KSPSolve_FPNACG;
-  ksp->ops->destroy        = KSPDestroy_FPNACG;
+  ksp->ops->destroy        = KSPDestroyDefault; /* frees ksp->data and the work vectors */
   ksp->ops->setfromoptions = KSPSetFromOptions_FPNACG;
   ksp->ops->buildsolution  = KSPBuildSolutionDefault;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;

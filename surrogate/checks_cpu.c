@@ -34,6 +34,13 @@ static PetscErrorCode Scratch(Surrogate s, size_t cap, double **buf)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One row x of a layer's input side into the encoded sums of every sample:
+ * rf += e x (double), sa += |e| |x| (float, scales the bound only). */
+static inline __attribute__((always_inline)) void encoded_row(size_t m, double e, float eabs, const float *x, double *rf, float *sa)
+{
+  for (size_t i = 0; i < m; i++) rf[i] += e * x[i], sa[i] += eabs * fabsf(x[i]);
+}
+
 /* Forward check of layer l (W = W_l [dout][din], b = b_l), every sample s:
  *   sum_j z_js = c . a_s + sum_j b_j,   c = 1^T W (stored encoding),
  * with z recovered from the stored activation (leaky ReLU 2^-6: z = a if
@@ -66,12 +73,7 @@ __attribute__((target_clones("avx2", "default"))) static void forward_block(cons
     else
       for (size_t i = 0; i < m; i++) zs[i] += o[i], za[i] += fabsf(o[i]);
   }
-  for (size_t k = 0; k < din; k++) {
-    const float *a  = ain + k * cap;
-    const double ck = c[k];
-    const float  ca = (float)cabs[k];
-    for (size_t i = 0; i < m; i++) rf[i] += ck * a[i], sa[i] += ca * fabsf(a[i]);
-  }
+  for (size_t k = 0; k < din; k++) encoded_row(m, c[k], (float)cabs[k], ain + k * cap, rf, sa);
   for (size_t i = 0; i < m; i++) {
     double S = (double)sa[i] + babs;
     tau[i]   = 2.0 * (gf * S + gd * (S + za[i]) + tiny);
@@ -96,12 +98,7 @@ __attribute__((target_clones("avx2", "default"))) static void backward_block(con
   double       gs[CK_SB], rf[CK_SB];
   float        ga[CK_SB], sa[CK_SB];
   for (size_t i = 0; i < m; i++) gs[i] = 0.0, rf[i] = 0.0, ga[i] = 0.0f, sa[i] = 0.0f;
-  for (size_t j = 0; j < dout; j++) {
-    const float *dj = d + j * cap;
-    const double rj = r[j];
-    const float  ra = (float)rabs[j];
-    for (size_t i = 0; i < m; i++) rf[i] += rj * dj[i], sa[i] += ra * fabsf(dj[i]);
-  }
+  for (size_t j = 0; j < dout; j++) encoded_row(m, r[j], (float)rabs[j], d + j * cap, rf, sa);
   for (size_t k = 0; k < din; k++) {
     const float *a = aprev + k * cap, *o = dprev + k * cap;
     for (size_t i = 0; i < m; i++) {
