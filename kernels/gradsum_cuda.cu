@@ -7,14 +7,20 @@
  *   reproducible: products are exact in double; a first pass finds the largest
  *     |product| (atomicMax on the bits of non-negative doubles is order-free),
  *     a second pass adds every product's canonical split into int64 bins with
- *     integer atomics (associative), so the bins equal rsum.c's.
+ *     integer atomics (associative), so the bins equal rsum.c's. Each segment
+ *     of GS_SEG_LEN samples has its own bins (no int64 bin can overflow); the
+ *     host adds the segments' bins exactly in __int128.
+ * Every kernel walks its pair's chunks with a stride of gridDim.y (at most
+ * 65535 blocks in y), so any len works.
  * The CPU counterparts are surrogate/tallskinny_cpu.c and kernels/rsum.c. */
 #include "gradsum_cuda.h"
 
 #include <cuda_runtime.h>
+#include <limits.h>
 
 #define GS_THREADS 256
 #define GS_CHUNK   4096
+#define GS_GRID_Y  65535u /* the y-dimension limit of a grid */
 
 __device__ __forceinline__ void gs_rows(int p, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, const float **x, const float **y)
 {
@@ -27,20 +33,23 @@ __global__ void gradsum_float_kernel(int ny, const float *X, size_t ldx, const f
 {
   __shared__ float sh[GS_THREADS];
   const float     *x, *y;
-  int              p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  int              p = blockIdx.x, t = threadIdx.x;
   gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-  float  a  = 0.0f;
-  for (size_t i = s0 + t; i < s1; i += GS_THREADS) a = __fadd_rn(a, y ? __fmul_rn(x[i], y[i]) : x[i]);
-  sh[t] = a;
-  __syncthreads();
-  for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* fixed tree inside the block */
-    if (t < h) sh[t] = __fadd_rn(sh[t], sh[t + h]);
+  for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
+    size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+    float  a  = 0.0f;
+    for (size_t i = s0 + t; i < s1; i += GS_THREADS) a = __fadd_rn(a, y ? __fmul_rn(x[i], y[i]) : x[i]);
+    sh[t] = a;
     __syncthreads();
-  }
-  if (t == 0) {
-    if (acc) atomicAdd(&acc[p], sh[0]);
-    else partial[(size_t)p * nchunk + c] = sh[0];
+    for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* fixed tree inside the block */
+      if (t < h) sh[t] = __fadd_rn(sh[t], sh[t + h]);
+      __syncthreads();
+    }
+    if (t == 0) {
+      if (acc) atomicAdd(&acc[p], sh[0]);
+      else partial[(size_t)p * nchunk + c] = sh[0];
+    }
+    __syncthreads(); /* sh[0] read before the next chunk writes sh */
   }
 }
 
@@ -55,15 +64,17 @@ __global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float
   out[p] = q[0];
 }
 
-__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, unsigned long long *mx)
+__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx)
 {
   __shared__ double sh[GS_THREADS];
   const float      *x, *y;
-  int               p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  int               p = blockIdx.x, t = threadIdx.x;
   gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-  double m  = 0.0;
-  for (size_t i = s0 + t; i < s1; i += GS_THREADS) m = fmax(m, fabs(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i]));
+  double m = 0.0;
+  for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
+    size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+    for (size_t i = s0 + t; i < s1; i += GS_THREADS) m = fmax(m, fabs(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i]));
+  }
   sh[t] = m;
   __syncthreads();
   for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
@@ -73,30 +84,36 @@ __global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const 
   if (t == 0) atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[0]));
 }
 
-__global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, const unsigned long long *mx, unsigned long long *bins)
+/* bins[(p * nseg + g) * 3 + k]: fold k of pair p over segment g (GS_SEG_LEN samples) */
+__global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned long long *mx, unsigned long long *bins)
 {
   __shared__ long long sh[3][GS_THREADS];
   const float         *x, *y;
-  int                  p = blockIdx.x, c = blockIdx.y, t = threadIdx.x;
+  int                  p = blockIdx.x, t = threadIdx.x;
   double               m = __longlong_as_double((long long)mx[p]);
   if (!(m > 0.0)) return; /* uniform across the block */
   gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  int       top = gradsum_top_bin(m);
-  size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-  long long b[3] = {0, 0, 0}, q[3];
-  for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
-    gradsum_split(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i], top, q);
-    b[0] += q[0], b[1] += q[1], b[2] += q[2];
-  }
-  for (int k = 0; k < 3; k++) sh[k][t] = b[k];
-  __syncthreads();
-  for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* integer adds: any order is exact */
-    if (t < h)
-      for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
+  int top = gradsum_top_bin(m);
+  for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
+    size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+    long long b[3] = {0, 0, 0}, q[3];
+    for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
+      gradsum_split(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i], top, q);
+      b[0] += q[0], b[1] += q[1], b[2] += q[2];
+    }
+    for (int k = 0; k < 3; k++) sh[k][t] = b[k];
+    __syncthreads();
+    for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* integer adds: any order is exact */
+      if (t < h)
+        for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
+      __syncthreads();
+    }
+    if (t == 0) {
+      unsigned long long *seg = bins + 3 * ((size_t)p * nseg + s0 / GS_SEG_LEN);
+      for (int k = 0; k < 3; k++) atomicAdd(&seg[k], (unsigned long long)sh[k][0]);
+    }
     __syncthreads();
   }
-  if (t == 0)
-    for (int k = 0; k < 3; k++) atomicAdd(&bins[3 * (size_t)p + k], (unsigned long long)sh[k][0]);
 }
 
 static int ws_reserve(gradsum_ws *ws, size_t dbytes, size_t hbytes)
@@ -119,30 +136,30 @@ static int ws_reserve(gradsum_ws *ws, size_t dbytes, size_t hbytes)
 
 extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part)
 {
-  int  nchunk = (int)((len + GS_CHUNK - 1) / GS_CHUNK);
+  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK;
   if (npair <= 0) return 0;
-  if (nchunk == 0) {
+  if (nch == 0) {
     for (int p = 0; p < npair; p++) part[p].d = 0.0, rsum_init(&part[p].r);
     return 0;
   }
-  dim3 grid((unsigned)npair, (unsigned)nchunk);
-  int  rc;
+  if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
+  int  nchunk = (int)nch, rc;
+  dim3 grid((unsigned)npair, nch < GS_GRID_Y ? (unsigned)nch : GS_GRID_Y);
   if (st == RED_REPRODUCIBLE) {
-    size_t bytes = 4 * (size_t)npair * sizeof(unsigned long long);
+    int    nseg  = (int)gradsum_nseg(len);
+    size_t bytes = (size_t)npair * (1 + 3 * (size_t)nseg) * sizeof(unsigned long long);
     if ((rc = ws_reserve(ws, bytes, bytes))) return rc;
     unsigned long long *mx = (unsigned long long *)ws->dev, *bins = mx + npair;
     cudaMemsetAsync(mx, 0, bytes);
-    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, mx);
-    gradsum_bins_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, mx, bins);
+    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, mx);
+    gradsum_bins_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
     if ((rc = (int)cudaMemcpy(ws->host, ws->dev, bytes, cudaMemcpyDeviceToHost))) return rc;
     const unsigned long long *hm = (const unsigned long long *)ws->host, *hb = hm + npair;
     for (int p = 0; p < npair; p++) {
-      double    m;
-      long long b[3];
+      double m;
       memcpy(&m, &hm[p], sizeof m);
-      memcpy(b, &hb[3 * (size_t)p], sizeof b);
       part[p].d = 0.0;
-      gradsum_to_rsum(m, b, &part[p].r);
+      gradsum_to_rsum(m, (const long long *)&hb[3 * (size_t)p * nseg], nseg, &part[p].r);
     }
   } else {
     int    det   = st == RED_DETERMINISTIC;

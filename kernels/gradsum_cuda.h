@@ -54,13 +54,20 @@ GS_HD void gradsum_split(double v, int top, long long q[3])
   q[0] = (long long)q0, q[1] = (long long)ldexp(q1, RSUM_W), q[2] = (long long)ldexp(q2, 2 * RSUM_W);
 }
 
-/* Host: the rsum state of a sum whose largest |summand| is mx, with bins. */
-static inline void gradsum_to_rsum(double mx, const long long bins[3], rsum_t *r)
+/* Samples per bin segment: 2^22 splits, each part below 2^(RSUM_W-1) = 2^39
+ * in magnitude, sum to below 2^61, so no int64 bin of a segment overflows. */
+#define GS_SEG_LEN ((size_t)1 << 22)
+static inline size_t gradsum_nseg(size_t len) { return len ? (len + GS_SEG_LEN - 1) / GS_SEG_LEN : 1; }
+
+/* Host: the rsum state of a sum whose largest |summand| is mx, from the bins
+ * of its nseg segments (bins[3 * g + k]), added exactly in __int128. */
+static inline void gradsum_to_rsum(double mx, const long long *bins, int nseg, rsum_t *r)
 {
   rsum_init(r);
   if (!(mx > 0.0)) return;
   r->top = gradsum_top_bin(mx);
-  for (int k = 0; k < 3; k++) r->bin[k] = (__int128)bins[k];
+  for (int k = 0; k < 3; k++)
+    for (int g = 0; g < nseg; g++) r->bin[k] += (__int128)bins[3 * g + k];
 }
 
 #ifdef __cplusplus
@@ -76,7 +83,8 @@ typedef struct {
 
 /* Launch on the current stream and copy the npair results to part (host):
  * part[p].d for atomic/deterministic, part[p].r for reproducible. Returns 0 or
- * a cudaError_t value. Requires len < 2^23 (int64 bins). */
+ * a cudaError_t value. Any len (segments of GS_SEG_LEN samples keep the
+ * int64 bins from overflowing). */
 int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part);
 void gradsum_cuda_free(gradsum_ws *ws);
 #ifdef __cplusplus

@@ -76,7 +76,6 @@ static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in,
   float *norm;
 
   PetscFunctionBeginUser;
-  PetscCheck(n < (1 << 23), PETSC_COMM_SELF, PETSC_ERR_SUP, "CUDA backend: %" PetscInt_FMT " samples per rank exceed the 2^23 limit of its int64 bins", n);
   PetscCall(PackNorm(s, &norm));
   PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff));
   PetscCall(PetscFree(norm));
