@@ -4,7 +4,9 @@
  * run-time field that the compiled switch only initializes, so one binary can
  * time all three). Prints ratios to atomic, and GFLOP/s against this
  * machine's float peak without FMA, measured in the same run (the build
- * forbids FMA contraction: CPU and GPU must round alike). Not a test: no
+ * forbids FMA contraction: CPU and GPU must round alike). On the GPU it also
+ * measures the device's copy bandwidth and prints each train step's GB/s
+ * under the traffic model of train_bytes() beside it. Not a test: no
  * pass/fail on time.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
 #include "surrogate_impl.h"
@@ -60,18 +62,50 @@ static double train_flops(Surrogate s)
   return f;
 }
 
+/* The network as text, e.g. "5-32-32-1". */
+static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
+{
+  size_t k = 0;
+
+  PetscFunctionBeginUser;
+  for (int l = 0; l <= s->nlayer && k < len; l++) k += (size_t)snprintf(buf + k, len - k, "%s%" PetscInt_FMT, l ? "-" : "", (PetscInt)s->dim[l]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes per train step of the CUDA engine (surrogate/mlp_cuda.cu), each
+ * array element it reads or writes counted once per kernel (a model: caches
+ * can only lower it): normalize (in, A0); forward (A[l], A[l+1]); output
+ * (A[L], target, D, E); every gradsum pair reads its two rows, a bias pair
+ * one (reproducible: two passes, max then bins); back-data (D, A[l], D'). */
+static double train_bytes(Surrogate s, int st, double n)
+{
+  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, nout = (double)s->dim[s->nlayer];
+  double e      = 2.0 * (double)s->dim[0] + 4.0 * nout + 2.0 * nout * passes;
+  for (int l = 0; l < s->nlayer; l++) {
+    double din = (double)s->dim[l], dout = (double)s->dim[l + 1];
+    e += din + dout + dout * (2.0 * din + 1.0) * passes + (l > 0 ? dout + 2.0 * din : 0.0);
+  }
+  return 4.0 * e * n;
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  n = 512 * 512, steps = 3, reps = 2;
   float    *in, *tgt, *out, loss;
   double    flops = 0.0, fwd = 0.0;
-  double    ttrain[3] = {1e30, 1e30, 1e30}, tpred[3] = {1e30, 1e30, 1e30};
+  double    ttrain[3] = {1e30, 1e30, 1e30}, tpred[3] = {1e30, 1e30, 1e30}, bytes[3] = {0, 0, 0};
+  char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_steps", &steps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
+  if (n < 1 || steps < 1 || reps < 1) { /* one line, not a PETSc traceback */
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "bench_surrogate: error: -bench_n %" PetscInt_FMT ", -bench_steps %" PetscInt_FMT ", -bench_reps %" PetscInt_FMT ": each must be at least 1\n", n, steps, reps));
+    PetscCall(PetscFinalize());
+    return 1;
+  }
   PetscCall(PetscMalloc3((size_t)n * HEAT_NIN, &in, (size_t)n, &tgt, (size_t)n, &out));
   heat_samples(7, 0, (size_t)n, 0.2f, in, tgt);
   /* Interleave the strategies rep by rep and keep each one's best time, so
@@ -94,19 +128,28 @@ int main(int argc, char **argv)
       ttrain[st] = PetscMin(ttrain[st], (t1 - t0) / steps);
       tpred[st]  = PetscMin(tpred[st], (t2 - t1) / steps);
       if (r == 0 && st == 0) PetscCall(SurrogateView(s, NULL));
-      flops = train_flops(s) * (double)n;
+      flops = train_flops(s) * (double)n, bytes[st] = train_bytes(s, st, (double)n);
+      if (r == 0 && st == 0) PetscCall(LayersText(s, layers, sizeof layers));
       fwd   = 0.0;
       for (int l = 0; l < s->nlayer; l++) fwd += 2.0 * (double)s->dim[l] * (double)s->dim[l + 1] * (double)n;
       PetscCall(SurrogateDestroy(&s));
     }
-  double peak = dev == SURROGATE_DEVICE_CPU ? peak_gflops() : 0.0;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_surrogate: batch %" PetscInt_FMT ", device %s, %d OpenMP threads, best of %" PetscInt_FMT " x %" PetscInt_FMT " steps\n", n,
+  double peak = 0.0, bw = 0.0;
+  if (dev == SURROGATE_DEVICE_CPU) peak = peak_gflops();
+#if defined(MINIAPP_HAVE_CUDA)
+  else PetscCall(SurrogateCUDAPeak_Private(&peak, &bw));
+#endif
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_surrogate: batch %" PetscInt_FMT ", network %s, device %s, %d OpenMP threads, best of %" PetscInt_FMT " x %" PetscInt_FMT " steps\n", n, layers,
                         dev == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", omp_get_max_threads(), reps, steps));
-  if (peak > 0.0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, inference %.3g GFLOP\n", peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10s %12s %10s %9s %7s %12s %10s %9s\n", "strategy", "step ms", "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s"));
-  for (int st = 0; st < 3; st++)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
-                          1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st]));
+  if (dev == SURROGATE_DEVICE_CPU) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, inference %.3g GFLOP\n", peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device float peak without FMA, measured: %.1f GFLOP/s; copy bandwidth, measured: %.1f GB/s; train step %.3g GFLOP, inference %.3g GFLOP\n", peak, bw, 1e-9 * flops, 1e-9 * fwd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10s %12s %10s %9s %7s %12s %10s %9s%s\n", "strategy", "step ms", "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s", bw > 0.0 ? "  model GB/s  %bw" : ""));
+  for (int st = 0; st < 3; st++) {
+    char gb[64] = "";
+    if (bw > 0.0) snprintf(gb, sizeof gb, " %11.1f %4.0f%%", 1e-9 * bytes[st] / ttrain[st], 100.0 * 1e-9 * bytes[st] / ttrain[st] / bw);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
+                          1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st], gb));
+  }
   PetscCall(PetscFree3(in, tgt, out));
   PetscCall(PetscFinalize());
   return 0;

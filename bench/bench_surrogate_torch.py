@@ -2,10 +2,11 @@
 
 Same MLP (5-32-32-1 by default, leaky ReLU 2^-6, MSE, AdamW), same data (one
 explicit heat step on random 5-point stencils) and batch (512x512 samples),
-trained once in PyTorch's default mode and once with
-torch.use_deterministic_algorithms(True), in the same run; prints samples/s and
-the ratio deterministic/default. Runs on CUDA when available, else on the CPU.
-Usage: python3 bench/bench_surrogate_torch.py [--n 262144] [--steps 20] [--layers 32,32]
+trained in PyTorch's default (eager) mode, with
+torch.use_deterministic_algorithms(True), and compiled with torch.compile
+(where it works: it needs a C compiler and, on CUDA, Triton), in the same run;
+prints samples/s and the ratios to the default mode. Runs on CUDA when available, else on the CPU.
+Usage: python3 bench/bench_surrogate_torch.py [--n 262144] [--steps 20] [--layers 32,32] [--modes default,deterministic,compile]
 (on CUDA set CUBLAS_WORKSPACE_CONFIG=:4096:8 for the deterministic mode; the
 script sets it when unset). The data are drawn with torch's generator, not the
 project's counter-based RNG: the same map and distribution, not the same bits.
@@ -45,10 +46,12 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def run(deterministic, args, device, x, t):
-    torch.use_deterministic_algorithms(deterministic)
+def run(mode, args, device, x, t):
+    torch.use_deterministic_algorithms(mode == "deterministic")
     net = model(args.widths, device)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
+    if mode == "compile":
+        net = torch.compile(net)
     lossf = torch.nn.MSELoss()
 
     def step():
@@ -63,6 +66,9 @@ def run(deterministic, args, device, x, t):
     t0 = time.perf_counter()
     for _ in range(args.steps):
         step()
+    sync(device)
+    with torch.no_grad():
+        net(x)  # warm-up (torch.compile compiles the no-grad graph here)
     sync(device)
     t1 = time.perf_counter()
     with torch.no_grad():
@@ -80,18 +86,35 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--layers", default="32,32")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--modes", default="default,deterministic,compile")
     args = p.parse_args()
-    args.widths = [int(w) for w in args.layers.split(",")]
+    try:
+        args.widths = [int(w) for w in args.layers.split(",")]
+    except ValueError:
+        p.error("--layers %s: comma-separated positive integers expected" % args.layers)
+    modes = args.modes.split(",")
+    if args.n < 1 or args.steps < 1 or any(w < 1 for w in args.widths):
+        p.error("--n, --steps and every --layers width must be at least 1")
+    if "default" not in modes or any(m not in ("default", "deterministic", "compile") for m in modes):
+        p.error("--modes %s: a comma list of default, deterministic, compile that includes default" % args.modes)
     device = torch.device(args.device)
     x, t = heat_data(args.n, 0.2, device)
-    res = {}
-    for name, det in (("default", False), ("deterministic", True)):
-        res[name] = run(det, args, device, x, t)
+    res, failed = {}, {}
+    for name in modes:
+        try:
+            res[name] = run(name, args, device, x, t)
+        except Exception as e:  # torch.compile can fail for want of a compiler or Triton
+            if name != "compile":
+                raise
+            torch.use_deterministic_algorithms(False)
+            failed[name] = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
     dev = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu (%d threads)" % torch.get_num_threads()
     print("bench_surrogate_torch: torch %s, device %s, batch %d, MLP 5-%s-1, %d steps" % (torch.__version__, dev, args.n, args.layers.replace(",", "-"), args.steps))
     print("%-14s %12s %14s %10s %14s" % ("mode", "step ms", "train samp/s", "vs default", "infer samp/s"))
     for name, (tt, tp) in res.items():
         print("%-14s %12.3f %14.4g %10.3f %14.4g" % (name, 1e3 * tt, args.n / tt, tt / res["default"][0], args.n / tp))
+    for name, why in failed.items():
+        print("%-14s unavailable: %s" % (name, why))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,13 @@ PetscErrorCode SurrogateCUDASelectDevice_Private(Surrogate s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateCUDAPeak_Private(double *gflops, double *gbs)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_peak(gflops, gbs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N) { return mlp_cuda_gradsum_depth(st, (long long)N); }
 
 static PetscErrorCode CUDASetUp(Surrogate s)

@@ -282,6 +282,65 @@ extern "C" int mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c)
   return (int)cudaGetLastError();
 }
 
+/* The device's float peak without FMA: 8 independent chains of one add and
+ * one multiply per thread and iteration (_rn intrinsics are never contracted). */
+__global__ void k_peak(long iters, float c, float *sink)
+{
+  float a[8], p[8];
+  for (int t = 0; t < 8; t++) a[t] = (float)(t + threadIdx.x), p[t] = 1.0f + (float)t;
+  for (long i = 0; i < iters; i++)
+#pragma unroll
+    for (int t = 0; t < 8; t++) a[t] = __fadd_rn(a[t], c), p[t] = __fmul_rn(p[t], 0.99999994f);
+  float r = 0.0f;
+  for (int t = 0; t < 8; t++) r += a[t] + p[t];
+  if (r == 1.2345f) *sink = r; /* keeps the work; never true in practice */
+}
+
+__global__ void k_copy(size_t n, const float4 *x, float4 *y)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] = x[i];
+}
+
+/* Best of 3 timings of a launch, in seconds. */
+template <typename F> static int best_time(F launch, double *t)
+{
+  cudaEvent_t e0, e1;
+  float       ms, best = 1e30f;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  launch(); /* warm-up */
+  for (int r = 0; r < 3; r++) {
+    cudaEventRecord(e0);
+    launch();
+    cudaEventRecord(e1);
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    best = ms < best ? ms : best;
+  }
+  cudaEventDestroy(e0), cudaEventDestroy(e1);
+  *t = 1e-3 * best;
+  return (int)cudaGetLastError();
+}
+
+extern "C" int mlp_cuda_peak(double *gflops, double *gbs)
+{
+  int    dev, sms;
+  long   iters = 1 << 16;
+  size_t n     = (size_t)1 << 27; /* 2 x 512 MiB, far beyond the L2 */
+  float *buf;
+  double t;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  unsigned blocks = (unsigned)sms * 8;
+  CK(cudaMalloc(&buf, 2 * n * sizeof(float)));
+  int rc = best_time([&] { k_peak<<<blocks, 256>>>(iters, 1e-9f, buf); }, &t);
+  if (!rc) *gflops = 16.0 * (double)iters * blocks * 256 / t * 1e-9;
+  if (!rc) rc = best_time([&] { k_copy<<<blocks * 4, 256>>>(n / 4, (const float4 *)buf, (float4 *)(buf + n)); }, &t);
+  if (!rc) *gbs = 2.0 * (double)n * sizeof(float) / t * 1e-9;
+  cudaFree(buf);
+  return rc;
+}
+
 extern "C" void mlp_cuda_destroy(mlp_cuda *m)
 {
   if (!m) return;

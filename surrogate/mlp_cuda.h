@@ -33,6 +33,9 @@ int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, co
 double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);
 void mlp_cuda_destroy(mlp_cuda *m);
+/* The current device's float peak without FMA (GFLOP/s) and copy bandwidth
+ * (GB/s, read + write of 1 GiB), measured: best of 3 runs of each kernel. */
+int  mlp_cuda_peak(double *gflops, double *gbs);
 #ifdef __cplusplus
 }
 #endif

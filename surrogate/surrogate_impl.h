@@ -90,6 +90,7 @@ PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
 PETSC_INTERN const SurrogateOps SurrogateOps_CUDA;
 PETSC_INTERN PetscErrorCode     SurrogateCUDASelectDevice_Private(Surrogate s);
+PETSC_INTERN PetscErrorCode     SurrogateCUDAPeak_Private(double *gflops, double *gbs); /* mlp_cuda_peak */
 #endif
 
 /* CPU backend. The batch is processed in chunks of SURR_CHUNK samples (the
