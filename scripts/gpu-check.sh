@@ -1,120 +1,253 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh [-bin DIR] [-out DIR] [-decks "D1 D2 .."] [-timeout S]:
-# the GPU verification a vendor runs too (issue 10; docs/gpu.md). On a machine
-# with an NVIDIA GPU it
-#   1. records the device (name, memory, driver, compute capability);
-#   2. runs the CUDA test (test_surrogate_cuda: CPU and GPU bitwise equal);
-#   3. runs compute-sanitizer memcheck, racecheck, synccheck and initcheck on
-#      that test and on a short coupled run (0 errors each);
-#   4. runs the decks (default grayscott-small, -medium, -large) with
-#      -surrogate_device cuda: VALID, i.e. in a reproducible build the golden
-#      hashes, which are the CPU's;
-#   5. compares a 2-rank GPU run with the 1-rank CPU run (same hashes in a
-#      reproducible build);
-#   6. runs bench_surrogate on the GPU (512x512 and 2048x2048 batches) and,
-#      where PyTorch is installed, bench/bench_surrogate_torch.py;
-# and writes DIR/result.md and DIR/result.yaml (default out/gpu-check).
-# Executables: -bin DIR is a build tree (build/reproducible, the default) or
-# the bin/ of a packed runtime (../shared/tools/pack-runtime; source its
-# env.sh first). Exit 0 when every check passed, 1 otherwise.
+# scripts/gpu-check.sh [options]: the GPU verification and measurements a
+# vendor runs too (issue 10; docs/gpu.md). Steps (-steps, default all):
+#   device    the devices: name, memory, driver, compute capability
+#   test      test_surrogate_cuda: CPU and GPU train steps bitwise equal
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on
+#             that test and on a 4-step coupled run: 0 errors each
+#   decks     the decks (-decks) with -surrogate_device cuda: VALID, i.e. in a
+#             reproducible build the golden hashes, which are the CPU's; FOM
+#   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
+#   bench     bench_surrogate per batch (-bench_n) and network (-widths):
+#             train/infer samples/s per strategy, GFLOP/s, modelled GB/s
+#   torch     bench/bench_surrogate_torch.py, same batches and networks
+#             (eager, deterministic, torch.compile), where PyTorch is there
+#   atomic    -replicas R runs of -atomic_deck with a build whose surrogate
+#             half is atomic: real GPU atomics (order seed 0) against the CPU's
+#             seeded replay (seed 1): weights V_c, rel. L2, first divergent epoch
+#   sweep     scripts/sweep.sh on -sweep_decks with the surrogate on the GPU,
+#             surrogate half varied (-sweep_variants, builds under -sweep_root)
+#   sumstudy  miniapp-sumstudy's CUDA methods (docs/fpna-sums.md)
+#   profile   Nsight Compute (ncu) on one train step at the largest -bench_n
+# Results: DIR/result.md and DIR/result.yaml (-out, default out/gpu-check),
+# the logs in DIR/logs/ and DIR/logs.tar.gz.
+# Executables: -bin DIR is a build tree (default build/reproducible) or a
+# variant folder of a packed runtime (scripts/gpu-pack.sh; source its env.sh
+# first); the atomic study and the sweep take their builds beside it
+# (-atomic_bin, -sweep_root). -rehearse runs every step that needs no GPU with
+# the CPU backend instead (the GPU-only ones are skipped): the script's own
+# test on machines without a GPU. Exit 0 when no check failed, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-decks \"D1 D2 ..\"] [-timeout SECONDS]"
+usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
+usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_variants A,B] [-python PY] [-timeout S] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
-bin=build/reproducible out=out/gpu-check decks="grayscott-small grayscott-medium grayscott-large" tmo=1800
+posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"; }
+allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile"
+bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
+bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
+sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible
+py=python3 tmo=1800 rehearse=0 cmdline="scripts/gpu-check.sh $*"
 while [ $# -gt 0 ]; do
+  [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
     -bin) bin=$2 ;;
     -out) out=$2 ;;
+    -steps)
+      steps=${2//,/ }
+      for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
     -decks) decks=$2 ;;
-    -timeout) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-timeout $2: must be a positive integer"; tmo=$2 ;;
+    -np) posint "$1" "$2"; np=$2 ;;
+    -bench_n) for n in $2; do posint "$1" "$n"; done; bench_n=$2 ;;
+    -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; widths=$2 ;;
+    -atomic_bin) atomic_bin=$2 ;;
+    -atomic_deck) atomic_deck=$2 ;;
+    -replicas) posint "$1" "$2"; [ "$2" -ge 2 ] || die "-replicas $2: at least 2"; replicas=$2 ;;
+    -sweep_root) sweep_root=$2 ;;
+    -sweep_decks) sweep_decks=$2 ;;
+    -sweep_variants) sweep_variants=$2 ;;
+    -python) py=$2 ;;
+    -timeout) posint "$1" "$2"; tmo=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
 done
-for d in $decks; do [ -f "inputs/$d.opts" ] || die "-decks: unknown deck '$d'"; done
-exe() { # the executable $1 under $bin (a build tree or a runtime's bin/), else on PATH
-  for c in "$bin/$1" "$bin/miniapp/$1" "$bin/surrogate/$1" "$bin/tests/surrogate/$1"; do [ -x "$c" ] && { echo "$c"; return; }; done
-  command -v "$1" 2> /dev/null || true
+on() { [[ " $steps " == *" $1 "* ]]; }
+for d in $decks $atomic_deck $sweep_decks; do [ -f "inputs/$d.opts" ] || die "unknown deck '$d' (not in inputs/)"; done
+[ -d "$bin" ] || die "-bin $bin: not a folder (build with scripts/setup.sh reproducible, or give a runtime's variant folder)"
+exe() { # exe DIR NAME: the executable NAME under DIR (a build tree or a runtime folder)
+  for c in "$1/$2" "$1/miniapp/$2" "$1/surrogate/$2" "$1/tests/surrogate/$2" "$1/bench/sumstudy/$2"; do [ -f "$c" ] && [ -x "$c" ] && { echo "$c"; return; }; done
 }
-app=$(exe miniapp) tcuda=$(exe test_surrogate_cuda) bench=$(exe bench_surrogate)
-[ -n "$app" ] || die "no miniapp under $bin (build with CUDA: scripts/setup.sh reproducible; or -bin a runtime's bin/)"
-command -v nvidia-smi > /dev/null || die "nvidia-smi not found: this machine has no NVIDIA driver"
-nvidia-smi -L > /dev/null 2>&1 || die "nvidia-smi finds no GPU"
-mkdir -p "$out" || die "cannot create $out"
+app=$(exe "$bin" miniapp) tcuda=$(exe "$bin" test_surrogate_cuda) bench=$(exe "$bin" bench_surrogate) sums=$(exe "$bin" miniapp-sumstudy)
+[ -n "$app" ] || die "no miniapp under $bin"
+parent=$(dirname "$bin")
+[ -n "$atomic_bin" ] || atomic_bin=$parent/reproducible-atomic
+[ -n "$sweep_root" ] || sweep_root=$parent
+if [ $rehearse = 1 ]; then dev=cpu; else
+  dev=cuda
+  command -v nvidia-smi > /dev/null || die "nvidia-smi not found: this machine has no NVIDIA driver (-rehearse runs the CPU parts)"
+  nvidia-smi -L > /dev/null 2>&1 || die "nvidia-smi finds no GPU (-rehearse runs the CPU parts)"
+fi
+logs=$out/logs
+mkdir -p "$logs" 2> /dev/null || die "-out $out: cannot create $logs"
 res=$out/result.md yaml=$out/result.yaml fails=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OPENBLAS_NUM_THREADS=1
-key() { sed -n "s/^ *$2: *//p" "$1" | head -n 1 | tr -d '"'; }
-record() { # NAME pass|fail DETAIL
-  printf '  - {check: %s, status: %s, detail: "%s"}\n' "$1" "$2" "${3//\"/\'}" >> "$yaml"
+launch=()
+[ "$np" = 1 ] || launch=(mpiexec -n "$np" --bind-to none)
+key() { sed -n "s/^ *$2: *//p" "$1" 2> /dev/null | head -n 1 | tr -d '"'; }
+record() { # NAME pass|fail|skip DETAIL
+  printf '  - {check: "%s", status: %s, detail: "%s"}\n' "$1" "$2" "${3//\"/\'}" >> "$yaml"
   printf '| %s | %s | %s |\n' "$1" "$2" "$3" >> "$res"
   echo "gpu-check: $1: $2 ($3)"
-  [ "$2" = pass ] || fails=$((fails + 1))
+  [ "$2" != fail ] || fails=$((fails + 1))
 }
-dev=$(nvidia-smi --query-gpu=index,name,memory.total,driver_version,compute_cap --format=csv,noheader 2>&1)
+table() { # TITLE FILE...: a log's table, verbatim, for the appendix of result.md
+  { echo; echo "### $1"; echo; echo '```'; cat "${@:2}"; echo '```'; } >> "$out/appendix.md"
+}
+: > "$out/appendix.md"
+if [ $rehearse = 1 ]; then devs="rehearsal: CPU backend, no GPU"
+else devs=$(nvidia-smi --query-gpu=index,name,memory.total,driver_version,compute_cap --format=csv,noheader 2>&1); fi
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "host: $(hostname)"
-  echo "executables: $(dirname "$app")"
-  echo "devices:"; while IFS= read -r l; do echo "  - \"$l\""; done <<< "$dev"
+  echo "host: \"$(hostname)\""
+  echo "executables: \"$bin\""
+  echo "surrogate_device: $dev"
+  echo "devices:"; while IFS= read -r l; do echo "  - \"$l\""; done <<< "$devs"
   echo "checks:"
 } > "$yaml"
 {
   echo "# GPU check, $(date -u +%FT%TZ), $(hostname)"; echo
-  echo "Devices (index, name, memory, driver, compute capability):"; echo; echo '```'; echo "$dev"; echo '```'; echo
+  echo "Command: \`$cmdline\`"; echo
+  echo "Devices (index, name, memory, driver, compute capability):"; echo; echo '```'; echo "$devs"; echo '```'; echo
   echo "| check | status | detail |"; echo "|---|---|---|"
 } > "$res"
+gpuonly() { # STEP: true when the step may run; records a skip in a rehearsal
+  on "$1" || return 1
+  [ $rehearse = 0 ] && return 0
+  record "$1" skip "needs a GPU (rehearsal)"
+  return 1
+}
 
-# 2. the CUDA test
-if [ -n "$tcuda" ]; then
-  timeout "$tmo" "$tcuda" > "$out/test_cuda.log" 2>&1; rc=$?
-  case $rc in 0) record test_surrogate_cuda pass "CPU and GPU bitwise equal" ;; 77) record test_surrogate_cuda fail "skipped: the test saw no GPU" ;; *) record test_surrogate_cuda fail "exit $rc, $out/test_cuda.log" ;; esac
-else record test_surrogate_cuda fail "test_surrogate_cuda not found under $bin"; fi
-
-# 3. sanitizers
-short=(-options_file inputs/grayscott-small.opts -ts_max_steps 4 -surrogate_device cuda)
-if command -v compute-sanitizer > /dev/null; then
-  for tool in memcheck racecheck synccheck initcheck; do
-    for what in test app; do
-      if [ $what = test ]; then cmd=("$tcuda"); else cmd=("$app" "${short[@]}"); fi
-      [ -n "${cmd[0]}" ] || continue
-      log=$out/sanitizer-$tool-$what.log
-      timeout "$tmo" compute-sanitizer --tool $tool "${cmd[@]}" > "$log" 2>&1
-      if grep -q "ERROR SUMMARY: 0 errors" "$log"; then record "sanitizer $tool ($what)" pass "0 errors"
-      else record "sanitizer $tool ($what)" fail "$(grep -m1 'ERROR SUMMARY' "$log" || echo "no summary"), $log"; fi
-    done
-  done
-else record compute-sanitizer fail "not on PATH"; fi
-
-# 4. the decks on the GPU
-for d in $decks; do
-  timeout "$tmo" "$app" -options_file "inputs/$d.opts" -surrogate_device cuda -report "$out/$d.yaml" > "$out/$d.log" 2>&1; rc=$?
-  v=$(key "$out/$d.yaml" verdict) g=$(key "$out/$d.yaml" golden_state_hash)
-  if [ $rc = 0 ] && [ "$v" = VALID ]; then record "deck $d" pass "VALID; golden state hash: $g; FOM $(key "$out/$d.yaml" value) $(key "$out/$d.yaml" unit)"
-  else record "deck $d" fail "exit $rc, verdict ${v:-none}, golden: ${g:-?}, $out/$d.log"; fi
-done
-
-# 5. 2 GPU ranks against 1 CPU rank
-run2=(-options_file inputs/grayscott-small.opts)
-"$app" "${run2[@]}" -surrogate_device cpu -summary "$out/cpu1.yaml" > "$out/cpu1.log" 2>&1
-mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device cuda -summary "$out/gpu2.yaml" > "$out/gpu2.log" 2>&1; rc=$?
-hc="$(key "$out/cpu1.yaml" state_hash) $(key "$out/cpu1.yaml" weights_hash)" hg="$(key "$out/gpu2.yaml" state_hash) $(key "$out/gpu2.yaml" weights_hash)"
-if [ "$(key "$out/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 GPU ranks vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
-elif [ $rc = 0 ] && [ "$hc" = "$hg" ]; then record "2 GPU ranks vs 1 CPU rank" pass "same state and weights hashes $hg"
-else record "2 GPU ranks vs 1 CPU rank" fail "exit $rc; GPU $hg, CPU $hc"; fi
-
-# 6. benchmarks (figures, not pass/fail on time)
-if [ -n "$bench" ]; then
-  for n in 262144 4194304; do
-    timeout "$tmo" "$bench" -surrogate_device cuda -bench_n $n -bench_steps 5 -bench_reps 3 > "$out/bench-$n.log" 2>&1; rc=$?
-    if [ $rc = 0 ]; then record "bench_surrogate n=$n" pass "$(grep -E '^(atomic|deterministic|reproducible) ' "$out/bench-$n.log" | awk '{printf "%s %s ms; ", $1, $2}')"
-    else record "bench_surrogate n=$n" fail "exit $rc, $out/bench-$n.log"; fi
-  done
-else record bench_surrogate fail "bench_surrogate not found under $bin"; fi
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
-  python3 bench/bench_surrogate_torch.py > "$out/torch.log" 2>&1 && record "PyTorch reference" pass "$(grep -E '^(default|deterministic) ' "$out/torch.log" | awk '{printf "%s %s ms; ", $1, $2}')" ||
-    record "PyTorch reference" fail "$out/torch.log"
+if gpuonly device; then
+  record device pass "$(nvidia-smi -L | paste -sd ';'); CUDA driver $(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)"
 fi
+
+if gpuonly test; then
+  if [ -n "$tcuda" ]; then
+    timeout "$tmo" "$tcuda" > "$logs/test_cuda.log" 2>&1; rc=$?
+    case $rc in 0) record test_surrogate_cuda pass "CPU and GPU bitwise equal" ;; 77) record test_surrogate_cuda fail "skipped: the test saw no GPU" ;; *) record test_surrogate_cuda fail "exit $rc, logs/test_cuda.log" ;; esac
+  else record test_surrogate_cuda fail "test_surrogate_cuda not found under $bin"; fi
+fi
+
+if gpuonly sanitize; then
+  short=(-options_file inputs/grayscott-small.opts -ts_max_steps 4 -surrogate_device cuda)
+  if command -v compute-sanitizer > /dev/null; then
+    for tool in memcheck racecheck synccheck initcheck; do
+      for what in test app; do
+        if [ $what = test ]; then cmd=("$tcuda"); else cmd=("$app" "${short[@]}"); fi
+        [ -n "${cmd[0]}" ] || continue
+        log=$logs/sanitizer-$tool-$what.log
+        timeout "$tmo" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1
+        if grep -q "ERROR SUMMARY: 0 errors" "$log"; then record "sanitizer $tool ($what)" pass "0 errors"
+        else record "sanitizer $tool ($what)" fail "$(grep -m1 'ERROR SUMMARY' "$log" || echo "no summary"), logs/$(basename "$log")"; fi
+      done
+    done
+  else record compute-sanitizer fail "not on PATH"; fi
+fi
+
+if on decks; then
+  for d in $decks; do
+    timeout "$tmo" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -report "$logs/$d.yaml" > "$logs/$d.log" 2>&1; rc=$?
+    v=$(key "$logs/$d.yaml" verdict) g=$(key "$logs/$d.yaml" golden_state_hash)
+    detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$logs/$d.yaml" value) Mpoint-steps/s, $np rank(s), total $(key "$logs/$d.yaml" total) s"
+    if [ $rc = 0 ] && [ "$v" = VALID ]; then record "deck $d" pass "$detail"; else record "deck $d" fail "exit $rc, $detail, logs/$d.log"; fi
+  done
+fi
+
+if on ranks; then
+  run2=(-options_file inputs/grayscott-small.opts)
+  timeout "$tmo" "$app" "${run2[@]}" -surrogate_device cpu -summary "$logs/cpu1.yaml" > "$logs/cpu1.log" 2>&1
+  timeout "$tmo" mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device $dev -summary "$logs/dev2.yaml" > "$logs/dev2.log" 2>&1; rc=$?
+  hc="$(key "$logs/cpu1.yaml" state_hash) $(key "$logs/cpu1.yaml" weights_hash)" hg="$(key "$logs/dev2.yaml" state_hash) $(key "$logs/dev2.yaml" weights_hash)"
+  if [ $rc != 0 ]; then record "2 $dev ranks vs 1 CPU rank" fail "exit $rc, logs/dev2.log"
+  elif [ "$(key "$logs/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 $dev ranks vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
+  elif [ "$hc" = "$hg" ] && [ "$hc" != " " ]; then record "2 $dev ranks vs 1 CPU rank" pass "same state and weights hashes $hg"
+  else record "2 $dev ranks vs 1 CPU rank" fail "$dev $hg, CPU $hc"; fi
+fi
+
+if on bench; then
+  if [ -n "$bench" ]; then
+    for n in $bench_n; do
+      for w in $widths; do
+        log=$logs/bench-$n-${w//,/-}.log
+        timeout "$tmo" "$bench" -surrogate_device $dev -surrogate_layers "$w" -bench_n "$n" -bench_steps 5 -bench_reps 3 > "$log" 2>&1; rc=$?
+        if [ $rc = 0 ]; then
+          record "bench_surrogate n=$n layers=$w" pass "$(awk '$1 ~ /^(atomic|deterministic|reproducible)$/ {printf "%s %s ms (x%s); ", $1, $2, $4}' "$log")"
+          table "bench_surrogate, batch $n, hidden layers $w" <(grep -vE '^(#|Surrogate)' "$log")
+        else record "bench_surrogate n=$n layers=$w" fail "exit $rc, logs/$(basename "$log")"; fi
+      done
+    done
+  else record bench_surrogate fail "bench_surrogate not found under $bin"; fi
+fi
+
+if on torch; then
+  tdev=$([ $rehearse = 1 ] && echo cpu || echo cuda)
+  if ! "$py" -c "import torch, sys; sys.exit(0 if '$tdev' == 'cpu' or torch.cuda.is_available() else 1)" 2> /dev/null; then
+    record "PyTorch reference" skip "$py has no PyTorch$([ "$tdev" = cuda ] && echo " with CUDA")"
+  else
+    for n in $bench_n; do
+      for w in $widths; do
+        log=$logs/torch-$n-${w//,/-}.log
+        timeout "$tmo" "$py" bench/bench_surrogate_torch.py --device $tdev --n "$n" --layers "$w" --steps 10 > "$log" 2>&1; rc=$?
+        if [ $rc = 0 ]; then
+          record "PyTorch n=$n layers=$w" pass "$(awk '$1 ~ /^(default|deterministic|compile)$/ {if ($2 == "unavailable:") printf "%s unavailable; ", $1; else printf "%s %s ms; ", $1, $2}' "$log")"
+          table "PyTorch, batch $n, hidden layers $w" "$log"
+        else record "PyTorch n=$n layers=$w" fail "exit $rc, logs/$(basename "$log")"; fi
+      done
+    done
+  fi
+fi
+
+if on atomic; then
+  aapp=$(exe "$atomic_bin" miniapp)
+  if [ -z "$aapp" ]; then record "atomic study" skip "no miniapp under -atomic_bin $atomic_bin (a build whose surrogate half is atomic, e.g. reproducible-atomic)"
+  else
+    for who in dev cpu; do
+      if [ $who = dev ]; then o=(-surrogate_device $dev -atomic_order_seed 0); else o=(-surrogate_device cpu -atomic_order_seed 1); fi
+      timeout "$tmo" "$aapp" -options_file "inputs/$atomic_deck.opts" -replicas "$replicas" -coupling_baselines false "${o[@]}" -summary "$logs/atomic-$who.yaml" > "$logs/atomic-$who.log" 2>&1; rc=$?
+      label=$([ $who = dev ] && echo "$dev, real atomics" || echo "CPU, seeded replay")
+      if [ $rc = 0 ] || [ $rc = 2 ]; then
+        record "atomic study ($label)" pass "$atomic_deck, $replicas replicas, $(key "$logs/atomic-$who.yaml" surrogate_reduction) surrogate: weights V_c $(key "$logs/atomic-$who.yaml" replica_final_weights_vc); rel. L2 $(key "$logs/atomic-$who.yaml" replica_final_weights_rel_l2); first divergent epoch $(key "$logs/atomic-$who.yaml" replica_first_divergent_epoch)"
+      else record "atomic study ($label)" fail "exit $rc, logs/atomic-$who.log"; fi
+    done
+  fi
+fi
+
+if on sweep; then
+  for d in $sweep_decks; do
+    log=$logs/sweep-$d.log
+    timeout "$tmo" scripts/sweep.sh "$d" -bin "$sweep_root" -variants "$sweep_variants" -args "-surrogate_device $dev" -out "$logs/sweep" > "$log" 2>&1; rc=$?
+    if [ $rc = 0 ] && [ -f "$logs/sweep/$d/table.md" ]; then
+      record "sweep $d" pass "surrogate on $dev; variants atomic,$sweep_variants; table below"
+      table "sweep $d (surrogate on $dev)" "$logs/sweep/$d/table.md"
+    else record "sweep $d" fail "exit $rc: $(grep -m1 'error' "$log" || tail -n 1 "$log")"; fi
+  done
+fi
+
+if gpuonly sumstudy; then
+  if [ -n "$sums" ]; then
+    timeout "$tmo" "$sums" -methods cuda-element,cuda-block,cuda-tree,cuda-cub -n 1e3,1e5,1e7 -arrays 20 -o "$logs/sumstudy.csv" > "$logs/sumstudy.log" 2>&1; rc=$?
+    if [ $rc = 0 ]; then record sumstudy pass "CUDA methods; table below"; table "miniapp-sumstudy, CUDA methods" "$logs/sumstudy.log"
+    else record sumstudy fail "exit $rc, logs/sumstudy.log"; fi
+  else record sumstudy skip "miniapp-sumstudy not found under $bin"; fi
+fi
+
+if gpuonly profile; then
+  nmax=$(printf '%s\n' $bench_n | sort -n | tail -n 1)
+  if ! command -v ncu > /dev/null; then record profile skip "ncu (Nsight Compute) not on PATH"
+  elif [ -z "$bench" ]; then record profile fail "bench_surrogate not found under $bin"
+  else
+    # the kernels of one reproducible train step after the warm-up ones
+    timeout "$tmo" ncu --section SpeedOfLight --launch-skip 40 --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
+    if [ $rc = 0 ]; then
+      record profile pass "ncu SpeedOfLight, batch $nmax: per kernel in the appendix, whole in logs/ncu.log"
+      table "ncu SpeedOfLight: kernel, duration, throughputs" <(grep -E '^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput' "$logs/ncu.log" | head -n 200)
+    else record profile fail "exit $rc, logs/ncu.log"; fi
+  fi
+fi
+
+cat "$out/appendix.md" >> "$res" && rm -f "$out/appendix.md"
+tar -C "$out" -czf "$out/logs.tar.gz" logs 2> /dev/null || true
 echo; echo "gpu-check: $fails check(s) failed; results in $res and $yaml"
 [ $fails = 0 ]

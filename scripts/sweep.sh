@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..]: the cost of
+# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args "OPTS"] [-out DIR]: the cost of
 # determinism. Builds (scripts/setup.sh) the seven variants
 #   atomic deterministic reproducible                 (both halves the same)
 #   deterministic-atomic reproducible-atomic          (the solver half varies)
@@ -11,17 +11,21 @@
 # reproducible <= 1.25x). Reports and table.md in out/sweep/<deck>/.
 # -variants runs a subset (e.g. atomic,reproducible: two builds instead of
 # seven); atomic is always among them (the ratios' base).
+# -bin ROOT runs prebuilt variants, ROOT/<variant>/ holding miniapp (a packed
+# runtime) or miniapp/miniapp (a build tree), and builds nothing; -args adds
+# options to every run (e.g. "-surrogate_device cuda", as scripts/gpu-check.sh does);
+# -out DIR puts the reports in DIR/<deck> instead of out/sweep/<deck>.
 # Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
 # (passed to setup.sh). docs/sweep.md explains the columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..]"
+usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args \"OPTS\"] [-out DIR]"
 die() { echo "sweep: error: $*" >&2; exit 1; }
 cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
 cores=$(nproc)
-np=1 threads="" repeat=2
+np=1 threads="" repeat=2 root="" extra="" outdir=out/sweep
 all="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
 variants=$all
 while [ $# -gt 0 ]; do
@@ -38,6 +42,9 @@ while [ $# -gt 0 ]; do
       done
       shift 2
       continue ;;
+    -bin) [ -d "$2" ] || die "-bin $2: not a folder"; root=$2; shift 2; continue ;;
+    -args) extra=$2; shift 2; continue ;;
+    -out) outdir=$2; shift 2; continue ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"
@@ -47,19 +54,27 @@ if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
 threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
-dir=out/sweep/$name
-mkdir -p "$dir"
+dir=$outdir/$name
+mkdir -p "$dir" || die "-out $outdir: cannot create $dir"
 rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log "$dir/table.md"
 
 # Build: setup.sh configures and builds; an existing build directory only
 # needs the (incremental) build, unless CMAKE_ARGS asks for a new configure.
+# With -bin the variants are prebuilt: find each one's miniapp.
+declare -A exe
 for v in $variants; do
+  if [ -n "$root" ]; then
+    for c in "$root/$v/miniapp" "$root/$v/miniapp/miniapp"; do [ -f "$c" ] && [ -x "$c" ] && exe[$v]=$c; done
+    [ -n "${exe[$v]:-}" ] || die "-bin $root: no $v/miniapp or $v/miniapp/miniapp there"
+    continue
+  fi
   echo "sweep: building $v"
   if [ -f "build/$v/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
     cmake --build "build/$v" -j "${JOBS:-2}" > "$dir/build-$v.log" 2>&1
   else
     scripts/setup.sh "$v" > "$dir/build-$v.log" 2>&1
   fi || die "build of $v failed (log: $dir/build-$v.log)"
+  exe[$v]=build/$v/miniapp/miniapp
 done
 
 # Run: K rounds, each running every variant once, side by side.
@@ -73,7 +88,8 @@ fi
 for k in $(seq "$repeat"); do
   for v in $variants; do
     rc=0
-    "${launch[@]}" "build/$v/miniapp/miniapp" -options_file "$opts" -threads "$threads" -deck_name "$name" \
+    # shellcheck disable=SC2086 # -args is a list of options
+    "${launch[@]}" "${exe[$v]}" -options_file "$opts" -threads "$threads" -deck_name "$name" $extra \
       -report "$dir/$v.r$k.yaml" > "$dir/$v.r$k.log" 2>&1 || rc=$?
     case $rc in
       0 | 2) echo "sweep: round $k/$repeat $v: $(sed -n 's/^ *total: //p' "$dir/$v.r$k.yaml") s, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
@@ -82,5 +98,6 @@ for k in $(seq "$repeat"); do
   done
 done
 echo
-/usr/bin/python3 scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
+py=/usr/bin/python3; [ -x $py ] || py=python3 # a GPU node may have its python elsewhere
+$py scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
 echo "sweep: table in $dir/table.md, reports and logs in $dir/"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/gpu_check_tests.sh BUILD: scripts/gpu-check.sh rehearsed on this
+# machine with the CPU backend (-rehearse), so that the one command a vendor
+# runs on a GPU node has run end to end before: the decks, 2 ranks against 1,
+# the benchmark, the atomic study and a sweep over prebuilt variants must
+# pass, the GPU-only steps must say they were skipped, result.yaml must parse
+# with one entry per check, and a failing executable must make the script
+# fail. Also its argument checks. About a minute. Prints PASS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "$1" && pwd)
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+has() { grep -qF -- "$2" "$1" || { cat "$1"; fail "'$2' not in $(basename "$1")"; }; }
+
+# a variants root: this build as reproducible, atomic and reproducible-atomic
+mkdir -p "$tmp/root"
+for v in reproducible atomic reproducible-atomic; do ln -s "$build" "$tmp/root/$v"; done
+rc=0
+scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gc" -steps device,test,decks,ranks,bench,atomic,sweep,profile \
+  -decks grayscott-small -bench_n 3000 -widths "8,8 3" -atomic_deck grayscott-small -replicas 2 \
+  -sweep_decks grayscott-small -sweep_variants reproducible > "$tmp/log" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$tmp/log"; fail "rehearsal exited $rc"; }
+y=$tmp/gc/result.yaml
+$py - "$y" <<'PY' || fail "result.yaml"
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+st = {c["check"]: c["status"] for c in d["checks"]}
+want = {"device": "skip", "test": "skip", "profile": "skip", "deck grayscott-small": "pass",
+        "2 cpu ranks vs 1 CPU rank": "pass", "bench_surrogate n=3000 layers=8,8": "pass",
+        "bench_surrogate n=3000 layers=3": "pass", "atomic study (cpu, real atomics)": "pass",
+        "atomic study (CPU, seeded replay)": "pass", "sweep grayscott-small": "pass"}
+bad = {k: (st.get(k), v) for k, v in want.items() if st.get(k) != v}
+extra = set(st) - set(want)
+if bad or extra or d["surrogate_device"] != "cpu":
+    print("result.yaml: wrong or missing checks", bad, "unexpected", extra, d["surrogate_device"])
+    sys.exit(1)
+PY
+has "$tmp/gc/result.md" "| deck grayscott-small | pass | verdict VALID"
+has "$tmp/gc/result.md" "### bench_surrogate, batch 3000, hidden layers 8,8"
+has "$tmp/gc/result.md" "### sweep grayscott-small (surrogate on cpu)"
+tar -tzf "$tmp/gc/logs.tar.gz" > "$tmp/list"
+has "$tmp/list" "logs/grayscott-small.yaml"
+
+# a failing executable fails the check and the script
+mkdir -p "$tmp/bad/reproducible"
+printf '#!/bin/sh\necho "miniapp: error: broken on purpose" >&2\nexit 3\n' > "$tmp/bad/reproducible/miniapp"
+chmod +x "$tmp/bad/reproducible/miniapp"
+rc=0
+scripts/gpu-check.sh -rehearse -bin "$tmp/bad/reproducible" -out "$tmp/gcbad" -steps decks,atomic -decks grayscott-small > "$tmp/log" 2>&1 || rc=$?
+[ $rc = 1 ] || { cat "$tmp/log"; fail "a failing miniapp gave exit $rc, not 1"; }
+has "$tmp/gcbad/result.md" "| deck grayscott-small | fail | exit 3"
+has "$tmp/gcbad/result.md" "| atomic study | skip | no miniapp under -atomic_bin"
+
+# bad arguments: one line, nonzero exit
+for c in "-steps decks,warp" "-widths 3,,4" "-replicas 1" "-np 0" "-bench_n 1e6" "-decks nosuch" "-bin $tmp/nonexistent" "-out /proc/gc" "-sweep_decks nosuch"; do
+  rc=0
+  # shellcheck disable=SC2086
+  scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" $c > "$tmp/out" 2> "$tmp/err" || rc=$?
+  [ "$rc" != 0 ] || fail "exit 0 for: $c"
+  if [ "$(wc -l < "$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then cat "$tmp/out" "$tmp/err"; fail "expected one error line for: $c"; fi
+done
+echo PASS
