@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/sweep_tests.sh: self-test of the sweep and scaling tables
 # (scripts/report_table.py) on synthetic reports with known numbers, and of
-# the argument checks of scripts/sweep.sh, scripts/scaling.sh and scripts/gpu-check.sh. Builds and
-# runs nothing; a few seconds. Prints PASS and exits 0 when all checks pass.
+# the argument checks of scripts/sweep.sh, scripts/scaling.sh, scripts/gpu-check.sh
+# and scripts/gpu-pack.sh. Builds and runs nothing; a few seconds. Prints PASS and exits 0 when all checks pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3
@@ -84,6 +84,7 @@ has "$s/w.md" "| 2 | 1 | 200x50 | 0.125 | 0.08 | 80% | VALID | n/a (grid differs
 # --- the scripts reject bad arguments with one line and a nonzero exit, before building
 for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scripts/sweep.sh heat -bogus 1" "scripts/sweep.sh heat -variants atomic,fastest" \
          "scripts/gpu-check.sh -decks nosuch" "scripts/gpu-check.sh -timeout 0" "scripts/gpu-check.sh -bin /nonexistent" "scripts/gpu-check.sh -bogus 1" \
+         "scripts/gpu-pack.sh -arch sm90" "scripts/gpu-pack.sh -variants fast" "scripts/gpu-pack.sh -out" "scripts/sweep.sh heat -bin /nonexistent" \
          "scripts/scaling.sh no-such-deck" "scripts/scaling.sh heat sideways" "scripts/scaling.sh heat -variant fast"; do
   rc=0; $c > "$tmp/out" 2> "$tmp/err" || rc=$?
   [ "$rc" != 0 ] || fail "exit 0 for: $c"
