@@ -2,7 +2,8 @@
 # tests/sweep_tests.sh: self-test of the sweep and scaling tables
 # (scripts/report_table.py) on synthetic reports with known numbers, and of
 # the argument checks of scripts/sweep.sh, scripts/scaling.sh, scripts/gpu-check.sh
-# and scripts/gpu-pack.sh. Builds and runs nothing; a few seconds. Prints PASS and exits 0 when all checks pass.
+# and scripts/gpu-pack.sh. Builds and runs nothing; a few seconds. Prints PASS
+# and exits 0 when all checks pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=/usr/bin/python3
