@@ -135,7 +135,7 @@ if gpuonly sanitize; then
   if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck synccheck initcheck; do
       for what in test app; do
-        if [ $what = test ]; then cmd=("$tcuda"); else cmd=("$app" "${short[@]}"); fi
+        if [ $what = test ]; then cmd=("$tcuda" -cuda_test_big_n 9000); else cmd=("$app" "${short[@]}"); fi
         [ -n "${cmd[0]}" ] || continue
         log=$logs/sanitizer-$tool-$what.log
         timeout "$tmo" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1
