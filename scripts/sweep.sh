@@ -55,7 +55,7 @@ if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 name=$(basename "$opts" .opts)
 threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
 dir=$outdir/$name
-mkdir -p "$dir" || die "-out $outdir: cannot create $dir"
+mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log "$dir/table.md"
 
 # Build: setup.sh configures and builds; an existing build directory only
