@@ -35,6 +35,8 @@ while [ $# -gt 0 ]; do
   esac
   shift 2
 done
+parent=$(dirname "$out")
+[ -d "$parent" ] && [ -w "$parent" ] || die "-out $out: $parent is not a writable folder"
 pack=${PACK_RUNTIME:-../shared/tools/pack-runtime}
 [ -x "$pack" ] || die "pack-runtime not found at $pack (set PACK_RUNTIME)"
 command -v nvcc > /dev/null || die "nvcc not on PATH: the CUDA toolkit is needed to build for the GPU"

@@ -85,7 +85,7 @@ has "$s/w.md" "| 2 | 1 | 200x50 | 0.125 | 0.08 | 80% | VALID | n/a (grid differs
 # --- the scripts reject bad arguments with one line and a nonzero exit, before building
 for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scripts/sweep.sh heat -bogus 1" "scripts/sweep.sh heat -variants atomic,fastest" \
          "scripts/gpu-check.sh -decks nosuch" "scripts/gpu-check.sh -timeout 0" "scripts/gpu-check.sh -bin /nonexistent" "scripts/gpu-check.sh -bogus 1" \
-         "scripts/gpu-pack.sh -arch sm90" "scripts/gpu-pack.sh -variants fast" "scripts/gpu-pack.sh -out" "scripts/sweep.sh heat -bin /nonexistent" "scripts/sweep.sh heat -out /proc/sweep" \
+         "scripts/gpu-pack.sh -arch sm90" "scripts/gpu-pack.sh -variants fast" "scripts/gpu-pack.sh -out" "scripts/gpu-pack.sh -out /proc/none/rt" "scripts/sweep.sh heat -bin /nonexistent" "scripts/sweep.sh heat -out /proc/sweep" \
          "scripts/scaling.sh no-such-deck" "scripts/scaling.sh heat sideways" "scripts/scaling.sh heat -variant fast"; do
   rc=0; $c > "$tmp/out" 2> "$tmp/err" || rc=$?
   [ "$rc" != 0 ] || fail "exit 0 for: $c"
