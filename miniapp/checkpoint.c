@@ -78,44 +78,194 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What a restart must agree on, as "key: value" lines. */
-static PetscErrorCode Describe(Coupled c, char buf[], size_t len)
+/* ---- restart keys ------------------------------------------------------
+ * What a restart must agree on, stored as its own record of length-prefixed
+ * (key, value) pairs (never parsed out of free text, so no value can forge
+ * another key): the run's effective settings (Describe: build strategies,
+ * scenario, grid and physics, Krylov method and tolerances, coupling,
+ * replicas, seeds, network and optimizer), and every option in the database
+ * as given ("-name" keys), except those that only steer output,
+ * verification or where the run executes (RestartFree). */
+
+/* Options a restart may change: they do not touch the run's arithmetic. */
+static PetscBool RestartFree(const char *name)
 {
-  size_t n;
+  static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-progress", "-progress_interval", "-threads", "-surrogate_device",
+                                           "-surrogate_device_id", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-churn_tol", "-mms_tol", "-closure_drift_tol",
+                                           "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
+  static const char *const free_prefixes[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
+  size_t                   n = strlen(name);
+
+  for (size_t k = 0; k < sizeof free_names / sizeof *free_names; k++)
+    if (!strcmp(name, free_names[k])) return PETSC_TRUE;
+  for (size_t k = 0; k < sizeof free_prefixes / sizeof *free_prefixes; k++)
+    if (!strncmp(name, free_prefixes[k], strlen(free_prefixes[k]))) return PETSC_TRUE;
+  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")));
+}
+
+typedef struct {
+  char  *b;
+  size_t n, cap;
+} Keys;
+
+static PetscErrorCode KeysAppend(Keys *k, const char *s, size_t len)
+{
+  uint32_t l = (uint32_t)len;
 
   PetscFunctionBegin;
-  buf[0] = 0;
-  PetscCall(SolverDescribe(c->rep[0].solver, buf, len));
-  n = strlen(buf);
-  PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_reduction: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
-                         (unsigned long long)c->base_order.seed));
-  n = strlen(buf);
-  if (c->rep[0].net) PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_weights: %" PetscInt_FMT "\nsurrogate_inputs: %" PetscInt_FMT "\n", c->nweights, c->n_in));
-  n = strlen(buf);
-  if (c->mode == COUPLING_GUESS)
-    PetscCall(PetscSNPrintf(buf + n, len - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", c->guess == GUESS_COMBINED ? "combined" : "learned", c->history, (int)c->projection, (int)c->baselines));
+  if (k->n + 4 + len > k->cap) {
+    size_t cap = 2 * (k->cap + 4 + len);
+    char  *b;
+    PetscCall(PetscMalloc1(cap, &b));
+    if (k->n) PetscCall(PetscArraycpy(b, k->b, k->n));
+    PetscCall(PetscFree(k->b));
+    k->b = b, k->cap = cap;
+  }
+  memcpy(k->b + k->n, &l, 4);
+  memcpy(k->b + k->n + 4, s, len);
+  k->n += 4 + len;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The value of "key: " in a description (empty when absent). */
-static void Value(const char *desc, const char *key, char *val, size_t len)
+static PetscErrorCode KeysAdd(Keys *k, const char *key, const char *val)
 {
-  size_t      kl = strlen(key);
-  const char *p  = desc;
+  PetscFunctionBegin;
+  PetscCall(KeysAppend(k, key, strlen(key)));
+  PetscCall(KeysAppend(k, val, strlen(val)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  val[0] = 0;
-  for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-    if (!strncmp(p, key, kl) && p[kl] == ':' && p[kl + 1] == ' ') {
-      size_t vl = strcspn(p + kl + 2, "\n");
-      if (vl >= len) vl = len - 1;
-      memcpy(val, p + kl + 2, vl), val[vl] = 0;
+/* The i-th (from *pos) length-prefixed string of b[0..n): 0 at the end, -1 if corrupt. */
+static int KeysNext(const char *b, size_t n, size_t *pos, const char **s, size_t *len)
+{
+  uint32_t l;
+  if (*pos == n) return 0;
+  if (n - *pos < 4) return -1;
+  memcpy(&l, b + *pos, 4);
+  if (n - *pos - 4 < l) return -1;
+  *s = b + *pos + 4, *len = l, *pos += 4 + (size_t)l;
+  return 1;
+}
+
+/* The value of key in a keys record; found: 0 absent, 1 present, -1 corrupt. */
+static void KeysFind(const char *b, size_t n, const char *key, const char **val, size_t *vlen, int *found)
+{
+  size_t      pos = 0, kl;
+  const char *k;
+  int         st;
+
+  *found = 0;
+  while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
+    if (KeysNext(b, n, &pos, val, vlen) != 1) break;
+    if (kl == strlen(key) && !memcmp(k, key, kl)) {
+      *found = 1;
       return;
     }
+  }
+  if (st) *found = -1;
+}
+
+/* The run's keys: its step, the effective settings, the options as given. */
+static PetscErrorCode BuildKeys(Coupled c, Keys *k)
+{
+  char      desc[4096], *all, *tok, *save = NULL, *name = NULL, val[4096];
+  PetscInt  step;
+  PetscBool key;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
+  PetscCall(PetscSNPrintf(val, sizeof val, "%" PetscInt_FMT, step));
+  PetscCall(KeysAdd(k, "step", val));
+  desc[0] = 0;
+  PetscCall(SolverDescribe(c->rep[0].solver, desc, sizeof desc));
+  {
+    size_t n = strlen(desc);
+    PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep, (unsigned long long)c->base_order.seed,
+                           c->train_every, c->train_epochs));
+    n = strlen(desc);
+    if (c->mode == COUPLING_GUESS)
+      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", c->guess == GUESS_COMBINED ? "combined" : "learned", c->history, (int)c->projection, (int)c->baselines));
+    if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
+    if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, sizeof desc));
+  }
+  for (char *line = desc, *end; *line; line = end + 1) { /* our own "key: value" lines: numbers and registered names only */
+    char *colon = strstr(line, ": ");
+    end         = strchr(line, '\n');
+    if (!end || !colon || colon > end) break;
+    *colon = 0, *end = 0;
+    PetscCall(KeysAdd(k, line, colon + 2));
+  }
+  PetscCall(PetscOptionsGetAll(NULL, &all)); /* "-name value -name -name value ...": values joined by spaces */
+  val[0] = 0;
+  for (tok = strtok_r(all, " ", &save);; tok = strtok_r(NULL, " ", &save)) {
+    key = PETSC_FALSE;
+    if (tok) PetscCall(PetscOptionsValidKey(tok, &key));
+    if ((key || !tok) && name) {
+      if (!RestartFree(name)) PetscCall(KeysAdd(k, name, val));
+      name = NULL;
+    }
+    if (!tok) break;
+    if (key) name = tok, val[0] = 0;
+    else if (name) {
+      size_t n = strlen(val);
+      PetscCall(PetscSNPrintf(val + n, sizeof val - n, "%s%s", n ? " " : "", tok));
+    }
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A value for a one-line message: newlines and other controls escaped. */
+static void Printable(const char *v, size_t n, char *out, size_t len)
+{
+  size_t j = 0;
+  for (size_t i = 0; i < n && j + 5 < len; i++) {
+    unsigned char ch = (unsigned char)v[i];
+    if (ch >= 32 && ch != 127) out[j++] = (char)ch;
+    else j += (size_t)snprintf(out + j, len - j, "\\x%02x", ch);
+  }
+  out[j] = 0;
+}
+
+/* "key value", "-name value", "-name" (given without a value) or "no -name". */
+static void Phrase(const char *key, const char *v, size_t vl, PetscBool present, char *out, size_t len)
+{
+  char p[512];
+  Printable(v, present ? vl : 0, p, sizeof p);
+  if (!present) snprintf(out, len, "no %s", key);
+  else snprintf(out, len, "%s%s%s", key, p[0] ? " " : "", p);
+}
+
+/* Every key of either run must have the same value in both (step aside). */
+static PetscErrorCode CompareKeys(Coupled c, const char *option, const char *path, const Keys *mine, const char *theirs, size_t tn)
+{
+  for (int pass = 0; pass < 2; pass++) { /* mine against theirs, then keys only theirs has */
+    const char *b = pass ? theirs : mine->b, *o = pass ? mine->b : theirs;
+    size_t      n = pass ? tn : mine->n, on = pass ? mine->n : tn, pos = 0, kl, vl, ol;
+    const char *k, *v, *ov;
+    int         st, found;
+    while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
+      char key[256], a[800], m[800];
+      PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
+      if (kl >= sizeof key) continue;
+      memcpy(key, k, kl), key[kl] = 0;
+      if (!strcmp(key, "step")) continue;
+      KeysFind(o, on, key, &ov, &ol, &found);
+      PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
+      if (found && ol == vl && !memcmp(ov, v, vl)) continue;
+      if (pass && found) continue; /* a different value: the first pass named it */
+      Phrase(key, pass ? v : ov, pass ? vl : ol, pass || found, a, sizeof a); /* the checkpoint's */
+      Phrase(key, v, vl, !pass, m, sizeof m);                                /* this run's */
+      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "%s %s: the checkpoint was written with %s, this run has %s (restart with the options and build that wrote it; only output, verification and placement options may change)", option, path, a, m);
+    }
+    PetscCheck(st == 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
+  }
+  return PETSC_SUCCESS;
 }
 
 /* Everything after the description, in either direction (CkptData/CkptVec):
  * one list, so that what is written is what is read. */
-static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
+static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollback)
 {
   char             name[64];
   PetscBool        writing = CkptIsWriting(ck);
@@ -140,6 +290,14 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
 
   PetscFunctionBegin;
   for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) PetscCall(CkptData(ck, recs[i].name, recs[i].data, recs[i].size));
+  { /* the fault record: what was injected and detected stays with the run
+     * that restarts (its settings are this run's: restart keys); a rollback
+     * keeps what this process has seen (the fault fired once, was detected) */
+    FaultState keep = c->fault;
+    PetscCall(CkptData(ck, "faults/record", &c->fault, sizeof c->fault));
+    if (rollback) c->fault = keep;
+    c->fault.on = keep.on, c->fault.checks = keep.checks, c->fault.spec = keep.spec, c->fault.action = keep.action, c->fault.noise_factor = keep.noise_factor;
+  }
   if (!writing) {
     c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
     c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
@@ -148,7 +306,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
   }
   for (PetscInt r = 0; r < c->nrep; r++) {
     Replica *p        = &c->rep[r];
-    double   flags[5] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd};
+    double   flags[6] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd, (double)p->drift};
     DM       da;
     PetscCall(SolverGetDM(p->solver, &da));
     PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r));
@@ -157,7 +315,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
     PetscCall(CkptData(ck, name, &p->order, sizeof p->order));
     PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r));
     PetscCall(CkptData(ck, name, flags, sizeof flags));
-    if (!writing) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4];
+    if (!writing) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4], p->drift = flags[5];
     if (p->d) {
       PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r));
       PetscCall(CkptVec(ck, name, da, p->d));
@@ -196,6 +354,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step)
 PetscErrorCode CheckpointWrite(Coupled c)
 {
   Ckpt           ck;
+  Keys           keys = {NULL, 0, 0};
   char           desc[4096], *all = NULL;
   PetscInt       step;
   PetscReal      t;
@@ -205,17 +364,21 @@ PetscErrorCode CheckpointWrite(Coupled c)
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, &t, NULL));
   PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (char *q = all; q && *q; q++)
+    if ((unsigned char)*q < 32) *q = ' '; /* for people only: one line */
   PetscCall(PetscSNPrintf(desc, sizeof desc, "miniapp checkpoint of a coupled run (see docs/reliability.md)\nstep: %" PetscInt_FMT "\ntime: %.17g\nepoch: %" PetscInt_FMT "\nmpi_ranks: %d\nomp_threads: %d\nminiapp_version: %s\nsource_revision: %s\noptions: %.1500s\n",
                          step, (double)t, c->epoch, c->size, omp_get_max_threads(), MINIAPP_VERSION, MINIAPP_REVISION, all ? all : ""));
   PetscCall(PetscFree(all));
-  {
-    size_t n = strlen(desc);
-    PetscCall(Describe(c, desc + n, sizeof desc - n));
+  PetscCall(BuildKeys(c, &keys));
+  ierr = CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck);
+  if (!ierr) {
+    ierr = CkptPut(ck, "description", desc, strlen(desc) + 1);
+    if (!ierr) ierr = CkptPut(ck, "keys", keys.b, keys.n);
+    if (!ierr) ierr = State(c, ck, step, PETSC_FALSE);
+    PetscErrorCode ierr2 = CkptClose(&ck, (PetscBool)!ierr); /* commit only a complete file */
+    if (!ierr) ierr = ierr2; /* the first error wins; else the commit's */
   }
-  PetscCall(CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck));
-  ierr = CkptPut(ck, "description", desc, strlen(desc) + 1);
-  if (!ierr) ierr = State(c, ck, step);
-  PetscCall(CkptClose(&ck, (PetscBool)!ierr)); /* the first error wins; an error here is the commit's */
+  PetscCall(PetscFree(keys.b));
   PetscCall(ierr);
   c->times.output += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -226,61 +389,51 @@ PetscErrorCode CheckpointWrite(Coupled c)
 static PetscErrorCode Read(Coupled c, const char option[], const char path[], int64_t *stepp)
 {
   Ckpt           ck;
-  char           mine[4096], *theirs;
-  size_t         len;
+  Keys           mine = {NULL, 0, 0};
+  char          *theirs = NULL, v[64], *end;
+  const char    *sv;
+  size_t         len, svl;
   PetscBool      found;
   PetscErrorCode ierr;
   int64_t        step = -1;
+  int            have;
   PetscInt       nsteps;
 
   PetscFunctionBegin;
   PetscCall(CkptCreateRead(c->comm, option, path, &ck));
-  ierr = CkptGetLength(ck, "description", &len, &found);
+  ierr = CkptGetLength(ck, "keys", &len, &found);
   if (!ierr && !found) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
-    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no description record (not a checkpoint of a coupled run)", option, path);
+    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no keys record (not a checkpoint of a coupled run, or one written by a version before 0.2)", option, path);
   }
-  PetscCall(ierr);
-  PetscCall(PetscMalloc1(len + 1, &theirs));
-  ierr = CkptGet(ck, "description", theirs, len);
-  theirs[len] = 0;
-  /* the run the file continues must be this one: every key Describe gives
-   * (scenario first, so that its own keys are compared only within one) */
-  if (!ierr) ierr = Describe(c, mine, sizeof mine);
-  for (const char *line = mine; !ierr && *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] ? 1 : 0)) {
-    char   key[64], a[256], b[256];
-    size_t kl = strcspn(line, ":");
-    if (kl >= sizeof key || line[kl] != ':') break; /* Describe writes "key: value" lines only */
-    memcpy(key, line, kl), key[kl] = 0;
-    Value(theirs, key, a, sizeof a);
-    Value(mine, key, b, sizeof b);
-    if (strcmp(a, b)) {
-      PetscCall(PetscFree(theirs));
-      PetscCall(CkptClose(&ck, PETSC_FALSE));
-      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "%s %s: the checkpoint was written with %s %s, this run has %s (restart with the options and build that wrote it)", option, path, key, a[0] ? a : "(none)", b[0] ? b : "(none)");
+  if (!ierr) ierr = PetscMalloc1(len + 1, &theirs);
+  if (!ierr) ierr = CkptGet(ck, "keys", theirs, len);
+  /* the run the file continues must be this one: every key of either */
+  if (!ierr) ierr = BuildKeys(c, &mine);
+  if (!ierr) ierr = CompareKeys(c, option, path, &mine, theirs, len);
+  if (!ierr) { /* its step, before any record sized by it is read */
+    KeysFind(theirs, len, "step", &sv, &svl, &have);
+    if (have == 1 && svl > 0 && svl < sizeof v) {
+      memcpy(v, sv, svl), v[svl] = 0;
+      step = strtoll(v, &end, 10);
+      if (*end) step = -1; /* not a whole number: corrupt */
     }
   }
-  if (!ierr) { /* its step, before any record sized by it is read */
-    char v[64];
-    char *end;
-    Value(theirs, "step", v, sizeof v);
-    step = strtoll(v, &end, 10);
-    if (!v[0] || *end) step = -1; /* not a whole number: corrupt */
-  }
   PetscCall(PetscFree(theirs));
+  PetscCall(PetscFree(mine.b));
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
   if (!ierr && !(step >= 0 && step <= nsteps)) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
-    PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt description (no step)", option, path);
+    PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record (no step)", option, path);
     SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", option, path, (long long)step, nsteps);
   }
-  if (!ierr) ierr = State(c, ck, (PetscInt)step);
+  if (!ierr) ierr = State(c, ck, (PetscInt)step, (PetscBool)!strcmp(option, "-checkpoint"));
   PetscCall(CkptClose(&ck, PETSC_FALSE));
   PetscCall(ierr);
   for (PetscInt r = 0; r < c->nrep; r++) { /* replicas advance in lockstep */
     PetscInt sr;
     PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
-    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the description says %lld)", option, path, r, sr, (long long)step);
+    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the keys say %lld)", option, path, r, sr, (long long)step);
   }
   *stepp = step;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -69,7 +69,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
   PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
-  PetscCall(PetscOptionsReal("-churn_tol", "A prediction churns where it moved by more than this times the RMS of replica 0's predictions", NULL, c->churn_tol, &c->churn_tol, NULL));
+  PetscCall(PetscOptionsReal("-churn_tol", "A prediction churns where it moved by more than this times the RMS of replica 0's predictions (at most 1)", NULL, c->churn_tol, &c->churn_tol, NULL));
   PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network)", NULL, guess_choices, 2, guess_choices[guess], &guess, NULL));
   PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
   PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));
@@ -77,12 +77,12 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined)", NULL, c->baselines, &c->baselines, &set));
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
   PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
-  PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run", NULL, c->drift_tol, &c->drift_tol, NULL));
+  PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", NULL, c->drift_tol, &c->drift_tol, NULL));
   c->progress = (PetscBool)(isatty(STDOUT_FILENO) && isatty(STDERR_FILENO));
   PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stdout is a terminal)", NULL, c->progress, &c->progress, NULL));
   c->progress_every = 3;
   PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, NULL));
-  PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber", NULL, c->pattern_factor, &c->pattern_factor, NULL));
+  PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
   c->guess = guess ? GUESS_COMBINED : GUESS_LEARNED;
@@ -93,11 +93,12 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->nrep = nrep;
   PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
   PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
-  PetscCheck(c->churn_tol > 0 && PetscIsNormalReal(c->churn_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-churn_tol %g: must be a positive number", (double)c->churn_tol);
+  PetscCheck(c->churn_tol > 0 && c->churn_tol <= 1 && PetscIsNormalReal(c->churn_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-churn_tol %g: must be in (0, 1]", (double)c->churn_tol);
   PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
   PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
-  PetscCheck(c->drift_tol > 0 && !PetscIsInfOrNanReal(c->drift_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be a positive number", (double)c->drift_tol);
-  PetscCheck(c->pattern_factor >= 1 && !PetscIsInfOrNanReal(c->pattern_factor), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be a number >= 1", (double)c->pattern_factor);
+  /* verification bounds are capped: beyond these a changed pattern would pass */
+  PetscCheck(c->drift_tol > 0 && c->drift_tol <= 0.5, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be in (0, 0.5] (a relative L2 drift of 0.5 is already another state)", (double)c->drift_tol);
+  PetscCheck(c->pattern_factor >= 1 && c->pattern_factor <= 2, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be in [1, 2] (a factor of 2 in std(v) or in its wavenumber is already another pattern)", (double)c->pattern_factor);
   PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
   PetscCall(CheckpointSetFromOptions(c));
   PetscCall(FaultsSetFromOptions(c));
@@ -300,6 +301,48 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
   fflush(stderr);
 }
 
+/* Did a replica's (or the exact-term run's) own solve fail, or its state
+ * stop being finite? why: which, in one line. */
+static PetscErrorCode SolvesFailed(Coupled c, PetscBool *failed, char *why, size_t len)
+{
+  SolverSolveRecord q;
+  char              w[512];
+
+  PetscFunctionBegin;
+  *failed = PETSC_FALSE;
+  for (PetscInt r = 0; r <= c->nrep && !*failed; r++) {
+    Solver s = r < c->nrep ? c->rep[r].solver : c->exact;
+    if (!s) continue;
+    PetscCall(SolverGetSolveRecord(s, &q));
+    if (!q.nfail_run) continue;
+    *failed = PETSC_TRUE;
+    PetscCall(SolverSolveFailure(s, w, sizeof w));
+    if (r == c->nrep) PetscCall(PetscSNPrintf(why, len, "the exact-term run, %s", w));
+    else if (c->nrep > 1) PetscCall(PetscSNPrintf(why, len, "replica %" PetscInt_FMT ", %s", r, w));
+    else PetscCall(PetscSNPrintf(why, len, "%s", w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a step: an unsolved system or a non-finite state stops the run
+ * (nothing after it can be VALID), unless -fault_action rollback re-does
+ * the step from the last checkpoint. */
+static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscBool *stop, PetscBool *rollback)
+{
+  PetscBool failed;
+  char      why[640];
+
+  PetscFunctionBegin;
+  *stop = *rollback = PETSC_FALSE;
+  PetscCall(SolvesFailed(c, &failed, why, sizeof why));
+  if (!failed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FaultsFailedStep(c, step, why, rollback));
+  if (*rollback) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: %s; the run stops here and is INVALID\n", why));
+  *stop = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* From step 0, or from the restart's step (its record is in the run that
  * wrote the checkpoint), to -ts_max_steps. */
 PetscErrorCode CoupledRun(Coupled c)
@@ -310,9 +353,18 @@ PetscErrorCode CoupledRun(Coupled c)
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
   if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
+  else { /* the run this one continues stopped on an unsolved step: nothing to continue */
+    PetscBool failed;
+    char      why[640];
+    PetscCall(SolvesFailed(c, &failed, why, sizeof why));
+    if (failed) {
+      PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: the run this checkpoint holds stopped INVALID (%s): nothing to continue\n", why));
+      first = nsteps;
+    }
+  }
   if (c->fault.action == FAULT_ACTION_ROLLBACK) PetscCall(CheckpointWrite(c)); /* the first good state */
   for (PetscInt step = first; step < nsteps; step++) {
-    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback;
+    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback, failed;
     PetscInt  epoch0 = c->epoch;
     for (PetscInt r = 0; r < c->nrep; r++) {
       red_set_atomic_order_state(&c->rep[r].order);
@@ -323,6 +375,14 @@ PetscErrorCode CoupledRun(Coupled c)
     tm = MPI_Wtime() + c->times.output; /* ObserveStep also writes: keep that apart */
     PetscCall(ObserveStep(c, step + 1, predicted));
     c->times.metrics += MPI_Wtime() - tm - c->times.output;
+    PetscCall(AfterFailedStep(c, step + 1, &failed, &rollback));
+    if (failed) break; /* verify and report what happened */
+    if (rollback) { /* the last good state, then on from there */
+      PetscCall(CheckpointRollback(c));
+      PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
+      step--;
+      continue;
+    }
     if (train) {
       tm = MPI_Wtime();
       PetscCall(Train(c, step + 1));
@@ -408,6 +468,19 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   *ok = PETSC_TRUE;
   why[0] = 0;
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureVerify(c, ok, why, len));
+  for (PetscInt r = 1; r <= c->nrep; r++) { /* replica 0's solves: SolverVerify */
+    Solver    s = r < c->nrep ? c->rep[r].solver : c->exact;
+    PetscBool finite;
+    char      swhy[512];
+    if (!s) continue;
+    PetscCall(SolverCheckStateFinite(s, &finite));
+    PetscCall(SolverSolveFailure(s, swhy, sizeof swhy));
+    if (!swhy[0]) continue;
+    n = strlen(why);
+    if (r < c->nrep) PetscCall(PetscSNPrintf(why + n, len - n, "%sreplica %" PetscInt_FMT ", %s", n ? "; " : "", r, swhy));
+    else PetscCall(PetscSNPrintf(why + n, len - n, "%sthe exact-term run, %s", n ? "; " : "", swhy));
+    *ok = PETSC_FALSE;
+  }
   {
     PetscBool fok;
     char      fwhy[256];

@@ -47,6 +47,7 @@ extern const char *const FaultActionNames[];
  * and epochs are -1 until something happens. */
 typedef struct {
   PetscBool    on, checks, done, fired, detected;
+  PetscInt     detected_step;                    /* the step after which it was first detected */
   fault_spec   spec;
   fault_record rec;
   FaultAction  action;
@@ -60,8 +61,10 @@ typedef struct {
   PetscInt     check_step, check_epoch;          /* alarm on the faulty replica after the flip */
   PetscReal    check_ratio;
   PetscInt     rep_step, rep_epoch;              /* ordered builds: its first differing step/epoch */
-  PetscInt     noise_step, noise_epoch;          /* atomic: first above the fault-free spread */
-  PetscReal    noise_ratio;
+  PetscInt     noise_step, noise_epoch;          /* atomic: first out of the fault-free spread */
+  PetscReal    noise_ratio;                      /* its nearest-neighbour distance / the noise */
+  PetscInt     noise_window, fire_step;          /* judged in steps [fire_step, fire_step + window) */
+  PetscInt     noise_replica, noise_unmeasured;  /* the outlier; checks with no noise to compare with */
 } FaultState;
 
 /* Per-guess tallies over the run (replica 0's systems). */
@@ -173,6 +176,7 @@ PetscErrorCode FaultsSetUp(Coupled c);
 PetscErrorCode FaultsArm(Coupled c, PetscInt r, PetscInt step, PetscInt epoch, PetscBool *armed);
 PetscErrorCode FaultsCollect(Coupled c);
 PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback);
+PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, PetscBool *rollback);
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode FaultsSummary(Coupled c, FILE *f);
 #define FAULTS_NATTRS 16

@@ -23,6 +23,7 @@
 #include "coupling_impl.h"
 #include "vecred.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const FaultActionNames[] = {"report", "abort", "rollback"};
@@ -35,13 +36,15 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   PetscBool   set, ckset;
 
   PetscFunctionBegin;
-  f->noise_factor = 10;
-  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = -1;
+  f->noise_factor = 10, f->noise_window = 10;
+  f->fire_step = f->noise_replica = -1;
+  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
   PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
   PetscCall(PetscOptionsEList("-fault_action", "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the last -checkpoint)", NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
-  PetscCall(PetscOptionsReal("-fault_noise_factor", "Atomic build: a replica is faulty where its distance from replica 0 exceeds this times the fault-free replicas' largest", NULL, f->noise_factor, &f->noise_factor, NULL));
+  PetscCall(PetscOptionsReal("-fault_noise_factor", "Atomic build: a replica is faulty where its distance to its nearest other replica exceeds this times the fault-free replicas' (1 .. 1e6)", NULL, f->noise_factor, &f->noise_factor, NULL));
+  PetscCall(PetscOptionsInt("-fault_noise_window", "Atomic build: steps after the fault's in which the replicas are judged (1 .. 1000)", NULL, f->noise_window, &f->noise_window, NULL));
   PetscOptionsEnd();
   f->action = (FaultAction)action;
   if (set) {
@@ -49,7 +52,8 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
     PetscCheck(fault_parse(spec, &f->spec, err, sizeof err) == 0, c->comm, PETSC_ERR_ARG_WRONG, "%s", err);
     f->on = PETSC_TRUE;
   }
-  PetscCheck(f->noise_factor >= 1 && PetscIsNormalReal(f->noise_factor), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be a number >= 1", (double)f->noise_factor);
+  PetscCheck(f->noise_factor >= 1 && f->noise_factor <= 1e6, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be in [1, 1e6] (a larger factor calls no fault a fault)", (double)f->noise_factor);
+  PetscCheck(f->noise_window >= 1 && f->noise_window <= 1000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_window %" PetscInt_FMT ": must be in [1, 1000]", f->noise_window);
   PetscCall(PetscOptionsHasName(NULL, NULL, "-checkpoint", &ckset));
   PetscCheck(f->action != FAULT_ACTION_ROLLBACK || ckset, c->comm, PETSC_ERR_ARG_WRONG, "-fault_action rollback: needs -checkpoint FILE (the state it rolls back to)");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -120,6 +124,112 @@ PetscErrorCode FaultsCollect(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Atomic build: each replica's distance to its nearest other replica,
+ * m[r] = min_s ||x_r - x_s|| / max(||x_r||, ||x_s||), over the states
+ * (weights: the surrogate's parameters, fetched by ObserveEpoch). A
+ * non-finite distance counts as infinitely far. */
+static PetscErrorCode Nearest(Coupled c, PetscBool weights, double m[])
+{
+  PetscInt nr = c->nrep, n;
+  double  *d2, *a2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc2(nr * nr, &d2, nr, &a2));
+  if (weights) {
+    for (PetscInt r = 0; r < nr; r++)
+      for (PetscInt i = 0; i < c->nweights; i++) {
+        double x = c->rep[r].w32[i];
+        a2[r] += x * x;
+        for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x - c->rep[s].w32[i]) * (x - c->rep[s].w32[i]);
+      }
+  } else {
+    const PetscScalar *x[MAX_REPLICAS];
+    for (PetscInt r = 0; r < nr; r++) {
+      Vec u;
+      PetscCall(SolverGetState(c->rep[r].solver, &u));
+      PetscCall(VecGetLocalSize(u, &n));
+      PetscCall(VecGetArrayRead(u, &x[r]));
+    }
+    for (PetscInt r = 0; r < nr; r++)
+      for (PetscInt i = 0; i < n; i++) {
+        a2[r] += x[r][i] * x[r][i];
+        for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x[r][i] - x[s][i]) * (x[r][i] - x[s][i]);
+      }
+    for (PetscInt r = 0; r < nr; r++) {
+      Vec u;
+      PetscCall(SolverGetState(c->rep[r].solver, &u));
+      PetscCall(VecRestoreArrayRead(u, &x[r]));
+    }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d2, (PetscMPIInt)(nr * nr), MPI_DOUBLE, MPI_SUM, c->comm)); /* a threshold's input: any order will do */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, a2, (PetscMPIInt)nr, MPI_DOUBLE, MPI_SUM, c->comm));
+  }
+  for (PetscInt r = 0; r < nr; r++) m[r] = PETSC_INFINITY;
+  for (PetscInt r = 0; r < nr; r++)
+    for (PetscInt s = r + 1; s < nr; s++) {
+      double den = PetscMax(a2[r], a2[s]), d = sqrt(den > 0 ? d2[r * nr + s] / den : d2[r * nr + s]);
+      if (!isfinite(d)) continue; /* NaN or Inf: as far as can be */
+      m[r] = PetscMin(m[r], d), m[s] = PetscMin(m[s], d);
+    }
+  PetscCall(PetscFree2(d2, a2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The replica farthest from its nearest neighbour, if it stands out: its
+ * distance is not finite, or more than -fault_noise_factor times the noise
+ * (the smallest nearest-neighbour distance: two fault-free replicas). A
+ * noise of 0 (two replicas bitwise equal) measures nothing: no verdict. */
+static PetscInt Outlier(Coupled c, const double m[], double *ratio, PetscBool *unmeasured)
+{
+  PetscInt far = 0;
+  double   noise = PETSC_INFINITY;
+
+  *unmeasured = PETSC_FALSE;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    noise = PetscMin(noise, m[r]);
+    if (m[r] > m[far]) far = r;
+  }
+  *ratio = noise > 0 ? m[far] / noise : PETSC_INFINITY;
+  if (!isfinite(m[far]) && isfinite(noise)) return far; /* a replica no other is near: non-finite */
+  if (!(noise > 0) || !isfinite(noise)) {
+    *unmeasured = PETSC_TRUE;
+    return -1;
+  }
+  return m[far] > c->fault.noise_factor * noise ? far : -1;
+}
+
+/* Atomic build, after the step that produced state `step`: within
+ * -fault_noise_window steps of the one in which the fault fired, is a
+ * replica (any one: the reference too) out of the fault-free spread, in its
+ * state or, if the step trained, in its weights? Beyond the window the
+ * replicas' own divergence would be judged, not the fault. */
+static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0)
+{
+  FaultState *f = &c->fault;
+  double      m[MAX_REPLICAS], ratio;
+  PetscBool   unmeasured;
+  PetscInt    o;
+
+  PetscFunctionBegin;
+  if (f->fire_step < 0) f->fire_step = step;
+  if (step >= f->fire_step + f->noise_window) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->noise_step < 0) {
+    PetscCall(Nearest(c, PETSC_FALSE, m));
+    o = Outlier(c, m, &ratio, &unmeasured);
+    if (o >= 0) f->noise_step = step, f->noise_ratio = ratio, f->noise_replica = o;
+    f->noise_unmeasured += unmeasured;
+  }
+  if (c->rep[0].net && c->epoch > epoch0 && f->noise_epoch < 0) {
+    PetscCall(Nearest(c, PETSC_TRUE, m));
+    o = Outlier(c, m, &ratio, &unmeasured);
+    if (o >= 0) {
+      f->noise_epoch = c->epoch - 1;
+      if (f->noise_replica < 0) f->noise_replica = o, f->noise_ratio = ratio;
+    }
+    f->noise_unmeasured += unmeasured;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscBool Ordered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrategy(), "atomic") && strcmp(SurrogateGetStrategyName(), "atomic")); }
 
 /* After the step that produced state `step` (and its training): the checks'
@@ -156,25 +266,14 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       }
     }
   if (f->fired && fr >= 0) {
-    if (Ordered() || fr == 0) { /* any difference is a fault */
+    if (Ordered()) { /* any difference is a fault */
       if (f->rep_step < 0 && c->first_div_step[fr] >= 0) f->rep_step = c->first_div_step[fr];
       if (f->rep_epoch < 0 && c->first_div_epoch[fr] >= 0) f->rep_epoch = c->first_div_epoch[fr];
       if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
         for (PetscInt r = 1; r < c->nrep; r++)
           if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
-    } else if (c->nrep >= 3 && f->noise_step < 0) { /* atomic: beyond the fault-free replicas' spread */
-      double noise = 0, mine = c->last_state[fr].rel_l2;
-      for (PetscInt r = 1; r < c->nrep; r++)
-        if (r != fr) noise = PetscMax(noise, c->last_state[r].rel_l2);
-      if (mine > f->noise_factor * noise) f->noise_step = step, f->noise_ratio = noise > 0 ? mine / noise : PETSC_INFINITY;
-      noise = 0, mine = c->last_weights[fr].rel_l2;
-      if (c->rep[0].net && c->epoch > epoch0 && f->noise_epoch < 0) {
-        for (PetscInt r = 1; r < c->nrep; r++)
-          if (r != fr) noise = PetscMax(noise, c->last_weights[r].rel_l2);
-        if (mine > f->noise_factor * noise) f->noise_epoch = c->epoch - 1;
-      }
-    }
-    if (Ordered() || fr == 0) /* this step's record (a rollback restores the earlier one) */
+    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0)); /* atomic: out of the fault-free replicas' spread */
+    if (Ordered()) /* this step's record (a rollback restores the earlier one) */
       for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
         detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
     else detected = (PetscBool)(f->noise_step == step || (f->noise_epoch >= epoch0 && f->noise_epoch < c->epoch));
@@ -184,6 +283,7 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       if (c->first_div_step[r] == step) detected = PETSC_TRUE;
   detected = (PetscBool)(detected || alarm);
   if (!detected) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!f->detected) f->detected_step = step;
   f->detected = PETSC_TRUE;
   if (f->action == FAULT_ACTION_ABORT)
     SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step, alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
@@ -192,6 +292,29 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
     f->rollbacks++;
     *rollback = PETSC_TRUE;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An unsolved step or a non-finite state (coupling.c) is a detected fault
+ * (whether injected or not): with -fault_action rollback it is re-done from
+ * the last checkpoint; otherwise the caller stops the run, INVALID. */
+PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, PetscBool *rollback)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *rollback = PETSC_FALSE;
+  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS); /* no fault experiment: the solver's verdict says it */
+  if (!f->detected) f->detected_step = step;
+  f->detected = PETSC_TRUE;
+  if (f->first_alarm_step < 0) {
+    f->first_alarm_step = step, f->alarm_replica = -1, f->alarm_ratio = NAN;
+    PetscCall(PetscStrncpy(f->alarm_what, "unsolved step or non-finite state", sizeof f->alarm_what));
+  }
+  if (f->action != FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and step %" PetscInt_FMT " still fails: %s", step, why);
+  f->rollbacks++;
+  *rollback = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -204,7 +327,8 @@ PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   *ok = PETSC_TRUE, why[0] = 0;
   if (!f->detected || f->action == FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
   *ok = PETSC_FALSE;
-  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action]));
+  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
+                         c->restart_step >= 0 && f->detected_step <= c->restart_step ? " in the run this one continues (the checkpoint carries its fault record)" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -234,14 +358,18 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
     if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
   }
   if (f->on && c->nrep > 1) {
-    if (Ordered() || f->spec.replica == 0) {
+    if (Ordered()) {
       Step(out, "detected_by_replicas_step", f->rep_step);
       Step(out, "detected_by_replicas_epoch", f->rep_epoch);
       fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
     } else if (c->nrep >= 3) {
-      fprintf(out, "  noise_factor: %g\n", (double)f->noise_factor);
+      fprintf(out, "  noise_factor: %g\n  noise_window_steps: %" PetscInt_FMT "\n", (double)f->noise_factor, f->noise_window);
       Step(out, "detected_above_noise_step", f->noise_step);
       Step(out, "detected_above_noise_epoch", f->noise_epoch);
+      Step(out, "detected_above_noise_replica", f->noise_replica);
+      Step(out, "detection_latency_steps", f->noise_step >= 0 && f->fire_step >= 0 ? f->noise_step - f->fire_step : -1);
+      if (f->noise_step >= 0 || f->noise_epoch >= 0) fprintf(out, "  noise_ratio: %.3e\n", (double)f->noise_ratio);
+      fprintf(out, "  noise_unmeasured_checks: %" PetscInt_FMT "\n", f->noise_unmeasured);
     } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
   }
   fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");

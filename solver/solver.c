@@ -54,6 +54,10 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y", NULL, N, &N, NULL));
   PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps", NULL, s->max_steps, &s->max_steps, NULL));
   PetscCall(PetscOptionsReal("-ts_dt", "Time step", NULL, s->dt, &s->dt, NULL));
+  {
+    PetscReal rtol = 1e-10;
+    PetscCall(PetscOptionsReal("-ksp_rtol", "Krylov relative tolerance, at most 1e-4: every solve's true residual is verified against 10 x max(-ksp_rtol, 1e-12)", "KSPSetTolerances", rtol, &rtol, NULL));
+  }
   PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
   PetscOptionsEnd();
   PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
@@ -155,6 +159,11 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));
   PetscCall(CheckKSPType(s, *ksp));
+  {
+    PetscReal rtol;
+    PetscCall(KSPGetTolerances(*ksp, &rtol, NULL, NULL, NULL));
+    PetscCheck(rtol <= SOLVER_RTOL_MAX, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: at most %g (every solve's true residual is verified against %.0f x -ksp_rtol; a looser tolerance lets a state that never moved pass)", (double)rtol, SOLVER_RTOL_MAX, SOLVER_CHECK_FACTOR);
+  }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
   PetscCall(KSPSetUp(*ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -197,19 +206,18 @@ PetscErrorCode SolverGetRHS(Solver s, Vec *b)
 
 /* Solve this step's system with ksp from x (in: the guess; out: the
  * solution) without advancing; a KSPGuess attached to ksp forms its own. */
-static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
+static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscBool trial, PetscInt *its, PetscReal *r0)
 {
-  KSPConvergedReason reason;
-  Vec                b = NULL;
-  PetscInt           n = 0;
+  Vec       b = NULL;
+  PetscInt  n = 0;
+  PetscBool ok;
 
   PetscFunctionBegin;
   PetscCall(SolverGetRHS(s, &b));
   s->r0 = NAN;
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetIterationNumber(ksp, &n));
-  PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCheck(reason > 0, s->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": the linear solve did not converge (%s after %" PetscInt_FMT " iterations)", s->step + 1, KSPConvergedReasons[reason], n);
+  PetscCall(SolverCheckSolve(s, ksp, b, x, trial, &ok)); /* a failure is recorded: the run stops, INVALID */
   if (its) *its = n;
   if (r0) *r0 = s->r0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -219,7 +227,7 @@ PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscRe
 {
   PetscFunctionBegin;
   PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
-  PetscCall(Solve(s, ksp, x, its, r0));
+  PetscCall(Solve(s, ksp, x, PETSC_TRUE, its, r0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -233,7 +241,7 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
   Vec b = NULL;
   PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
   if (guess) PetscCall(VecCopy(guess, s->u));
-  PetscCall(Solve(s, s->ksp, s->u, &n, &s->last_r0));
+  PetscCall(Solve(s, s->ksp, s->u, PETSC_FALSE, &n, &s->last_r0));
   PetscCall(KSPGetResidualNorm(s->ksp, &s->rnorm));
   if (fault_armed == FAULT_STATE) { /* -inject site=state: u^{n+1} as the step leaves it */
     PetscScalar *a;
@@ -246,6 +254,10 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
     PetscCall(VecRestoreArray(s->u, &a));
   }
   s->its[s->step++] = n;
+  {
+    PetscBool finite;
+    PetscCall(SolverCheckStateFinite(s, &finite));
+  }
   s->its_total += n;
   s->t += s->dt;
   if (its) *its = n;
@@ -304,8 +316,21 @@ PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
 
 PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len)
 {
+  PetscBool finite;
+  size_t    n;
+
   PetscFunctionBegin;
   PetscCall(s->ops->verify(s, l2, mx, ok, why, len));
+  n = strlen(why);
+  PetscCall(SolverCheckStateFinite(s, &finite)); /* also a restored state never stepped here */
+  if (s->solves.nfail) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(why + n, len - n, "%s", n ? "; " : ""));
+    n = strlen(why);
+    PetscCall(SolverSolveFailure(s, why + n, len - n));
+  } else if (s->solves.nsolves) {
+    PetscCall(PetscSNPrintf(why + n, len - n, "%sall %lld solves verified (true residual <= %.0f x max(-ksp_rtol, %g); worst %.2g of it)", n ? "; " : "", (long long)s->solves.nsolves, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR, s->solves.worst));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -385,6 +410,7 @@ PetscErrorCode SolverGetState(Solver s, Vec *u) { *u = s->u; return PETSC_SUCCES
 PetscErrorCode SolverGetDM(Solver s, DM *da) { *da = s->da; return PETSC_SUCCESS; }
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp) { *ksp = s->ksp; return PETSC_SUCCESS; }
 PetscErrorCode SolverGetScenario(Solver s, const char **name) { *name = s->scenario; return PETSC_SUCCESS; }
+PetscErrorCode SolverUsesStockVectors(Solver s, PetscBool *stock) { *stock = s->stock; return PETSC_SUCCESS; }
 
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt)
 {
@@ -432,6 +458,23 @@ PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len)
   n = strlen(buf);
   if (s->ops == &HeatScenario) PetscCall(PetscSNPrintf(buf + n, len - n, "heat_D: %.17g\nheat_theta: %.17g\n", (double)s->D, (double)s->theta));
   else PetscCall(PetscSNPrintf(buf + n, len - n, "gs_Du: %.17g\ngs_Dv: %.17g\ngs_F: %.17g\ngs_k: %.17g\n", (double)s->Du, (double)s->Dv, (double)s->F, (double)s->k));
+  n = strlen(buf);
+  PetscCall(PetscSNPrintf(buf + n, len - n, "grid_spacing: %.17g %.17g\noperator_summation: %s\n", (double)s->hx, (double)s->hy, s->scatter ? "scatter" : "gather"));
+  if (s->ksp) { /* the Krylov method as configured: type, preconditioner, stopping rule */
+    KSPType     kt;
+    PCType      pt;
+    PC          pc;
+    KSPNormType nt;
+    PetscReal   rtol, atol, dtol;
+    PetscInt    maxit;
+    PetscCall(KSPGetType(s->ksp, &kt));
+    PetscCall(KSPGetPC(s->ksp, &pc));
+    PetscCall(PCGetType(pc, &pt));
+    PetscCall(KSPGetNormType(s->ksp, &nt));
+    PetscCall(KSPGetTolerances(s->ksp, &rtol, &atol, &dtol, &maxit));
+    n = strlen(buf);
+    PetscCall(PetscSNPrintf(buf + n, len - n, "ksp: %s %s %s\nksp_tolerances: %.17g %.17g %.17g %" PetscInt_FMT "\n", kt, pt, KSPNormTypes[nt], (double)rtol, (double)atol, (double)dtol, maxit));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -465,6 +508,8 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   }
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
   PetscCall(CkptVec(ck, name, s->da, s->u));
+  PetscCall(PetscSNPrintf(name, sizeof name, "%s/solves", prefix)); /* a failure stays a failure after a restart */
+  PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
   if (!CkptIsWriting(ck)) {
     s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
     s->b_step = -1;

@@ -40,6 +40,32 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp);
 PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0);
 PetscErrorCode SolverGetLastStartResidual(Solver s, PetscReal *r0); /* of the last SolverStep */
 
+/* Every solve is checked (solvecheck.c): after it, the true residual
+ * ||B(b - A x)|| / ||B b|| in the Krylov method's own norm must be at most
+ * SOLVER_CHECK_FACTOR x max(rtol, SOLVER_CHECK_FLOOR), and the method must
+ * not report divergence; -ksp_rtol above SOLVER_RTOL_MAX is refused. The
+ * record covers the run's solves and the side-by-side trial solves, and the
+ * finiteness of the state after each step; SolverVerify fails on any
+ * failure, and the record travels in the checkpoint. */
+#define SOLVER_CHECK_FACTOR 10.0
+#define SOLVER_CHECK_FLOOR  1e-12
+#define SOLVER_RTOL_MAX     1e-4
+typedef enum { SOLVER_FAIL_SOLVE, SOLVER_FAIL_TRIAL, SOLVER_FAIL_NONFINITE } SolverFailKind;
+typedef struct {
+  int64_t nsolves, nfail;  /* solves checked; failures (solves and non-finite states) */
+  int64_t nfail_run;       /* of them, the run's own solves and states (not trial solves) */
+  int64_t fail_step;       /* the first failure: the step whose system it was (1-based) */
+  int32_t fail_reason;     /* its KSPConvergedReason */
+  int32_t fail_kind;       /* SolverFailKind */
+  int64_t fail_its;
+  double  fail_res, fail_bound;
+  double  worst;           /* largest true residual / bound (NaN: a non-finite residual) */
+} SolverSolveRecord;
+PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial, PetscBool *ok);
+PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok);
+PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec);
+PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len); /* "" when every check passed */
+
 /* Energy-norm guesses (solver/guess.c). A GuessSpace keeps the last m
  * increments d_j = u^{j+1} - u^j of a run and PETSc's Fischer guess
  * (model 1, 10 past solutions), both updated by GuessSpacePush after each
@@ -85,6 +111,7 @@ PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);
 PetscErrorCode SolverGetScenario(Solver s, const char **name);
+PetscErrorCode SolverUsesStockVectors(Solver s, PetscBool *stock); /* -solver_stock_vec: reductions outside the switch */
 PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step);
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp);
 /* 64-bit hash of the state's bytes in natural grid order: independent of

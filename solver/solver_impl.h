@@ -50,6 +50,7 @@ struct _p_Solver {
   PetscInt           b_step;   /* b holds the system of this step (-1: none yet) */
   PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
   PetscReal          rnorm;    /* residual norm of the last solve */
+  SolverSolveRecord  solves;   /* every solve checked (solvecheck.c) */
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
   PetscBool          setup, stock;

@@ -6,6 +6,7 @@
 #include "surrogate_reduction.h"
 #include "hashrng.h"
 
+#include <stdio.h>
 #include <string.h>
 
 PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
@@ -85,10 +86,10 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   if (PetscOptionsObject->printhelp) nw = s->nhidden;
   PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
-  PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate", "", lr, &lr, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate (1e-12 .. 1)", "", lr, &lr, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta2", "Adam beta2", "", b2, &b2, NULL));
-  PetscCall(PetscOptionsReal("-surrogate_eps", "Adam epsilon", "", eps, &eps, NULL));
+  PetscCall(PetscOptionsReal("-surrogate_eps", "Adam epsilon (1e-30 .. 1e-2)", "", eps, &eps, NULL));
   PetscCall(PetscOptionsReal("-surrogate_weight_decay", "decoupled (AdamW) weight decay", "", wd, &wd, NULL));
   PetscCall(PetscOptionsInt("-surrogate_seed", "seed of the initial weights", "", seed, &seed, NULL));
   PetscCall(PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
@@ -102,11 +103,14 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   }
   PetscOptionsEnd();
 
-  PetscCheck(lr > 0 && PetscIsNormalReal(lr), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be a positive number", (double)lr);
+  /* bounds that keep the float arithmetic meaningful: a rate below 1e-12
+   * or an epsilon above 1e-2 leaves the weights where they started (every
+   * float update rounds away), one outside float's range is 0 or Inf */
+  PetscCheck(lr >= 1e-12 && lr <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be in [1e-12, 1]", (double)lr);
   PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
   PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
-  PetscCheck(eps > 0 && PetscIsNormalReal(eps), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be a positive number", (double)eps);
-  PetscCheck(wd >= 0 && !PetscIsInfOrNanReal(wd), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be a finite number >= 0", (double)wd);
+  PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
+  PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]", (double)wd);
   PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);
   s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
   s->seed = (uint64_t)seed;
@@ -221,3 +225,20 @@ const char *SurrogateGetStrategyName(void) { return red_strategy_name(SURROGATE_
 #if !defined(MINIAPP_HAVE_CUDA)
 int SurrogateCUDAAvailable(void) { return -1; } /* -1: not compiled in */
 #endif
+
+/* The settings that decide the network's arithmetic, as "key: value" lines
+ * appended to buf (a restart must agree on them). */
+PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len)
+{
+  size_t n = strlen(buf);
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_strategy: %s\nsurrogate_sizes: %" PetscInt_FMT " %" PetscInt_FMT "\nsurrogate_layers:", red_strategy_name(s->strategy), s->n_in, s->n_out));
+  for (PetscInt i = 0; i < s->nhidden; i++) {
+    n = strlen(buf);
+    PetscCall(PetscSNPrintf(buf + n, len - n, " %" PetscInt_FMT, s->hidden[i]));
+  }
+  n = strlen(buf);
+  snprintf(buf + n, len - n, "\nsurrogate_adam: %.9g %.9g %.9g %.9g %.9g\nsurrogate_seed: %llu\nsurrogate_checks: %d\n", (double)s->lr, (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed, (int)s->ck.on);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

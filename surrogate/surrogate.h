@@ -69,6 +69,7 @@ PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev
 PETSC_EXTERN PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name);
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
 PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
+PETSC_EXTERN PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len); /* "key: value" lines a restart must match */
 PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
 
 /* Algorithm-based fault tolerance (Huang-Abraham checksums, docs/faults.md):

@@ -1,0 +1,125 @@
+/* solver/solvecheck.c: every linear solve is checked, so that VALID means
+ * "every step's system was solved to the requested tolerance". After each
+ * solve (the run's own and the side-by-side trial solves) the true residual
+ * r = b - A x is formed and measured in the norm the Krylov method itself
+ * tests (preconditioned, unpreconditioned or natural), relative to b in the
+ * same norm; the solve passes when that is at most SOLVER_CHECK_FACTOR x
+ * max(rtol, SOLVER_CHECK_FLOOR) and the method did not report divergence. A
+ * method that stops at its iteration limit (-ksp_converged_maxits,
+ * -ksp_convergence_test skip, preonly) passes only through the residual.
+ * The check draws nothing from the atomic order and arms no fault: it never
+ * changes the run's bits. Not here: what the coupled loop does about a
+ * failure (it stops, and the run is INVALID). */
+#include "solver_impl.h"
+#include "fault.h"
+#include "reduce.h"
+
+#include <math.h>
+
+/* ||B r|| / ||B b|| in the KSP's norm: the quantity its rtol bounds. */
+static PetscErrorCode TrueResidual(Solver s, KSP ksp, Vec b, Vec x, PetscReal *rel)
+{
+  KSPNormType nt;
+  PC          pc;
+  Vec         r = s->gw[0], w = s->gw[1];
+  PetscReal   nr, nb;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetNormType(ksp, &nt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(MatMult(s->A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  if (nt == KSP_NORM_PRECONDITIONED) {
+    PetscCall(PCApply(pc, r, w));
+    PetscCall(VecNorm(w, NORM_2, &nr));
+    PetscCall(PCApply(pc, b, w));
+    PetscCall(VecNorm(w, NORM_2, &nb));
+  } else if (nt == KSP_NORM_NATURAL) {
+    PetscScalar d;
+    PetscCall(PCApply(pc, r, w));
+    PetscCall(VecDot(r, w, &d));
+    nr = PetscSqrtReal(PetscAbsScalar(d));
+    PetscCall(PCApply(pc, b, w));
+    PetscCall(VecDot(b, w, &d));
+    nb = PetscSqrtReal(PetscAbsScalar(d));
+  } else {
+    PetscCall(VecNorm(r, NORM_2, &nr));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+  }
+  *rel = nb > 0 ? nr / nb : nr; /* b = 0: the exact solution is 0, r = -A x */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial, PetscBool *ok)
+{
+  KSPConvergedReason reason;
+  PetscReal          rtol, rel = NAN, bound;
+  PetscInt           its;
+  red_atomic_state   order;
+  int                armed = fault_armed;
+  SolverSolveRecord *q     = &s->solves;
+  PetscErrorCode     ierr;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+  red_get_atomic_order_state(&order); /* invisible to the run: same draws, no fault */
+  fault_armed = -1;
+  ierr        = TrueResidual(s, ksp, b, x, &rel);
+  fault_armed = armed;
+  red_set_atomic_order_state(&order);
+  PetscCall(ierr);
+  bound = SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR);
+  *ok   = (PetscBool)(reason > 0 && rel <= bound); /* false for NaN */
+  q->nsolves++;
+  if (rel / bound > q->worst || PetscIsInfOrNanReal(rel)) q->worst = PetscIsInfOrNanReal(rel) ? (double)NAN : (double)(rel / bound);
+  if (*ok) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!trial) q->nfail_run++;
+  if (!q->nfail++) {
+    q->fail_step = s->step + 1, q->fail_reason = (int32_t)reason, q->fail_kind = trial ? SOLVER_FAIL_TRIAL : SOLVER_FAIL_SOLVE;
+    q->fail_its = its, q->fail_res = rel, q->fail_bound = bound;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The state after a step: every entry finite (min/max skip NaN; this does not). */
+PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok)
+{
+  const PetscScalar *a;
+  PetscInt           n;
+  int                bad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(s->u, &n));
+  PetscCall(VecGetArrayRead(s->u, &a));
+  for (PetscInt i = 0; i < n; i++) bad |= !isfinite(PetscRealPart(a[i]));
+  PetscCall(VecRestoreArrayRead(s->u, &a));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm));
+  *ok = (PetscBool)!bad;
+  if (bad) s->solves.nfail_run++;
+  if (bad && !s->solves.nfail++) s->solves.fail_step = s->step, s->solves.fail_kind = SOLVER_FAIL_NONFINITE, s->solves.fail_res = NAN;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec)
+{
+  *rec = s->solves;
+  return PETSC_SUCCESS;
+}
+
+/* One line on the first failure ("" when none). */
+PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len)
+{
+  const SolverSolveRecord *q = &s->solves;
+
+  PetscFunctionBegin;
+  why[0] = 0;
+  if (!q->nfail) PetscFunctionReturn(PETSC_SUCCESS);
+  if (q->fail_kind == SOLVER_FAIL_NONFINITE) PetscCall(PetscSNPrintf(why, len, "step %lld: the state holds a value that is not finite", (long long)q->fail_step));
+  else
+    PetscCall(PetscSNPrintf(why, len, "step %lld: %s solve did not solve its system (%s after %lld iterations; true relative residual %.3g, bound %.3g = %.0f x max(-ksp_rtol, %g))%s", (long long)q->fail_step,
+                            q->fail_kind == SOLVER_FAIL_TRIAL ? "a side-by-side" : "the", KSPConvergedReasons[q->fail_reason], (long long)q->fail_its, q->fail_res, q->fail_bound, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR,
+                            q->nfail > 1 ? "; later failures too" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
