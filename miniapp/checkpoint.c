@@ -279,6 +279,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     {"coupling/counters", &k, sizeof k},
     {"coupling/base_order", &c->base_order, sizeof c->base_order},
     {"coupling/tally", c->tally, sizeof c->tally},
+    {"coupling/netfail", &c->netfail, sizeof c->netfail},
     {"record/first_div_step", c->first_div_step, nr * sizeof *c->first_div_step},
     {"record/first_div_epoch", c->first_div_epoch, nr * sizeof *c->first_div_epoch},
     {"record/last_state", c->last_state, nr * sizeof *c->last_state},

@@ -172,6 +172,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
   for (PetscInt r = 0; r < c->nrep; r++) c->rep[r].order = (red_atomic_state){base.seed ? base.seed + (uint64_t)r : 0, 0};
   c->base_order = (red_atomic_state){base.seed, 0};
   for (PetscInt r = 0; r < c->nrep; r++) c->first_div_step[r] = c->first_div_epoch[r] = -1;
+  c->netfail.step = -1;
   {
     PetscInt nsteps;
     PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
@@ -301,15 +302,16 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
   fflush(stderr);
 }
 
-/* Did a replica's (or the exact-term run's) own solve fail, or its state
- * stop being finite? why: which, in one line. */
+/* Did a replica's (or the exact-term run's) own solve fail, its state or
+ * its network stop being finite? why: which, in one line. */
 static PetscErrorCode SolvesFailed(Coupled c, PetscBool *failed, char *why, size_t len)
 {
   SolverSolveRecord q;
   char              w[512];
 
   PetscFunctionBegin;
-  *failed = PETSC_FALSE;
+  PetscCall(NetFailure(c, why, len));
+  *failed = (PetscBool)(why[0] != 0);
   for (PetscInt r = 0; r <= c->nrep && !*failed; r++) {
     Solver s = r < c->nrep ? c->rep[r].solver : c->exact;
     if (!s) continue;
@@ -327,7 +329,7 @@ static PetscErrorCode SolvesFailed(Coupled c, PetscBool *failed, char *why, size
 /* After a step: an unsolved system or a non-finite state stops the run
  * (nothing after it can be VALID), unless -fault_action rollback re-does
  * the step from the last checkpoint. */
-static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscBool *stop, PetscBool *rollback)
+static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *stop, PetscBool *rollback)
 {
   PetscBool failed;
   char      why[640];
@@ -336,10 +338,22 @@ static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscBool *stop,
   *stop = *rollback = PETSC_FALSE;
   PetscCall(SolvesFailed(c, &failed, why, sizeof why));
   if (!failed) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(FaultsFailedStep(c, step, why, rollback));
+  PetscCall(FaultsAfterStep(c, step, epoch0, rollback)); /* the detectors' record of this step first */
+  if (!*rollback) PetscCall(FaultsFailedStep(c, step, why, rollback));
   if (*rollback) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: %s; the run stops here and is INVALID\n", why));
   *stop = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -fault_action rollback: back to the last checkpoint; *step becomes the
+ * loop index that re-does the step after it. */
+static PetscErrorCode Rollback(Coupled c, PetscInt *step)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckpointRollback(c));
+  PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
+  (*step)--;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -375,24 +389,26 @@ PetscErrorCode CoupledRun(Coupled c)
     tm = MPI_Wtime() + c->times.output; /* ObserveStep also writes: keep that apart */
     PetscCall(ObserveStep(c, step + 1, predicted));
     c->times.metrics += MPI_Wtime() - tm - c->times.output;
-    PetscCall(AfterFailedStep(c, step + 1, &failed, &rollback));
+    PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback));
     if (failed) break; /* verify and report what happened */
     if (rollback) { /* the last good state, then on from there */
-      PetscCall(CheckpointRollback(c));
-      PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
-      step--;
+      PetscCall(Rollback(c, &step));
       continue;
     }
     if (train) {
       tm = MPI_Wtime();
       PetscCall(Train(c, step + 1));
       c->times.train += MPI_Wtime() - tm;
+      PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback)); /* a network that stopped being finite */
+      if (failed) break;
+      if (rollback) {
+        PetscCall(Rollback(c, &step));
+        continue;
+      }
     }
     PetscCall(FaultsAfterStep(c, step + 1, epoch0, &rollback));
     if (rollback) { /* the last good state, then on from there */
-      PetscCall(CheckpointRollback(c));
-      PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
-      step--;
+      PetscCall(Rollback(c, &step));
       continue;
     }
     Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
@@ -468,6 +484,15 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   *ok = PETSC_TRUE;
   why[0] = 0;
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureVerify(c, ok, why, len));
+  {
+    char nwhy[512];
+    PetscCall(NetFailure(c, nwhy, sizeof nwhy));
+    if (nwhy[0]) {
+      n = strlen(why);
+      PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", nwhy));
+      *ok = PETSC_FALSE;
+    }
+  }
   for (PetscInt r = 1; r <= c->nrep; r++) { /* replica 0's solves: SolverVerify */
     Solver    s = r < c->nrep ? c->rep[r].solver : c->exact;
     PetscBool finite;

@@ -108,6 +108,10 @@ struct _p_Coupled {
   PetscInt     nweights;
   /* record */
   PetscInt     epoch, first_div_step[MAX_REPLICAS], first_div_epoch[MAX_REPLICAS];
+  struct {
+    int64_t step, epoch, replica; /* the first non-finite value of a network (step -1: none) */
+    char    what[32];
+  } netfail;
   metrics_t    last_state[MAX_REPLICAS], last_weights[MAX_REPLICAS];
   double       last_churn[MAX_REPLICAS];
   double      *rel_hist;        /* [(nsteps + 1) * nrep]: rel_l2 against replica 0 per step (NaN: not run here) */
@@ -154,7 +158,8 @@ PetscErrorCode ClosureSummary(Coupled c, FILE *f);
 PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted);
 PetscErrorCode ObserveEpoch(Coupled c, PetscInt step);
 PetscErrorCode ObserveSummary(Coupled c, FILE *f);
-PetscErrorCode CheckFinite(Coupled c, const char *what, PetscInt step, PetscInt n, const float *x);
+PetscErrorCode CheckFinite(Coupled c, PetscInt r, const char *what, PetscInt step, PetscInt n, const float *x);
+PetscErrorCode NetFailure(Coupled c, char *why, size_t len);
 
 /* coupling_output.c */
 PetscErrorCode OutputCreate(Coupled c);

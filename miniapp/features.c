@@ -123,7 +123,7 @@ PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step)
   c->times.predict_points += (double)c->npts * c->size;
   PetscCall(PetscLogEventEnd(c->ev_pred, 0, 0, 0, 0));
   c->times.predict += MPI_Wtime() - t0;
-  PetscCall(CheckFinite(c, "prediction", step, c->npts * c->n_out, p->out));
+  PetscCall(CheckFinite(c, (PetscInt)(p - c->rep), "prediction", step, c->npts * c->n_out, p->out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

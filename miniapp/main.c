@@ -63,7 +63,7 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   Solver        solver;
   ReportVerdict v;
   PetscBool     ok2;
-  char          why2[256];
+  char          why2[1536];
   double        t0;
   int           sig;
   PetscInt      step;

@@ -39,16 +39,31 @@ static PetscErrorCode CompareStates(Coupled c, Vec a, Vec b, metrics_t *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A loss, weight or prediction that is not finite ends the run with one line
- * naming where it appeared: nothing computed from it can be VALID. */
-PetscErrorCode CheckFinite(Coupled c, const char *what, PetscInt step, PetscInt n, const float *x)
+/* A loss, weight or prediction that is not finite is recorded (the first
+ * one); the loop stops after the step and the run is INVALID: nothing
+ * computed from it can be VALID. */
+PetscErrorCode CheckFinite(Coupled c, PetscInt r, const char *what, PetscInt step, PetscInt n, const float *x)
 {
   int bad = 0;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < n && !bad; i++) bad = !isfinite(x[i]);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, c->comm));
-  PetscCheck(!bad, c->comm, PETSC_ERR_FP, "step %" PetscInt_FMT ", epoch %" PetscInt_FMT ": the surrogate's %s is not finite (training diverged: lower -surrogate_lr)", step, c->epoch, what);
+  if (bad && c->netfail.step < 0) {
+    c->netfail.step = step, c->netfail.epoch = c->epoch, c->netfail.replica = r;
+    PetscCall(PetscStrncpy(c->netfail.what, what, sizeof c->netfail.what));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The first non-finite value of a network, in one line ("" when none). */
+PetscErrorCode NetFailure(Coupled c, char *why, size_t len)
+{
+  PetscFunctionBegin;
+  why[0] = 0;
+  if (c->netfail.step < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSNPrintf(why, len, "step %lld, epoch %lld: replica %lld's network has a non-finite value in its %s (from a non-finite or huge input, or a diverging training: lower -surrogate_lr)", (long long)c->netfail.step, (long long)c->netfail.epoch,
+                         (long long)c->netfail.replica, c->netfail.what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -108,8 +123,8 @@ PetscErrorCode ObserveEpoch(Coupled c, PetscInt step)
     metrics_acc acc;
     metrics_t   m;
     if (r > 0) PetscCall(SurrogateGetWeights(c->rep[r].net, c->rep[r].w32, c->nweights));
-    PetscCall(CheckFinite(c, "weights", step, c->nweights, c->rep[r].w32));
-    PetscCall(CheckFinite(c, "loss", step, 1, &c->last_loss[r]));
+    PetscCall(CheckFinite(c, r, "weights", step, c->nweights, c->rep[r].w32));
+    PetscCall(CheckFinite(c, r, "loss", step, 1, &c->last_loss[r]));
     metrics_reset(&acc);
     metrics_addf(&acc, (size_t)c->nweights, c->rep[0].w32, c->rep[r].w32); /* weights are replicated on all ranks */
     metrics_finish(&acc, &m);

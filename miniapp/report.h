@@ -19,7 +19,7 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
 typedef struct {
   PetscReal mms_l2, mms_max; /* heat; negative when not applicable */
   PetscBool ok;
-  char      why[512];
+  char      why[2048];
   /* filled by ReportVerify */
   uint64_t  state_hash, weights_hash;
   char      golden_state[96], golden_weights[96];

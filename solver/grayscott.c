@@ -113,7 +113,7 @@ static PetscErrorCode GSVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool
   PetscCall(VecMin(s->u, NULL, &lo));
   PetscCall(VecMax(s->u, NULL, &hi));
   *ok = (PetscBool)(lo >= -0.01 && hi <= 1.5 && !PetscIsInfOrNanReal(lo + hi));
-  PetscCall(PetscSNPrintf(why, len, "fields in [%.4f, %.4f] %s [-0.01, 1.5]", (double)lo, (double)hi, *ok ? "within" : "OUTSIDE"));
+  PetscCall(PetscSNPrintf(why, len, "fields in [%.4g, %.4g] %s [-0.01, 1.5]", (double)lo, (double)hi, *ok ? "within" : "OUTSIDE"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

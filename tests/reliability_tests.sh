@@ -198,7 +198,7 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'coupling_baselines maybe: not a true/false value' "$app" $small -coupling guess -coupling_baselines maybe
   bad 'mms_tol -1[.]?: must be a positive number' "$app" $small -scenario heat -mms_tol -1
   bad 'golden_state_hash: given without a value' "$app" $small -golden_state_hash
-  bad 'surrogate_eps inf[.]? must be a positive number' "$app" $small -coupling guess -surrogate_eps inf
+  bad 'surrogate_eps inf[.]? must be in \[1e-30, 1e-2\]' "$app" $small -coupling guess -surrogate_eps inf
   bad 'summary: file name too long' "$app" $small -summary "$(printf 'a%.0s' $(seq 5000))"
   bad 'SurrogateLoad: checkpoint /tmp is not a regular file' "$train" -train_steps 1 -train_load /tmp
   run s.yaml $small -ts_max_steps +3 -coupling_baselines 0
