@@ -16,36 +16,63 @@
 
 #include <math.h>
 
-/* ||B r|| / ||B b|| in the KSP's norm: the quantity its rtol bounds. */
-static PetscErrorCode TrueResidual(Solver s, KSP ksp, Vec b, Vec x, PetscReal *rel)
+/* ||v|| in the norm the KSP tests: ||B v|| (preconditioned), sqrt(v'B v)
+ * (natural) or ||v||. Uses s->gw[1]; v may be s->gw[0]. */
+static PetscErrorCode KSPNormOf(Solver s, KSP ksp, Vec v, PetscReal *nv)
 {
   KSPNormType nt;
   PC          pc;
-  Vec         r = s->gw[0], w = s->gw[1];
-  PetscReal   nr, nb;
+  Vec         w = s->gw[1];
 
   PetscFunctionBegin;
   PetscCall(KSPGetNormType(ksp, &nt));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(MatMult(s->A, x, r));
-  PetscCall(VecAYPX(r, -1.0, b));
   if (nt == KSP_NORM_PRECONDITIONED) {
-    PetscCall(PCApply(pc, r, w));
-    PetscCall(VecNorm(w, NORM_2, &nr));
-    PetscCall(PCApply(pc, b, w));
-    PetscCall(VecNorm(w, NORM_2, &nb));
+    PetscCall(PCApply(pc, v, w));
+    PetscCall(VecNorm(w, NORM_2, nv));
   } else if (nt == KSP_NORM_NATURAL) {
     PetscScalar d;
-    PetscCall(PCApply(pc, r, w));
-    PetscCall(VecDot(r, w, &d));
-    nr = PetscSqrtReal(PetscAbsScalar(d));
-    PetscCall(PCApply(pc, b, w));
-    PetscCall(VecDot(b, w, &d));
-    nb = PetscSqrtReal(PetscAbsScalar(d));
-  } else {
-    PetscCall(VecNorm(r, NORM_2, &nr));
-    PetscCall(VecNorm(b, NORM_2, &nb));
+    PetscCall(PCApply(pc, v, w));
+    PetscCall(VecDot(v, w, &d));
+    *nv = PetscSqrtReal(PetscAbsScalar(d));
+  } else PetscCall(VecNorm(v, NORM_2, nv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The step's right-hand side in the KSP's norm, once per step (every solve
+ * of the step, the trial ones too, shares b). Invisible to the run: no
+ * draw from the atomic order. */
+PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb)
+{
+  KSPNormType      nt;
+  red_atomic_state order;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetNormType(ksp, &nt));
+  if (b == s->b && s->b_step >= 0 && s->bnorm_step == s->b_step && s->bnorm_type == (PetscInt)nt) {
+    *nb = s->bnorm;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  red_get_atomic_order_state(&order);
+  ierr = KSPNormOf(s, ksp, b, nb);
+  red_set_atomic_order_state(&order);
+  PetscCall(ierr);
+  if (b == s->b) s->bnorm = *nb, s->bnorm_step = s->b_step, s->bnorm_type = (PetscInt)nt;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ||B (b - A x)|| / ||B b||: the quantity the KSP's rtol bounds. */
+static PetscErrorCode TrueResidual(Solver s, KSP ksp, Vec b, Vec x, PetscReal *rel)
+{
+  Vec       r = s->gw[0];
+  PetscReal nr, nb;
+
+  PetscFunctionBegin;
+  PetscCall(MatMult(s->A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(KSPNormOf(s, ksp, r, &nr));
+  PetscCall(SolverRHSNorm(s, ksp, b, &nb));
   *rel = nb > 0 ? nr / nb : nr; /* b = 0: the exact solution is 0, r = -A x */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

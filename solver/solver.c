@@ -21,6 +21,7 @@ PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
   PetscCall(PetscNew(s));
   (*s)->comm    = comm;
   (*s)->b_step  = -1;
+  (*s)->bnorm_step = -1;
   (*s)->ops     = &GrayScottScenario;
   (*s)->scatter = (PetscBool)SOLVER_OPERATOR_SCATTER;
   PetscCall(PetscStrncpy((*s)->vectype, VECFPNA, sizeof((*s)->vectype)));
@@ -101,16 +102,18 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
 }
 
 /* At iteration 0 the iterate is the initial guess (a KSPGuess has formed it
- * by then): record its true residual ||b - A x0|| / ||b||, whatever norm the
- * Krylov method itself monitors. */
+ * by then): its residual norm, in the Krylov method's own norm, relative to
+ * b in the same norm, is the start residual. It is the norm the method has
+ * just computed: no operator product of our own (with -ksp_norm_type none
+ * there is none, and the residual is formed here). */
 static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
 {
-  Solver    s = (Solver)ctx;
-  Vec       r, b;
-  PetscReal nr, nb;
+  Solver      s = (Solver)ctx;
+  Vec         b;
+  PetscReal   nb;
+  KSPNormType nt;
 
   PetscFunctionBegin;
-  (void)rnorm;
   if (it && fault_armed == FAULT_ITERATE) { /* -inject site=iterate: the iterate after iteration `it` */
     Vec          x;
     PetscScalar *a;
@@ -125,10 +128,17 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
   }
   if (it) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPGetRhs(ksp, &b));
-  PetscCall(KSPBuildResidual(ksp, s->gw[0], s->gw[1], &r));
-  PetscCall(VecNorm(r, NORM_2, &nr));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  s->r0 = nb > 0 ? nr / nb : nr;
+  PetscCall(KSPGetNormType(ksp, &nt));
+  if (nt == KSP_NORM_NONE) {
+    Vec              r;
+    red_atomic_state order;
+    red_get_atomic_order_state(&order); /* invisible to the run */
+    PetscCall(KSPBuildResidual(ksp, s->gw[0], s->gw[1], &r));
+    PetscCall(VecNorm(r, NORM_2, &rnorm));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    red_set_atomic_order_state(&order);
+  } else PetscCall(SolverRHSNorm(s, ksp, b, &nb));
+  s->r0 = nb > 0 ? rnorm / nb : rnorm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -198,7 +208,10 @@ PetscErrorCode SolverGetRHS(Solver s, Vec *b)
 {
   PetscFunctionBegin;
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
-  if (s->b_step != s->step) PetscCall(s->ops->rhs(s, s->u, s->b));
+  if (s->b_step != s->step) {
+    PetscCall(s->ops->rhs(s, s->u, s->b));
+    s->bnorm_step = -1; /* its norm is computed when first needed */
+  }
   s->b_step = s->step;
   *b        = s->b;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -512,7 +525,7 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
   if (!CkptIsWriting(ck)) {
     s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
-    s->b_step = -1;
+    s->b_step = s->bnorm_step = -1;
     PetscCall(PetscFree(s->closure));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -29,6 +29,7 @@ typedef struct {
  * (fusedcg.c); the same iterates as KSPCG. */
 #define KSPFPNACG "fpnacg"
 PetscErrorCode KSPFPNACGRegister(void);
+PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb); /* solvecheck.c */
 
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
@@ -51,6 +52,8 @@ struct _p_Solver {
   PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
   PetscReal          rnorm;    /* residual norm of the last solve */
   SolverSolveRecord  solves;   /* every solve checked (solvecheck.c) */
+  PetscReal          bnorm;    /* b of step bnorm_step in the KSP's norm bnorm_type (SolverRHSNorm) */
+  PetscInt           bnorm_step, bnorm_type;
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
   PetscBool          setup, stock;
