@@ -57,6 +57,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   Vec         X, B, Z, R, P, W, D;
   Mat         Amat, Pmat;
   PetscBool   diagonalscale, fused;
+  red_atomic_state drawn = {0, 0}; /* the seeded order before the fused pass */
 
   PetscFunctionBegin;
   PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
@@ -130,6 +131,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     }
     a = beta / dpi;
     if (fused) {
+      red_get_atomic_order_state(&drawn);
       PetscCall(VecFPNACGTail(X, a, P, R, W, D, Z, &zz, &zr)); /* the five steps below in one pass */
       dp = PetscSqrtReal(zz);
       KSPCheckNorm(ksp, dp);
@@ -154,7 +156,16 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     PetscCall(KSPLogResidualHistory(ksp, dp));
     PetscCall(KSPMonitor(ksp, i + 1, dp));
     PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
-    if (ksp->reason) break;
+    if (ksp->reason) {
+      if (fused) { /* KSPCG takes no z.r on the converged iteration: give back the
+                    * seeded order the fused pass drew for it (atomic replay), so
+                    * that the solves that follow draw what KSPCG's would */
+        red_atomic_state now;
+        red_get_atomic_order_state(&now);
+        if (now.calls == drawn.calls + 2) now.calls--, red_set_atomic_order_state(&now);
+      }
+      break;
+    }
     if (fused) beta = zr; /* z.r of the fused pass: the dot below, already taken */
     else {
       if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));

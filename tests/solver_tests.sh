@@ -65,12 +65,22 @@ fused_cg) # the default fpnacg (fused tail) gives PETSc CG's iterates bit for bi
     [ "$(key "$tmp/f" ksp_iterations)" = "$(key "$tmp/c" ksp_iterations)" ] || fail "$sc: iteration counts differ"
     [ "$(key "$tmp/f" reduction_calls)" -lt "$(key "$tmp/c" reduction_calls)" ] || fail "$sc: the fused tail was not used"
   done
-  if [ "$strategy" != atomic ]; then # and across ranks, with the tail's one collective
-    run "$tmp/m2" -np 2 -scenario grayscott -da_grid_x 37 -da_grid_y 29 -ts_max_steps 10 -threads 1
-    run "$tmp/c2" -np 2 -scenario grayscott -da_grid_x 37 -da_grid_y 29 -ts_max_steps 10 -threads 1 -ksp_type cg
-    [ "$(key "$tmp/m2" state_hash)" = "$(key "$tmp/c2" state_hash)" ] || fail "2 ranks: fpnacg and cg differ"
-    echo "2 ranks: $(key "$tmp/m2" state_hash) both"
-  fi
+  # every seed of the replayed atomic order (0: real atomics, whose order is
+  # fixed for 1 thread only), 1, 2, 3 threads and 1 and 3 ranks: the fused
+  # pass draws the same orders as KSPCG's separate reductions
+  g="-scenario grayscott -da_grid_x 97 -da_grid_y 61 -ts_max_steps 3"
+  for seed in 0 1 7; do
+    for np in 1 3; do
+      for t in 1 2 3; do
+        [ "$strategy" = atomic ] && [ $seed = 0 ] && [ $((np * t)) -gt 1 ] && continue
+        [ $np = 3 ] && [ $t -gt 1 ] && continue
+        run "$tmp/m" -np $np $g -threads $t -atomic_order_seed $seed
+        run "$tmp/c" -np $np $g -threads $t -atomic_order_seed $seed -ksp_type cg
+        [ "$(key "$tmp/m" state_hash)" = "$(key "$tmp/c" state_hash)" ] || fail "seed $seed, $np ranks x $t threads: fpnacg $(key "$tmp/m" state_hash), cg $(key "$tmp/c" state_hash)"
+        echo "seed $seed, $np ranks x $t threads: $(key "$tmp/m" state_hash) both"
+      done
+    done
+  done
   ;;
 bitwise) # the build's determinism promise, on a sensitive problem with odd sizes
   args="-scenario grayscott -da_grid_x 67 -da_grid_y 53 -ts_max_steps 30"
