@@ -33,7 +33,10 @@ What they show:
  - Krylov iterations of replica 0's systems (reproducible build), each guess on the same systems:
      no guess $(key reproducible ksp_iterations_total_none), extrapolation $(key reproducible ksp_iterations_total_extrapolation) ($(key reproducible iterations_saved_pct_extrapolation)% saved),
      PETSc Fischer $(key reproducible ksp_iterations_total_fischer) ($(key reproducible iterations_saved_pct_fischer)%), learned $(key reproducible ksp_iterations_total_learned) ($(key reproducible iterations_saved_pct_learned)%),
-     combined = energy-norm projection over all of them (drives the run) $(key reproducible ksp_iterations_total_combined) ($(key reproducible iterations_saved_pct_combined)%).
+     combined = energy-norm projection over all of them (drives the run) $(key reproducible ksp_iterations_total_combined) ($(key reproducible iterations_saved_pct_combined)%),
+     projection = the same without the network $(key reproducible ksp_iterations_total_projection) ($(key reproducible iterations_saved_pct_projection)%).
+   What the network itself adds is combined against projection: $(( $(key reproducible ksp_iterations_total_projection) - $(key reproducible ksp_iterations_total_combined) )) iterations
+   of $(key reproducible ksp_iterations_total_projection); almost all of the saving is the projection's.
    Net time: the solves saved $(key reproducible solve_seconds_saved_vs_none) s against no guess, the surrogate
    (features, predict, train) cost $(key reproducible surrogate_seconds) s: on this CPU the learned part does not pay
    for itself; the cheap projections do (docs/coupling.md says what would change that).

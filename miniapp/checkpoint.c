@@ -91,7 +91,7 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
 static PetscBool RestartFree(const char *name)
 {
   static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-progress", "-progress_interval", "-threads", "-surrogate_device",
-                                           "-surrogate_device_id", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-churn_tol", "-mms_tol", "-closure_drift_tol",
+                                           "-surrogate_device_id", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
   static const char *const free_prefixes[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
   size_t                   n = strlen(name);
@@ -184,7 +184,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
                            c->train_every, c->train_epochs));
     n = strlen(desc);
     if (c->mode == COUPLING_GUESS)
-      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", c->guess == GUESS_COMBINED ? "combined" : "learned", c->history, (int)c->projection, (int)c->baselines));
+      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
     if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, sizeof desc));
   }
@@ -284,7 +284,8 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     {"record/first_div_epoch", c->first_div_epoch, nr * sizeof *c->first_div_epoch},
     {"record/last_state", c->last_state, nr * sizeof *c->last_state},
     {"record/last_weights", c->last_weights, nr * sizeof *c->last_weights},
-    {"record/last_churn", c->last_churn, nr * sizeof *c->last_churn},
+    {"record/last_churn", c->last_churn, sizeof c->last_churn},
+    {"record/churn_scale", &c->churn_scale, sizeof c->churn_scale},
     {"record/last_loss", c->last_loss, nr * sizeof *c->last_loss},
     {"record/rel_l2", c->rel_hist, (size_t)(step + 1) * nr * sizeof *c->rel_hist}, /* step <= -ts_max_steps: checked by the caller */
   };

@@ -21,7 +21,8 @@
 #include <unistd.h>
 
 const char *const CouplingModeNames[] = {"none", "guess", "closure"};
-static const char *const guess_choices[] = {"learned", "combined"};
+static const char *const guess_choices[] = {"learned", "combined", "projection"};
+static const GuessKind   guess_kinds[]   = {GUESS_LEARNED, GUESS_COMBINED, GUESS_PROJECTION};
 
 /* ---- options and set-up ------------------------------------------------- */
 
@@ -59,7 +60,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscBool set, has;
 
   PetscFunctionBegin;
-  c->train_every = 1, c->train_epochs = 4, c->output_every = 10, c->churn_tol = 1e-4;
+  c->train_every = 1, c->train_epochs = 4, c->output_every = 10;
   c->history = 4, c->projection = PETSC_TRUE;
   c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
@@ -69,8 +70,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
   PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
-  PetscCall(PetscOptionsReal("-churn_tol", "A prediction churns where it moved by more than this times the RMS of replica 0's predictions (at most 1)", NULL, c->churn_tol, &c->churn_tol, NULL));
-  PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network)", NULL, guess_choices, 2, guess_choices[guess], &guess, NULL));
+  PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network; projection: the same without the network)", NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
   PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
   PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
@@ -85,7 +85,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
-  c->guess = guess ? GUESS_COMBINED : GUESS_LEARNED;
+  c->guess = guess_kinds[guess];
   PetscCheck(c->train_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_every %" PetscInt_FMT ": must be >= 1", c->train_every);
   PetscCheck(c->train_epochs >= 1 && c->train_epochs <= 100000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_epochs %" PetscInt_FMT ": must be in [1, 100000]", c->train_epochs);
   PetscCheck(c->warmup >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_warmup %" PetscInt_FMT ": must be >= 1", c->warmup);
@@ -93,7 +93,6 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->nrep = nrep;
   PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
   PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
-  PetscCheck(c->churn_tol > 0 && c->churn_tol <= 1 && PetscIsNormalReal(c->churn_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-churn_tol %g: must be in (0, 1]", (double)c->churn_tol);
   PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
   PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
   /* verification bounds are capped: beyond these a changed pattern would pass */
@@ -164,6 +163,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
       PetscCall(SurrogateSetUp(p->net));
       PetscCall(SurrogateGetNumWeights(p->net, &c->nweights));
       PetscCall(PetscMalloc4((size_t)c->npts * c->n_in, &p->feat, (size_t)c->npts * c->n_out, &p->out, (size_t)c->npts * c->n_out, &p->target, c->nweights, &p->w32));
+      if (r == 0 && c->nrep > 1) PetscCall(PetscMalloc1((size_t)c->npts * c->n_out, &c->churn_out));
     }
   }
   /* each replica (and the side runs) owns its seeded atomic order: replica r
@@ -590,6 +590,7 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
   PetscCall(GuessesDestroy(c));
   PetscCall(SolverDestroy(&c->exact));
   PetscCall(PetscFree(c->rel_hist));
+  PetscCall(PetscFree(c->churn_out));
   PetscCall(PetscFree(*cp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -21,7 +21,7 @@ typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
 extern const char *const CouplingModeNames[];
 
 /* The initial guesses (ncout_guess_names gives their names, same order). */
-typedef enum { GUESS_NONE, GUESS_EXTRAPOLATION, GUESS_FISCHER, GUESS_LEARNED, GUESS_COMBINED, GUESS_NKINDS } GuessKind;
+typedef enum { GUESS_NONE, GUESS_EXTRAPOLATION, GUESS_FISCHER, GUESS_LEARNED, GUESS_COMBINED, GUESS_PROJECTION, GUESS_NKINDS } GuessKind;
 
 #define MAX_REPLICAS 64
 
@@ -48,6 +48,7 @@ extern const char *const FaultActionNames[];
 typedef struct {
   PetscBool    on, checks, done, fired, detected;
   PetscInt     detected_step;                    /* the step after which it was first detected */
+  PetscInt     solvecheck_step;                  /* an unsolved step or a non-finite value (FaultsFailedStep) */
   fault_spec   spec;
   fault_record rec;
   FaultAction  action;
@@ -81,8 +82,8 @@ struct _p_Coupled {
   PetscMPIInt  rank, size;
   CouplingMode mode;
   PetscInt     nrep, train_every, train_epochs, output_every;
-  PetscReal    churn_tol;
-  double       churn_scale[8];  /* RMS of replica 0's output k this step */
+  double       churn_scale;     /* the churn's scale this step: replica 0's RMS prediction error (largest over outputs) */
+  float       *churn_out;       /* [npts * n_out]: a replica's predictions on replica 0's inputs */
   PetscBool    progress;        /* -progress: a line on stderr every few seconds */
   double       progress_at;     /* when it was last shown (0: never) */
   PetscReal    progress_every;  /* -progress_interval seconds */
@@ -113,7 +114,8 @@ struct _p_Coupled {
     char    what[32];
   } netfail;
   metrics_t    last_state[MAX_REPLICAS], last_weights[MAX_REPLICAS];
-  double       last_churn[MAX_REPLICAS];
+#define CHURN_NLEVELS 3
+  double       last_churn[CHURN_NLEVELS][MAX_REPLICAS]; /* churn at 10%, 50%, 100% of the error scale (observe.c) */
   double      *rel_hist;        /* [(nsteps + 1) * nrep]: rel_l2 against replica 0 per step (NaN: not run here) */
   float        last_loss[MAX_REPLICAS];
   double       inc_err_sum[2];  /* learned, extrapolated increment error, summed over steps (replica 0) */

@@ -38,7 +38,7 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
   f->fire_step = f->noise_replica = -1;
-  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = -1;
+  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
   PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
@@ -307,6 +307,7 @@ PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, Petsc
   if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS); /* no fault experiment: the solver's verdict says it */
   if (!f->detected) f->detected_step = step;
   f->detected = PETSC_TRUE;
+  if (f->solvecheck_step < 0) f->solvecheck_step = step;
   if (f->first_alarm_step < 0) {
     f->first_alarm_step = step, f->alarm_replica = -1, f->alarm_ratio = NAN;
     PetscCall(PetscStrncpy(f->alarm_what, "unsolved step or non-finite state", sizeof f->alarm_what));
@@ -372,6 +373,7 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
       fprintf(out, "  noise_unmeasured_checks: %" PetscInt_FMT "\n", f->noise_unmeasured);
     } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
   }
+  Step(out, "detected_by_solve_check_step", f->solvecheck_step); /* an unsolved system or a non-finite value */
   fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
   if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -405,7 +407,7 @@ PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int
   ATTR("fault_checks", 1, "%d", (int)f->checks);
   if (f->checks) ATTR("fault_check_alarms", 1, "%" PetscInt_FMT, f->alarms);
   ATTR("fault_detected", 1, "%d", (int)f->detected);
-  ATTR("fault_first_detection_step", 1, "%" PetscInt_FMT, f->check_step >= 0 ? f->check_step : f->rep_step >= 0 ? f->rep_step : f->noise_step);
+  ATTR("fault_first_detection_step", 1, "%" PetscInt_FMT, f->detected_step);
   ATTR("fault_action", 0, "%s", FaultActionNames[f->action]);
   ATTR("fault_rollbacks", 1, "%" PetscInt_FMT, f->rollbacks);
 #undef ATTR

@@ -9,6 +9,8 @@
  *   combined       the energy-norm best point of u^n + span{u^n, the last
  *                  -guess_history increments, Fischer's guess - u^n, z}
  *                  (solver GuessSpace)
+ *   projection     combined without z: the same space and projection with
+ *                  no network, the control that tells what the network adds
  * With -guess_projection (default) extrapolation and learned are scaled
  * along their direction to the energy-norm best point (alpha ~ 1), so a bad
  * prediction never starts worse than u^n. Combined contains each of the
@@ -16,8 +18,10 @@
  *
  * The run is driven by -guess learned|combined. With -coupling_baselines
  * (default) every other guess solves replica 0's system of the same step
- * from its own start (a side KSP, its own atomic order), so all five are
+ * from its own start (a side KSP, its own atomic order), so all six are
  * measured on identical systems: iterations, start residual, seconds. The
+ * systems are those of the run's trajectory, which the driving guess moves
+ * at the solver's tolerance: compare rows within one run. The
  * Fischer guess of every row is the one kept in the replica's GuessSpace,
  * updated with the run's own solutions. */
 #include "coupling_impl.h"
@@ -68,6 +72,9 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
     break;
   case GUESS_COMBINED:
     PetscCall(GuessSpaceProject(p->space, c->history, PETSC_TRUE, PETSC_TRUE, p->have_z ? p->z : NULL, x0));
+    break;
+  case GUESS_PROJECTION:
+    PetscCall(GuessSpaceProject(p->space, c->history, PETSC_TRUE, PETSC_TRUE, NULL, x0));
     break;
   case GUESS_FISCHER:
     PetscCall(GuessSpaceFischer(p->space, x0));

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { NSTEPVARS = 14 }; /* state_hash, ksp_its and the twelve doubles of ncout_step_rec */
+enum { NSTEPVARS = 16 }; /* state_hash, ksp_its and the fourteen doubles of ncout_step_rec */
 
-const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined"};
+const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined", "projection"};
 
 struct ncout {
   int    ncid, nx, ny, ncomp, nrep, nsteps, every, first_step, first_epoch, nsnap;
@@ -144,11 +144,13 @@ static const struct {
   {"state_hash", "hash of the solver state bits after the step", REC(state_hash)},
   {"ksp_its", "Krylov iterations of the step's linear solves", REC(ksp_its)},
   {"ksp_rnorm", "final Krylov residual norm", REC(ksp_rnorm)},
-  {"start_residual", "start residual of the step's solve, ||b - A x0|| / ||b||", REC(start_residual)},
+  {"start_residual", "start residual of the step's solve in the Krylov method's norm, ||B(b - A x0)|| / ||B b||", REC(start_residual)},
   {"increment_error", "relative L2 error of the learned guess's predicted increment", REC(increment_error)},
   {"closure_error", "relative error of the surrogate closure term q = c v^2 against the exact one", REC(closure_error)},
   {"closure_drift", "relative L2 difference of the fields from the exact-term run", REC(closure_drift)},
-  {"churn", "fraction of grid points whose surrogate prediction differs from replica 0", REC(churn)},
+  {"churn_10", "fraction of grid points where this replica's network, on replica 0's inputs, differs from replica 0's by more than 10% of replica 0's RMS prediction error", REC(churn_10)},
+  {"churn_50", "as churn_10, at 50% of the RMS prediction error", REC(churn_50)},
+  {"churn", "as churn_10, at 100% of the RMS prediction error", REC(churn)},
   {"vc", "V_c: fraction of field values bitwise different from replica 0", REC(vc)},
   {"vermv", "V_ermv: mean element-wise relative difference from replica 0", REC(vermv)},
   {"rel_l2", "relative L2 difference of the fields from replica 0", REC(rel_l2)},

@@ -89,14 +89,14 @@ void ncout_format_hash(uint64_t h, char out[NCOUT_HASH_LEN + 1]);
 typedef struct {
   uint64_t state_hash;
   int      ksp_its;
-  double   ksp_rnorm, start_residual, increment_error, closure_error, closure_drift, churn;
+  double   ksp_rnorm, start_residual, increment_error, closure_error, closure_drift, churn_10, churn_50, churn;
   double   vc, vermv, rel_l2, max_abs, max_ulp, digits;
 } ncout_step_rec;
 
 /* Initial guesses compared side by side on replica 0's systems (-coupling
  * guess): iterations (-1: not run) and start residual ||b - A x0|| / ||b||. */
-#define NCOUT_NGUESS 5
-extern const char *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined */
+#define NCOUT_NGUESS 6
+extern const char *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined, projection */
 typedef struct {
   int    its;
   double start_residual;

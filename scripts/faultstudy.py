@@ -8,6 +8,12 @@
       gives the fault-free FPNA spread). Writes one CSV row per run and prints
       a Markdown table: detection rate by bit range, per detector, and (atomic)
       the smallest bit that stands out of the noise.
+  faultstudy.py compare EXACT.csv ATOMIC.csv
+      Two detect CSVs side by side (an ordered build's exact replica detector
+      and the atomic build's noise detector): detection rate per site and bit
+      range with its 95% Wilson interval; a row where the atomic detector
+      beats the exact one beyond both intervals is flagged (and the exit
+      status is 1): a noisy detector cannot see more than an exact one.
   faultstudy.py overhead BUILD_DIR [--reps N]
       The cost of the checks: the same runs with and without -fault_checks,
       interleaved, best of N each; prints the ratio of the run times.
@@ -39,7 +45,7 @@ def run(app, args, tmp):
     if os.path.exists(out):
         os.remove(out)
     p = subprocess.run([app] + args + ["-summary", out], capture_output=True, text=True)
-    wrecked = "did not converge" in p.stderr or "not finite" in p.stderr  # the run's own guards stopped it
+    wrecked = "not finite" in p.stderr or "10 rollbacks" in p.stderr  # the run's own guards stopped it
     if p.returncode not in (0, 2) and not wrecked:
         sys.exit(f"faultstudy: {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
     if p.returncode not in (0, 2):  # a flip that wrecks the solve or the training: stopped by the run's own guards
@@ -64,7 +70,7 @@ def detect(a):
     st = strategy(a.build)
     atomic = st == "atomic"
     nrep = 3 if atomic else 2
-    seed = ["-atomic_order_seed", "3"] if atomic else []
+    seed = ["-atomic_order_seed", str(a.seed)] if atomic else []
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for site in a.sites.split(","):
@@ -73,7 +79,7 @@ def detect(a):
             base = DECK + seed + ["-replicas", str(nrep), "-fault_checks"] + ([] if solver else GUESS)
             when = f"step={STEP}" if solver else f"epoch={EPOCH}"
             extra = ",call=3" if site in ("iterate", "operator") else (",call=1" if site == "activation" else "")
-            for bit in range(nbits):
+            for bit in (range(nbits) if a.bits is None else [b for b in a.bits if b < nbits]):
                 for t in range(a.trials):
                     s = run(app, base + ["-inject", f"site={site},{when},bit={bit},entry=random,seed={t + 1}{extra}"], tmp)
                     f = s.get("fault", {}) if not s["crashed"] else {}
@@ -89,6 +95,7 @@ def detect(a):
                                  "checksum_step": lat("detected_by_checksum_step"),
                                  "replicas_step": lat("detected_by_replicas_step"), "replicas_epoch": lat("detected_by_replicas_epoch"),
                                  "noise_step": lat("detected_above_noise_step"), "noise_epoch": lat("detected_above_noise_epoch"),
+                                 "solvecheck_step": lat("detected_by_solve_check_step"),
                                  "false_alarms": f.get("false_alarms", ""), "at": when_v})
             print(f"faultstudy: {st} {site} done", file=sys.stderr)
     if a.out:
@@ -100,42 +107,97 @@ def detect(a):
     table(rows, atomic)
 
 
-def table(rows, atomic):
-    st = rows[0]["build"]
-    print(f"\n### {st} build ({'3 replicas: reference, faulty, fault-free' if atomic else '2 replicas'}; checks on)\n")
-    rep = "above noise" if atomic else "replicas"
-    print(f"| site | bits | runs | crashed | checksum | {rep} | either |")
-    print("|---|---|---|---|---|---|---|")
+def caught(r, atomic):
+    """(checksum, replica detector, solve check) for one run: did each see the fault?"""
+    ck = r["checksum_step"] != ""
+    if atomic:
+        rp = r["noise_step"] != "" or r["noise_epoch"] != ""
+    else:
+        rp = r["replicas_step"] != "" or r["replicas_epoch"] != ""
+    sc = r["solvecheck_step"] != "" or bool(r["crashed"])
+    return ck, rp, sc
+
+
+def wilson(k, n, z=1.96):
+    """95% Wilson score interval of a rate k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def groups(rows):
+    """(site, lo, hi, fired runs) per site and bit range."""
     for site in SOLVER_SITES + SURR_SITES:
         rs = [r for r in rows if r["site"] == site]
-        if not rs:
-            continue
         nbits = 64 if site in SOLVER_SITES else 32
         for lo, hi in BIT_RANGES[nbits]:
-            b = [r for r in rs if lo <= r["bit"] <= hi and r["fired"]]
-            if not b:
-                continue
-            ck = [r for r in b if r["checksum_step"] != "" or r["crashed"]]
-            if atomic:
-                rp = [r for r in b if r["noise_step"] != "" or r["noise_epoch"] != "" or r["crashed"]]
-            else:
-                rp = [r for r in b if r["replicas_step"] != "" or r["replicas_epoch"] != "" or r["crashed"]]
-            ei = [r for r in b if r in ck or r in rp]
-            cr = sum(r["crashed"] for r in b)
-            pct = lambda x: f"{100.0 * len(x) / len(b):.0f}%"
-            print(f"| {site} | {lo}-{hi} | {len(b)} | {cr} | {pct(ck)} | {pct(rp)} | {pct(ei)} |")
+            b = [r for r in rs if lo <= int(r["bit"]) <= hi and int(r["fired"])]
+            if b:
+                yield site, lo, hi, b
+
+
+def table(rows, atomic):
+    st = rows[0]["build"]
+    print(f"\n### {st} build ({'3 replicas: every replica against its nearest other one' if atomic else '2 replicas'}; checks on)\n")
+    rep = "above noise" if atomic else "replicas"
+    print(f"| site | bits | runs | solve check | checksum | {rep} (95% interval) | any |")
+    print("|---|---|---|---|---|---|---|")
+    for site, lo, hi, b in groups(rows):
+        c = [caught(r, atomic) for r in b]
+        n = len(b)
+        k = [sum(x[i] for x in c) for i in range(3)]
+        ei = sum(any(x) for x in c)
+        lo95, hi95 = wilson(k[1], n)
+        pct = lambda x: f"{100.0 * x / n:.0f}%"
+        print(f"| {site} | {lo}-{hi} | {n} | {pct(k[2])} | {pct(k[0])} | {pct(k[1])} ({100 * lo95:.0f}-{100 * hi95:.0f}%) | {pct(ei)} |")
     for site in SOLVER_SITES + SURR_SITES:
-        rs = [r for r in rows if r["site"] == site and r["fired"]]
+        rs = [r for r in rows if r["site"] == site and int(r["fired"])]
         if not rs:
             continue
+
         def lowest(pred):
-            bits = sorted({r["bit"] for r in rs if pred(r)})
-            full = [b for b in bits if all(pred(r) for r in rs if r["bit"] == b)]
+            bits = sorted({int(r["bit"]) for r in rs if pred(r)})
+            full = [b for b in bits if all(pred(r) for r in rs if int(r["bit"]) >= b)]
             return (bits[0] if bits else None, full[0] if full else None)
-        ck = lowest(lambda r: r["checksum_step"] != "" or r["crashed"])
-        key = ("noise_step", "noise_epoch") if atomic else ("replicas_step", "replicas_epoch")
-        rp = lowest(lambda r: r[key[0]] != "" or r[key[1]] != "" or r["crashed"])
-        print(f"- {site}: lowest bit ever caught by the checksum {ck[0]}, always from some bit on: {ck[1]}; by {rep}: {rp[0]} / {rp[1]}")
+        ck = lowest(lambda r: caught(r, atomic)[0])
+        rp = lowest(lambda r: caught(r, atomic)[1])
+        print(f"- {site}: lowest bit caught by the checksum {ck[0]}, every bit from {ck[1]} on; by {rep}: {rp[0]} / {rp[1]}")
+
+
+def load(path):
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        sys.exit(f"faultstudy: {path}: {e.strerror}")
+    if not rows or "site" not in rows[0] or "solvecheck_step" not in rows[0]:
+        sys.exit(f"faultstudy: {path}: not a CSV written by 'faultstudy.py detect --out'")
+    return rows
+
+
+def compare(a):
+    exact, noisy = load(a.exact), load(a.atomic)
+    if noisy[0]["build"] != "atomic" or exact[0]["build"] == "atomic":
+        sys.exit("faultstudy: compare EXACT.csv ATOMIC.csv: the first from a deterministic or reproducible build, the second from the atomic one")
+    ge = {(s, lo): b for s, lo, hi, b in groups(exact)}
+    bad = 0
+    print(f"| site | bits | exact replicas: rate (95% interval), runs | atomic above noise: rate (95% interval), runs | atomic beyond exact? |")
+    print("|---|---|---|---|---|")
+    for site, lo, hi, b in groups(noisy):
+        e = ge.get((site, lo))
+        if not e:
+            continue
+        ke, kn = sum(caught(r, False)[1] for r in e), sum(caught(r, True)[1] for r in b)
+        ie, iN = wilson(ke, len(e)), wilson(kn, len(b))
+        beyond = iN[0] > ie[1]  # the atomic interval lies wholly above the exact one
+        bad += beyond
+        print(f"| {site} | {lo}-{hi} | {100 * ke / len(e):.0f}% ({100 * ie[0]:.0f}-{100 * ie[1]:.0f}%), {len(e)} | {100 * kn / len(b):.0f}% ({100 * iN[0]:.0f}-{100 * iN[1]:.0f}%), {len(b)} | {'YES' if beyond else 'no'} |")
+    print(f"\nrows where the noisy detector beats the exact one beyond both 95% intervals: {bad}")
+    sys.exit(1 if bad else 0)
 
 
 def overhead(a):
@@ -174,15 +236,28 @@ def main():
     d = sub.add_parser("detect")
     d.add_argument("build")
     d.add_argument("--trials", type=int, default=3)
+    d.add_argument("--seed", type=int, default=3, help="the atomic build's -atomic_order_seed")
     d.add_argument("--out")
     d.add_argument("--sites", default=",".join(SOLVER_SITES + SURR_SITES))
+    d.add_argument("--bits", type=lambda t: [int(x) for x in t.split(",")], help="only these bit positions (a quick check), e.g. 0,30,62")
     o = sub.add_parser("overhead")
     o.add_argument("build")
     o.add_argument("--reps", type=int, default=5)
+    c = sub.add_parser("compare")
+    c.add_argument("exact")
+    c.add_argument("atomic")
     f = sub.add_parser("falsealarms")
     f.add_argument("build")
     f.add_argument("--steps", type=int, default=2000)
     a = p.parse_args()
+    if a.cmd == "detect" and not 1 <= a.trials <= 1000:
+        sys.exit(f"faultstudy: --trials {a.trials}: must be in [1, 1000]")
+    if a.cmd == "detect" and any(x not in SOLVER_SITES + SURR_SITES for x in a.sites.split(",")):
+        sys.exit(f"faultstudy: --sites {a.sites}: each must be one of {','.join(SOLVER_SITES + SURR_SITES)}")
+    if a.cmd == "detect" and a.bits is not None and not all(0 <= b <= 63 for b in a.bits):
+        sys.exit(f"faultstudy: --bits: each must be in [0, 63]")
+    if a.cmd == "compare":
+        compare(a)
     if not os.access(os.path.join(a.build, "miniapp", "miniapp"), os.X_OK):
         sys.exit(f"faultstudy: {a.build}/miniapp/miniapp: not found or not executable (build first: scripts/setup.sh)")
     {"detect": detect, "overhead": overhead, "falsealarms": falsealarms}[a.cmd](a)

@@ -469,19 +469,36 @@ def plot_compare(ds, stem, written):
 # ---- --overlay: several runs' replica 1 against replica 0 on one axes --------
 
 def growth_fit(step, rel):
-    """Least-squares line of log10(rel_l2) over the second half of the run's
-    nonzero, unsaturated points: (slope per step, intercept, first, last step),
-    or None when it does not grow (fewer than 10 points, slope <= 0)."""
-    ok = np.isfinite(rel) & (rel > 0) & (rel < DIVERGED)
-    s = step[ok]
-    if s.size < 10:
+    """The growth rate of miniapp's summary and miniapp-compare (metrics_growth
+    in miniapp/metrics.c, the one definition; docs/metrics.md): least-squares
+    line of log10(rel_l2) against the step over the exponential window only,
+    from the first point at 100x the first nonzero difference to the last one
+    below 1e-2 (saturation). (slope per step, intercept, first, last step), or
+    None when there is no window of 5 points spanning 2 decades, or it does
+    not grow."""
+    n, i = len(rel), 0
+    while i < n and not (np.isfinite(rel[i]) and rel[i] > 0):
+        i += 1
+    if i == n:
         return None
-    keep = s >= s[0] + (s[-1] - s[0]) / 2
-    s, r = s[keep], np.log10(rel[ok][keep])
-    if s.size < 10:
+    first = rel[i]
+    while i < n and not (rel[i] >= 100 * first):
+        i += 1
+    xs, ys = [], []
+    while i < n and np.isfinite(rel[i]) and rel[i] < 1e-2:
+        if rel[i] > 0:
+            xs.append(float(step[i])), ys.append(float(np.log10(rel[i])))
+        i += 1
+    if len(xs) < 5 or max(ys) - min(ys) < 2:
         return None
-    slope, icpt = np.polyfit(s, r, 1)
-    return (slope, icpt, s[0], s[-1]) if slope > 0 else None
+    x, y = np.array(xs), np.array(ys)
+    npt, sx, sy, sxx, sxy = len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()
+    den = npt * sxx - sx * sx
+    if den == 0:
+        return None
+    slope = (npt * sxy - sx * sy) / den
+    icpt = (sy - slope * sx) / npt
+    return (slope, icpt, xs[0], xs[-1]) if slope > 0 else None
 
 
 def overlay(paths, labels, outdir, list_only):

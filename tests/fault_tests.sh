@@ -12,6 +12,8 @@
 #   rollback  every build (seeded order in atomic ones): a detected fault
 #             rolled back ends with the fault-free run's hashes, VALID
 #   bad       malformed or out-of-range specs: one line, exit 1, no files
+#   study     scripts/faultstudy.py (docs/faults.md's tables): detect runs,
+#             compare flags a noisy detector above the exact one
 name=$1 app=$2 solver=$3 surr=$4
 . "$(dirname "$0")/lib.sh"
 # fkey FILE KEY: a key of the summary's fault block
@@ -108,6 +110,35 @@ bad)
   check 'rollback: needs -checkpoint' "${gs[@]}" -fault_action rollback
   check 'fault_action' "${gs[@]}" -fault_action retry
   check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5 ;;
+study) # scripts/faultstudy.py, which writes docs/faults.md's tables: a quick
+  # detect on this build, and compare's verdict on the noisy detector
+  fs="$(dirname "$0")/../scripts/faultstudy.py" build=$(dirname "$(dirname "$app")")
+  /usr/bin/python3 "$fs" detect "$build" --trials 1 --sites state,weight --bits 0,30,62 --out "$tmp/d.csv" > "$tmp/d.md" 2> "$tmp/d.err" || { cat "$tmp/d.err"; fail "faultstudy detect failed"; }
+  grep -q '^| state | 0-25 | 1 |' "$tmp/d.md" && grep -q '^| weight | ' "$tmp/d.md" || { cat "$tmp/d.md"; fail "faultstudy detect: no table"; }
+  [ "$(grep -c . "$tmp/d.csv")" = 6 ] || fail "faultstudy detect: want 5 rows (weights hold 32 bits: no bit 62) and a header in the CSV"
+  # compare: an atomic row above the exact one beyond both intervals is flagged, exit 1
+  /usr/bin/python3 - "$tmp" <<'PY' || fail "could not write the synthetic CSVs"
+import csv, sys
+cols = ["build", "site", "bit", "trial", "crashed", "fired", "old", "new", "checksum_step", "replicas_step", "replicas_epoch",
+        "noise_step", "noise_epoch", "solvecheck_step", "false_alarms", "at"]
+def rows(build, caught):
+    for t in range(30):
+        r = dict.fromkeys(cols, "")
+        r.update(build=build, site="state", bit=3, trial=t, crashed=0, fired=1, at=10)
+        if caught(t):
+            r["replicas_step" if build != "atomic" else "noise_step"] = 10
+        yield r
+for name, build, caught in (("e.csv", "reproducible", lambda t: t < 3), ("a.csv", "atomic", lambda t: t < 27), ("a2.csv", "atomic", lambda t: t < 4)):
+    with open(f"{sys.argv[1]}/{name}", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows(build, caught))
+PY
+  /usr/bin/python3 "$fs" compare "$tmp/e.csv" "$tmp/a.csv" > "$tmp/c.md" && fail "compare: 90% against 10% of 30 runs not flagged"
+  grep -q '| YES |' "$tmp/c.md" || fail "compare: no YES row"
+  /usr/bin/python3 "$fs" compare "$tmp/e.csv" "$tmp/a2.csv" > "$tmp/c.md" || fail "compare: 13% against 10% of 30 runs flagged (within the intervals)"
+  bad=$(/usr/bin/python3 "$fs" detect "$build" --trials 0 2>&1); [ $? = 1 ] && echo "$bad" | grep -q 'trials 0: must be' || fail "--trials 0: $bad"
+  echo "ok: faultstudy detect and compare" ;;
 *) fail "unknown test $name" ;;
 esac
 echo PASS

@@ -123,13 +123,12 @@ caps) # every verification bound has a cap; beyond it: bad input
   check 'closure_pattern_factor 1e\+300: must be in \[1, 2\]' -coupling closure -closure_pattern_factor 1e300
   check 'fault_noise_factor 1e\+09: must be in \[1, 1e6\]' -fault_noise_factor 1e9
   check 'fault_noise_window 0: must be in \[1, 1000\]' -fault_noise_window 0
-  check 'churn_tol 2\.?: must be in \(0, 1\]' -churn_tol 2
   check 'mms_tol' -scenario heat -mms_tol -1
   check 'surrogate_eps 1e\+39 must be in \[1e-30, 1e-2\]' -coupling guess -surrogate_eps 1e39
   check 'surrogate_lr 1e-50 must be in \[1e-12, 1\]' -coupling guess -surrogate_lr 1e-50
   check 'ksp_rtol 0.5: at most' -ksp_rtol 0.5
   help=$("$app" -help 2>&1)
-  for o in 'closure_drift_tol.*at most 0.5' 'closure_pattern_factor.*1 .. 2' 'fault_noise_factor.*1 .. 1e6' 'churn_tol.*at most 1' 'surrogate_lr.*1e-12 .. 1' 'surrogate_eps.*1e-30 .. 1e-2'; do
+  for o in 'closure_drift_tol.*at most 0.5' 'closure_pattern_factor.*1 .. 2' 'fault_noise_factor.*1 .. 1e6' 'surrogate_lr.*1e-12 .. 1' 'surrogate_eps.*1e-30 .. 1e-2'; do
     echo "$help" | grep -Eq -- "$o" || fail "-help does not state the cap: $o"
   done ;;
 related) # closure restart at the checkpoint's own last step; stock vectors and golden hashes

@@ -79,6 +79,21 @@ plot)
   "$py" -c "import netCDF4, matplotlib" 2> /dev/null ||
     fail "$py lacks the netCDF4/matplotlib modules: install python3-netcdf4 python3-matplotlib (scripts/setup.sh)"
   "$compare" ref.nc same.nc div.nc -o cmp.nc > /dev/null || fail "miniapp-compare failed"
+  # one growth-rate definition: the figures' fit gives what metrics_growth
+  # (summary, miniapp-compare) gives on test_metrics.c's series
+  PYTHONPATH="$(dirname "$plot")" "$py" - <<'PY' || fail "plot.py's growth fit is not metrics_growth's"
+import math, sys
+import numpy as np
+sys.argv = ["plot.py"]
+import plot
+st = np.array([50.0 * i for i in range(200)])
+rel = np.array([0 if i == 0 else min(1e-16 * 10 ** (0.002 * st[i]), 0.3) for i in range(200)])
+f = plot.growth_fit(st, rel)
+assert f and abs(f[0] - 0.002) < 1e-9 and f[2] == 1050 and f[3] < 7000, f
+rel = np.array([0 if i < 10 else 1e-16 if i == 10 else 3e-12 * (1 + 0.1 * math.sin(i)) for i in range(200)])
+assert plot.growth_fit(st, rel) is None  # a jump, then flat: no growth
+assert plot.growth_fit(st, np.zeros(200)) is None  # bitwise equal
+PY
   for f in ref.nc single.nc cmp.nc; do
     "$py" "$plot" "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
     [ -s list.txt ] || fail "plot.py $f listed no PNG"

@@ -46,9 +46,9 @@ static void fill_step(int step, ncout_step_rec *rec)
   for (int r = 0; r < NR; r++) {
     ncout_step_rec *s = &rec[r];
     s->state_hash = hval(step, r), s->ksp_its = 10 * step + r;
-    double *d[12] = {&s->ksp_rnorm, &s->start_residual, &s->increment_error, &s->closure_error, &s->closure_drift, &s->churn,
+    double *d[14] = {&s->ksp_rnorm, &s->start_residual, &s->increment_error, &s->closure_error, &s->closure_drift, &s->churn_10, &s->churn_50, &s->churn,
                      &s->vc, &s->vermv, &s->rel_l2, &s->max_abs, &s->max_ulp, &s->digits};
-    for (int k = 0; k < 12; k++) *d[k] = dval(step, r, k);
+    for (int k = 0; k < 14; k++) *d[k] = dval(step, r, k);
   }
 }
 
@@ -141,10 +141,10 @@ static void read_back(const char *path)
 
   /* Every documented variable is there with long_name, and units unless it is text (the hashes). */
   const char *names[] = {"time", "step", "snapshot_step", "snapshot_time", "epoch", "replica", "y", "x", "u", "v", "state_hash", "ksp_its", "ksp_rnorm",
-                         "start_residual", "increment_error", "closure_error", "closure_drift", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
+                         "start_residual", "increment_error", "closure_error", "closure_drift", "churn_10", "churn_50", "churn", "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits",
                          "ksp_its_none", "start_residual_none", "ksp_its_extrapolation", "start_residual_extrapolation",
                          "ksp_its_fischer", "start_residual_fischer", "ksp_its_learned", "start_residual_learned", "ksp_its_combined",
-                         "start_residual_combined", "epoch_step", "loss", "weights_hash", "weights_vc",
+                         "start_residual_combined", "ksp_its_projection", "start_residual_projection", "epoch_step", "loss", "weights_hash", "weights_vc",
                          "weights_rel_l2", "first_divergent_step", "first_divergent_epoch"};
   int nn = (int)(sizeof names / sizeof *names);
   NC(nc_inq_nvars(ncid, &nvars));
@@ -191,9 +191,9 @@ static void read_back(const char *path)
       if (memcmp(h[s][r], want, NCOUT_HASH_LEN)) nfail++, printf("FAIL: state_hash[%d][%d] = '%.18s', want '%s'\n", s, r, h[s][r], want);
       CHECK(iv2[s][r] == 10 * s + r);
     }
-  const char *dnames[12] = {"ksp_rnorm", "start_residual", "increment_error", "closure_error", "closure_drift", "churn",
+  const char *dnames[14] = {"ksp_rnorm", "start_residual", "increment_error", "closure_error", "closure_drift", "churn_10", "churn_50", "churn",
                             "vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 14; k++) {
     v = vid(ncid, dnames[k]); NC(nc_get_var_double(ncid, v, &d2[0][0]));
     for (int s = 0; s <= NSTEPS; s++)
       for (int r = 0; r < NR; r++)
