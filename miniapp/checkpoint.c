@@ -29,6 +29,7 @@
 #include "vecred.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +460,30 @@ PetscErrorCode CheckpointRollback(Coupled c)
   PetscFunctionBegin;
   PetscCall(Read(c, "-checkpoint", c->checkpoint, &step));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stop decision is taken (or the run completed): from here on SIGTERM
+ * and SIGUSR1 are ignored until exit, so that the exit code stays the one
+ * decided (3 after the checkpoint, or 0/2). PETSc's signal handler is
+ * removed first: PetscFinalize would otherwise pop it and restore the
+ * default action (death, exit 143) while MPI finalizes. The main thread
+ * blocks the two signals while the dispositions change. */
+void CheckpointIgnoreSignals(void)
+{
+  struct sigaction sa;
+  sigset_t         set, old;
+
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  for (int k = 0; k < 4; k++) (void)PetscPopSignalHandler(); /* an empty stack returns at once */
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL); /* pending ones are discarded: ignored */
 }
 
 /* After a step: the signal that asks for a checkpoint, agreed on by all ranks. */

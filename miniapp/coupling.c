@@ -416,6 +416,7 @@ PetscErrorCode CoupledRun(Coupled c)
     if (c->stop_signal || (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps)) PetscCall(CheckpointWrite(c));
     if (c->stop_signal) break;
   }
+  if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
   {
     PetscInt done;
     PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));

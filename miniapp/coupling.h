@@ -49,6 +49,9 @@ PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f); /* the report's c
 /* The run stopped early: a signal (SIGTERM, SIGUSR1) asked for a
  * checkpoint, which was written; sig = 0 when the run went to its end. */
 PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint);
+/* From the stop decision (or the end of the run) on, SIGTERM and SIGUSR1
+ * are ignored, so that the exit code stays the decided one (with -checkpoint). */
+void CheckpointIgnoreSignals(void);
 PetscErrorCode CoupledDestroy(Coupled *c);
 
 #endif

@@ -202,7 +202,7 @@ static PetscInt Outlier(Coupled c, const double m[], double *ratio, PetscBool *u
  * replica (any one: the reference too) out of the fault-free spread, in its
  * state or, if the step trained, in its weights? Beyond the window the
  * replicas' own divergence would be judged, not the fault. */
-static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0)
+static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *hit)
 {
   FaultState *f = &c->fault;
   double      m[MAX_REPLICAS], ratio;
@@ -210,19 +210,20 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0)
   PetscInt    o;
 
   PetscFunctionBegin;
+  *hit = PETSC_FALSE; /* a detection in this call (a re-done step after a rollback is judged afresh) */
   if (f->fire_step < 0) f->fire_step = step;
   if (step >= f->fire_step + f->noise_window) PetscFunctionReturn(PETSC_SUCCESS);
   if (f->noise_step < 0) {
     PetscCall(Nearest(c, PETSC_FALSE, m));
     o = Outlier(c, m, &ratio, &unmeasured);
-    if (o >= 0) f->noise_step = step, f->noise_ratio = ratio, f->noise_replica = o;
+    if (o >= 0) f->noise_step = step, f->noise_ratio = ratio, f->noise_replica = o, *hit = PETSC_TRUE;
     f->noise_unmeasured += unmeasured;
   }
   if (c->rep[0].net && c->epoch > epoch0 && f->noise_epoch < 0) {
     PetscCall(Nearest(c, PETSC_TRUE, m));
     o = Outlier(c, m, &ratio, &unmeasured);
     if (o >= 0) {
-      f->noise_epoch = c->epoch - 1;
+      f->noise_epoch = c->epoch - 1, *hit = PETSC_TRUE;
       if (f->noise_replica < 0) f->noise_replica = o, f->noise_ratio = ratio;
     }
     f->noise_unmeasured += unmeasured;
@@ -238,7 +239,7 @@ static PetscBool Ordered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrate
 PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback)
 {
   FaultState *f = &c->fault;
-  PetscBool   alarm = PETSC_FALSE, detected = PETSC_FALSE;
+  PetscBool   alarm = PETSC_FALSE, detected = PETSC_FALSE, noise_hit = PETSC_FALSE;
   PetscInt    fr    = f->on ? f->spec.replica : -1;
 
   PetscFunctionBegin;
@@ -272,11 +273,11 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
         for (PetscInt r = 1; r < c->nrep; r++)
           if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
-    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0)); /* atomic: out of the fault-free replicas' spread */
+    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit)); /* atomic: out of the fault-free replicas' spread */
     if (Ordered()) /* this step's record (a rollback restores the earlier one) */
       for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
         detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
-    else detected = (PetscBool)(f->noise_step == step || (f->noise_epoch >= epoch0 && f->noise_epoch < c->epoch));
+    else detected = noise_hit;
   }
   if (Ordered() && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
     for (PetscInt r = 1; r < c->nrep; r++)

@@ -150,9 +150,14 @@ int main(int argc, char **argv)
   ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
   if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
   if (!ierr) ierr = Run(&status);
+  { /* with -checkpoint the exit code is decided: signals from here on change nothing */
+    PetscBool ck = PETSC_FALSE;
+    (void)PetscOptionsHasName(NULL, NULL, "-checkpoint", &ck);
+    if (ck) CheckpointIgnoreSignals();
+  }
   if (ierr) status = 1;
   (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
-  (void)PetscFinalize();
+  (void)PetscFinalize(); /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
   errno = 0;
   if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -87,6 +87,22 @@ signal)
   run "$tmp/rest.yaml" "${args[@]}" -ts_max_steps $n -restart "$tmp/sig.bin"
   run "$tmp/full.yaml" "${args[@]}" -ts_max_steps $n
   same "$tmp/full.yaml" "$tmp/rest.yaml" "SIGTERM after step $step, restart to step $n"
+  # the exit code is final: a burst of signals around the stop decision, and
+  # signals while a completed run verifies, reports and finalizes, change nothing
+  "$app" "${args[@]}" -checkpoint "$tmp/b.bin" > "$tmp/b.out" 2> "$tmp/b.err" &
+  pid=$!
+  for i in $(seq 300); do grep -q 'FPNA mini-app' "$tmp/b.out" 2> /dev/null && break; sleep 0.1; done
+  sleep 1
+  for i in $(seq 40); do kill -USR1 $pid 2> /dev/null; kill -TERM $pid 2> /dev/null; sleep 0.005; done
+  wait $pid; rc=$?
+  [ $rc = 3 ] || { cat "$tmp/b.err"; fail "a burst of 80 signals: exit $rc, expected 3"; }
+  "$app" "${args[@]}" -ts_max_steps 30 -checkpoint "$tmp/e.bin" -repeat_check 64 -summary "$tmp/e.yaml" > /dev/null 2>&1 &
+  pid=$!
+  while [ ! -e "$tmp/e.yaml" ] && kill -0 $pid 2> /dev/null; do sleep 0.001; done
+  while kill -0 $pid 2> /dev/null; do kill -TERM $pid 2> /dev/null; done
+  wait $pid; rc=$?
+  [ $rc = 0 ] || fail "SIGTERMs while a completed run finished: exit $rc, expected 0"
+  echo "ok: a burst of signals exits 3; signals at the end of a completed run exit 0"
   ;;
 crash)
   args=("${big[@]}" -da_grid_x 48 -da_grid_y 48 -coupling guess)
