@@ -8,6 +8,7 @@
 
 #include <omp.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Every rank fails with rank 0's one line. */
 static PetscErrorCode Check(Coupled c, int err)
@@ -33,7 +34,8 @@ PetscErrorCode OutputCreate(Coupled c)
   const char *sc;
   PetscReal   dt;
   PetscInt    steps, gs;
-  PetscBool   gsset;
+  PetscBool   gsset, cont = PETSC_FALSE;
+  uint64_t    hashes[MAX_REPLICAS];
   char        petscver[64];
   DM          da;
 
@@ -81,7 +83,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
-  if (c->restart_step >= 0) { /* the steps and epochs before it are in the file of the run that wrote the checkpoint; this file holds the later ones */
+  if (c->restart_step >= 0) { /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
     PetscCall(PetscSNPrintf(restart_s, sizeof restart_s, "%" PetscInt_FMT, c->restart_step));
     ATTRN("restarted_from_step", restart_s);
     ATTR("restarted_from", c->restart);
@@ -97,8 +99,18 @@ PetscErrorCode OutputCreate(Coupled c)
                         .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na,
                         .first_step = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0, .first_epoch = (int)c->epoch};
   }
+  if (c->restart_step >= 0) { /* an existing -output: the run file of the run this one continues, extended */
+    int exists = c->rank == 0 && access(c->output, F_OK) == 0;
+    PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, c->comm));
+    cont = (PetscBool)exists;
+  }
+  if (cont) {
+    info.first_step = 0, info.first_epoch = 0;
+    for (PetscInt r = 0; r < c->nrep; r++) PetscCall(SolverStateHash(c->rep[r].solver, &hashes[r]));
+  }
   if (c->rank == 0) {
     err = ncout_create(c->output, &info, &c->nc);
+    if (!err && cont) err = ncout_continue(c->nc, c->output, (int)c->restart_step, (int)c->epoch, hashes);
     if (err) PetscCall(PetscStrncpy(errmsg, ncout_errmsg(c->nc), sizeof errmsg)); /* names the file */
     if (err && c->nc) {
       char dummy[8];

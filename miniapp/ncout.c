@@ -4,7 +4,7 @@
  * with the driver), to size their dimension. The file is a unique temporary
  * (kernels/atomicfile.h) renamed into place by ncout_close. */
 #define _GNU_SOURCE
-#include "ncout.h"
+#include "ncout_impl.h"
 #include "atomicfile.h"
 
 #include <dlfcn.h>
@@ -19,25 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { NSTEPVARS = 16 }; /* state_hash, ksp_its and the fourteen doubles of ncout_step_rec */
-
 const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined", "projection"};
 
-struct ncout {
-  int    ncid, nx, ny, ncomp, nrep, nsteps, every, first_step, first_epoch, nsnap;
-  int    d_step, d_snap, d_epoch, d_rep, d_y, d_x, d_hash;
-  int    v_time, v_step, v_snap_step, v_snap_time, v_gits[NCOUT_NGUESS], v_gr0[NCOUT_NGUESS];
-  int    v_epoch, v_epoch_step, v_loss, v_whash, v_wvc, v_wrel;
-  int    v_fds, v_fde;
-  int    v_rec[NSTEPVARS];
-  int   *v_field;  /* ncomp */
-  int   *snap;     /* nsnap: the snapshot steps, increasing */
-  double *buf;     /* max(nx * ny, nreplicas) doubles */
-  char  *hbuf;     /* nreplicas hashes of NCOUT_HASH_LEN characters (+ 1 for snprintf's terminator) */
-  char  *path, *partial; /* partial: af.tmp */
-  afile  af;
-  char   msg[512];
-};
 
 static char create_msg[512]; /* why the last ncout_create failed (o is NULL then) */
 
@@ -46,13 +29,14 @@ static char create_msg[512]; /* why the last ncout_create failed (o is NULL then
  * write, or a file system without a free block, says what it was. */
 static const char *reason(const ncout *o, int err, int sys)
 {
+  if (err == NCOUT_EMISMATCH) return ""; /* the message says it all */
   if (err < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) return strerror(sys);
   if (afile_diagnose(o->af.tmp[0] ? o->af.tmp : o->path, err) == ENOSPC) return strerror(ENOSPC);
   return err == AFILE_ENOTREG ? afile_strerror(err) : nc_strerror(err);
 }
 
 /* Record the one-line reason "<path>: <what> (<reason>)" and return err. */
-static int fail(ncout *o, int err, const char *fmt, ...)
+int ncout_fail_(ncout *o, int err, const char *fmt, ...)
 {
   int sys = errno; /* of the failed call: NCCHECK cleared it before */
   char what[256];
@@ -60,11 +44,13 @@ static int fail(ncout *o, int err, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  snprintf(o->msg, sizeof o->msg, "%s: %s (%s)", o->path, what, reason(o, err, sys));
+  const char *why = reason(o, err, sys);
+  if (why[0]) snprintf(o->msg, sizeof o->msg, "%s: %s (%s)", o->path, what, why);
+  else snprintf(o->msg, sizeof o->msg, "%s: %s", o->path, what);
   return err;
 }
 
-#define NCCHECK(call, ...) do { errno = 0; int e_ = (call); if (e_) return fail(o, e_, __VA_ARGS__); } while (0)
+#define NCCHECK(call, ...) do { errno = 0; int e_ = (call); if (e_) return ncout_fail_(o, e_, __VA_ARGS__); } while (0)
 
 /* HDF5 closes its open files in an exit handler; one whose close failed
  * (a full disk) makes HDF5 1.10 crash there (SIGSEGV after the error was
@@ -267,7 +253,7 @@ static int define(ncout *o, const ncout_info *info)
 
   /* The coordinates known now: step and snapshot_step are written up front; time and snapshot_time with each step. */
   int n = (int)nt > info->nreplicas ? (int)nt : info->nreplicas, *iv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!iv) return fail(o, ENOMEM, "cannot allocate");
+  if (!iv) return ncout_fail_(o, ENOMEM, "cannot allocate");
   for (int i = 0; i < (int)nt; i++) iv[i] = o->first_step + i;
   e = nt ? nc_put_var_int(id, o->v_step, iv) : 0;
   for (int r = 0; r < info->nreplicas; r++) iv[r] = r;
@@ -318,11 +304,11 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
   /* The unique temporary first (mkstemp): HDF5 reports a missing directory as "Permission denied". */
   ncout_init();
   int e = afile_begin(&o->af, path, 0);
-  if (e) fail(o, e, "cannot create a temporary file next to it");
+  if (e) ncout_fail_(o, e, "cannot create a temporary file next to it");
   else {
     errno = 0;
     e = nc_create(o->partial, NC_NETCDF4 | NC_CLOBBER, &o->ncid);
-    if (e) fail(o, e, "cannot create %s", o->partial);
+    if (e) ncout_fail_(o, e, "cannot create %s", o->partial);
     else e = define(o, info); /* on failure the handle is left open on purpose: closing (even nc_abort) a
                                   file whose header could not be written (full disk) crashes in NetCDF's
                                   open-object report; the run ends with an error and HDF5's exit clean-up
@@ -341,12 +327,12 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
 static int check_step(ncout *o, int step, const char *what)
 {
   if (step < o->first_step || step > o->nsteps)
-    return fail(o, NC_EINVALCOORDS, "%s: step %d outside %d..%d", what, step, o->first_step, o->nsteps);
+    return ncout_fail_(o, NC_EINVALCOORDS, "%s: step %d outside %d..%d", what, step, o->first_step, o->nsteps);
   return 0;
 }
 
 /* The snapshot index of `step`, or -1 when it has none. */
-static int snapshot_index(const ncout *o, int step)
+int ncout_snapshot_index_(const ncout *o, int step)
 {
   int lo = 0, hi = o->nsnap - 1;
   while (lo <= hi) {
@@ -364,7 +350,7 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
   if ((e = check_step(o, step, "write_step"))) return e;
   size_t i = (size_t)(step - o->first_step), start[3] = {i, 0, 0}, count[3] = {1, (size_t)o->nrep, NCOUT_HASH_LEN};
   NCCHECK(nc_put_var1_double(o->ncid, o->v_time, &i, &t), "cannot write time at step %d", step);
-  int k = snapshot_index(o, step);
+  int k = ncout_snapshot_index_(o, step);
   if (k >= 0) {
     size_t ks = (size_t)k;
     NCCHECK(nc_put_var1_double(o->ncid, o->v_snap_time, &ks, &t), "cannot write snapshot_time at step %d", step);
@@ -389,7 +375,7 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
     e = v == 0 ? nc_put_vara_text(o->ncid, o->v_rec[v], start, count, o->hbuf)
       : v == 1 ? nc_put_vara_int(o->ncid, o->v_rec[v], start, count, its)
                : nc_put_vara_double(o->ncid, o->v_rec[v], start, count, o->buf);
-    if (e) return fail(o, e, "cannot write %s at step %d", step_vars[v].name, step);
+    if (e) return ncout_fail_(o, e, "cannot write %s at step %d", step_vars[v].name, step);
   }
   return 0;
 }
@@ -398,10 +384,10 @@ int ncout_write_fields(ncout *o, int step, int replica, const double *field)
 {
   int e, k;
   if ((e = check_step(o, step, "write_fields"))) return e;
-  if ((k = snapshot_index(o, step)) < 0)
-    return fail(o, NC_EINVALCOORDS, "write_fields: step %d is not a snapshot step (every %d and %d)", step, o->every, o->nsteps);
+  if ((k = ncout_snapshot_index_(o, step)) < 0)
+    return ncout_fail_(o, NC_EINVALCOORDS, "write_fields: step %d is not a snapshot step (every %d and %d)", step, o->every, o->nsteps);
   if (replica < 0 || replica >= o->nrep)
-    return fail(o, NC_EINVALCOORDS, "write_fields: replica %d outside 0..%d", replica, o->nrep - 1);
+    return ncout_fail_(o, NC_EINVALCOORDS, "write_fields: replica %d outside 0..%d", replica, o->nrep - 1);
   size_t n = (size_t)o->nx * (size_t)o->ny;
   size_t start[4] = {(size_t)k, (size_t)replica, 0, 0}, count[4] = {1, 1, (size_t)o->ny, (size_t)o->nx};
   for (int c = 0; c < o->ncomp; c++) { /* de-interlace [y][x][ncomp] into one [y][x] plane per component */
@@ -414,7 +400,7 @@ int ncout_write_fields(ncout *o, int step, int replica, const double *field)
 
 int ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs)
 {
-  if (epoch < o->first_epoch) return fail(o, NC_EINVALCOORDS, "write_epoch: epoch %d before the first, %d", epoch, o->first_epoch);
+  if (epoch < o->first_epoch) return ncout_fail_(o, NC_EINVALCOORDS, "write_epoch: epoch %d before the first, %d", epoch, o->first_epoch);
   size_t e1 = (size_t)(epoch - o->first_epoch), start[3] = {e1, 0, 0}, count[3] = {1, (size_t)o->nrep, NCOUT_HASH_LEN};
   NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch, &e1, &epoch), "cannot write epoch %d", epoch);
   NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch_step, &e1, &step), "cannot write epoch_step of epoch %d", epoch);
@@ -450,8 +436,8 @@ int ncout_close(ncout **po, int keep, char *err, size_t errlen)
   *po = NULL;
   errno = 0;
   if (!keep) (void)nc_abort(o->ncid); /* to be deleted: no need to flush it */
-  else if ((e = nc_close(o->ncid))) fail(o, e, "cannot close %s", o->partial);
-  if (keep && !e && (e = afile_commit(&o->af))) fail(o, e, "cannot sync and rename %s into place", o->partial);
+  else if ((e = nc_close(o->ncid))) ncout_fail_(o, e, "cannot close %s", o->partial);
+  if (keep && !e && (e = afile_commit(&o->af))) ncout_fail_(o, e, "cannot sync and rename %s into place", o->partial);
   if (!keep || e) afile_discard(&o->af);
   if (e && err && errlen) snprintf(err, errlen, "%s", o->msg);
   destroy(o);

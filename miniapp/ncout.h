@@ -122,6 +122,14 @@ int         ncout_write_fields(ncout *o, int step, int replica, const double *fi
 /* Epoch number `epoch` (>= first_epoch), run during time step `step`. */
 int         ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs);
 int         ncout_write_final(ncout *o, const int *first_div_step, const int *first_div_epoch);
+/* A restarted run continuing prev, the run file of the run it continues
+ * (ncout_continue.c): o was created with first_step = first_epoch = 0;
+ * prev's records of steps 0..upto_step (and their snapshots) and of epochs
+ * 0..upto_epoch-1 are copied into o bit for bit. prev must be the file of
+ * this run: the same layout and output schedule, the steps and epochs from
+ * 0 on, and (state_hash != NULL) replica r's state_hash at upto_step equal
+ * to state_hash[r]; otherwise an error naming what differs. */
+int         ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash);
 /* More global attributes, known only at the end (e.g. the fault record). */
 int         ncout_write_attrs(ncout *o, const ncout_attr *attrs, int n);
 /* keep = 1: close and rename into place; 0: close and delete the partial

@@ -10,6 +10,9 @@
 #   crash    SIGKILL after a -checkpoint_every checkpoint: the restart from it
 #            ends where an uninterrupted run does
 #   bad      bad checkpoints and options: one line, exit 1, nothing written
+#   output   a restart continues the run file: stopped by SIGTERM three times
+#            and requeued with the same command, the NetCDF file and summary
+#            equal the uninterrupted run's; another file is refused, untouched
 name=$1 app=$2 solver=$3 surr=$4
 restart_extra=()
 . "$(dirname "$0")/lib.sh"
@@ -151,6 +154,42 @@ bad)
   check 'checkpoint .*w.yaml' "${g[@]}" -ts_max_steps 2 -checkpoint "$tmp/w.yaml" -summary "$tmp/w.yaml"
   check 'restart .*good.bin' "${g[@]}" -ts_max_steps 4 -restart "$tmp/good.bin" -summary "$tmp/good.bin"
   [ "$(stat -c %s "$tmp/good.bin")" = "$sz" ] || fail "a refused run changed the checkpoint"
+  ;;
+output)
+  args=("${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 400 -output_every 7 -threads 1)
+  run "$tmp/full.yaml" "${args[@]}" -output "$tmp/full.nc"
+  rm -f "$tmp/q.bin" "$tmp/q.nc"
+  for k in 1 2 3 4; do # the batch script's requeue: the same command, -restart once a checkpoint exists
+    r=(); [ -e "$tmp/q.bin" ] && r=(-restart "$tmp/q.bin")
+    "$app" "${args[@]}" "${r[@]}" -checkpoint "$tmp/q.bin" -output "$tmp/q.nc" -summary "$tmp/q.yaml" > "$tmp/q.out" 2> "$tmp/q.err" &
+    pid=$!
+    if [ $k -lt 4 ]; then
+      for i in $(seq 600); do grep -q 'FPNA mini-app' "$tmp/q.out" 2> /dev/null && break; sleep 0.05; done
+      sleep 0.$((3 + k))
+      kill -TERM $pid
+    fi
+    wait $pid; rc=$?
+    echo "run $k: exit $rc $(cat "$tmp/q.err")"
+    if [ $k -lt 4 ]; then [ $rc = 3 ] || fail "run $k: exit $rc, expected 3 (stopped by SIGTERM)"
+    else [ $rc = 0 ] || { cat "$tmp/q.err"; fail "the last continuation: exit $rc"; }; fi
+  done
+  same "$tmp/full.yaml" "$tmp/q.yaml" "stopped by SIGTERM three times and continued"
+  /usr/bin/python3 - "$tmp/full.nc" "$tmp/q.nc" <<'PY' || fail "the continued NetCDF file differs from the uninterrupted run's"
+import sys
+import netCDF4, numpy as np
+a, b = netCDF4.Dataset(sys.argv[1]), netCDF4.Dataset(sys.argv[2])
+bad = [v for v in a.variables if v not in b.variables or a[v].shape != b[v].shape or
+       np.ma.getdata(a[v][:]).tobytes() != np.ma.getdata(b[v][:]).tobytes()]
+print(f"{len(a.variables)} variables, {a.dimensions['step'].size} steps, {a.dimensions['epoch'].size} epochs; differ: {bad}")
+sys.exit(1 if bad else 0)
+PY
+  # a file that is not this run's is refused, one line, and left as it was
+  cp "$tmp/full.nc" "$tmp/other.nc"
+  "$app" "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 10 -gs_seed 9 -output_every 7 -threads 1 -checkpoint "$tmp/o.bin" > /dev/null 2>&1 || fail "the other run failed"
+  before=$(md5sum < "$tmp/other.nc")
+  check 'other.nc: holds another run' "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 20 -gs_seed 9 -output_every 7 -threads 1 -restart "$tmp/o.bin" -output "$tmp/other.nc"
+  [ "$(md5sum < "$tmp/other.nc")" = "$before" ] || fail "a refused continuation changed the file"
+  check 'written with -output_every 7, this run has 5' "${args[@]}" -output_every 5 -restart "$tmp/q.bin" -ts_max_steps 401 -output "$tmp/q.nc"
   ;;
 *) fail "unknown test $name" ;;
 esac

@@ -1,0 +1,129 @@
+/* miniapp/ncout_continue.c: a restarted run continues the run file of the
+ * run it continues. The new file (created with first_step 0, first_epoch 0:
+ * the layout of an uninterrupted run) receives the old file's records of
+ * steps 0..upto_step, of the snapshots among them and of epochs
+ * 0..upto_epoch-1, bit for bit; the run then writes the rest. The old file
+ * is only read: it is replaced when the new one is complete (ncout_close),
+ * so a failed continuation loses nothing. Not here: deciding to continue
+ * (coupling_output.c). */
+#include "ncout_impl.h"
+
+#include <netcdf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of dimension `name` of file id (0 when absent). */
+static size_t dimlen(int id, const char *name)
+{
+  int    d;
+  size_t n = 0;
+  if (nc_inq_dimid(id, name, &d) || nc_inq_dimlen(id, d, &n)) return 0;
+  return n;
+}
+
+/* Copy rows src_row[k] -> dst_row[k] (k < nrows) of variable `name`, whose
+ * first dimension is the record one, from file pid to o. */
+static int copy_rows(ncout *o, int pid, const char *prev, const char *name, const size_t *src_row, const size_t *dst_row, size_t nrows)
+{
+  int     pv, ov, nd, dims[NC_MAX_VAR_DIMS];
+  nc_type t;
+  size_t  start[NC_MAX_VAR_DIMS] = {0}, count[NC_MAX_VAR_DIMS], row = 1, esz;
+  void   *buf;
+
+  if (nc_inq_varid(pid, name, &pv) || nc_inq_varid(o->ncid, name, &ov)) return 0; /* a variable only one of them has */
+  if (nc_inq_var(pid, pv, NULL, &t, &nd, dims, NULL)) return ncout_fail_(o, NC_EBADID, "%s: cannot read variable %s", prev, name);
+  for (int k = 1; k < nd; k++) {
+    if (nc_inq_dimlen(pid, dims[k], &count[k])) return ncout_fail_(o, NC_EBADDIM, "%s: cannot read variable %s", prev, name);
+    row *= count[k];
+  }
+  esz = t == NC_DOUBLE ? sizeof(double) : t == NC_INT ? sizeof(int) : t == NC_CHAR ? 1 : 0;
+  if (!esz) return ncout_fail_(o, NC_EBADTYPE, "%s: variable %s has an unexpected type", prev, name);
+  if (!(buf = malloc(row * esz))) return ncout_fail_(o, NC_ENOMEM, "cannot continue it");
+  count[0] = 1;
+  for (size_t k = 0; k < nrows; k++) {
+    int e;
+    start[0] = src_row[k];
+    e = nc_get_vara(pid, pv, start, count, buf);
+    start[0] = dst_row[k];
+    if (!e) e = nc_put_vara(o->ncid, ov, start, count, buf);
+    if (e) {
+      free(buf);
+      return ncout_fail_(o, e, "cannot copy %s's %s, record %zu", prev, name, src_row[k]);
+    }
+  }
+  free(buf);
+  return 0;
+}
+
+int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash)
+{
+  int     pid, e = 0, nv, every = -1, *steps = NULL, *snaps = NULL, *epochs = NULL;
+  size_t  nstep, nsnap, nepoch, *src = NULL, *dst = NULL, n = 0;
+  nc_type t;
+
+  if (o->first_step != 0 || o->first_epoch != 0 || upto_step < 0 || upto_step > o->nsteps || upto_epoch < 0)
+    return ncout_fail_(o, NC_EINVAL, "cannot continue it: not a file laid out from step 0");
+  if ((e = nc_open(prev, NC_NOWRITE, &pid))) return ncout_fail_(o, e, "cannot read it to continue it");
+  nstep = dimlen(pid, "step"), nsnap = dimlen(pid, "snapshot"), nepoch = dimlen(pid, "epoch");
+  /* the file of this very run: same layout, every record up to the restart
+   * step from step 0 on, the same output schedule, the same states there */
+  if (dimlen(pid, "replica") != (size_t)o->nrep || dimlen(pid, "x") != (size_t)o->nx || dimlen(pid, "y") != (size_t)o->ny)
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "not the run file of the run this one continues (%zu replicas of %zu x %zu points, this run %d of %d x %d); name another -output", dimlen(pid, "replica"), dimlen(pid, "x"), dimlen(pid, "y"),
+                    o->nrep, o->nx, o->ny);
+  else if (nc_inq_att(pid, NC_GLOBAL, "output_every", &t, NULL) || nc_get_att_int(pid, NC_GLOBAL, "output_every", &every) || every != o->every)
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "written with -output_every %d, this run has %d: continue it with the same, or name another -output", every, o->every);
+  else if (nstep < (size_t)upto_step + 1 || nepoch < (size_t)upto_epoch)
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds %zu steps and %zu epochs, fewer than the checkpoint's %d and %d: not the file of the run this one continues; name another -output", nstep ? nstep - 1 : 0, nepoch, upto_step, upto_epoch);
+  steps  = malloc((nstep + 1) * sizeof *steps);
+  snaps  = malloc((nsnap + 1) * sizeof *snaps);
+  epochs = malloc((nepoch + 1) * sizeof *epochs);
+  src    = malloc((nstep + nsnap + nepoch + 1) * sizeof *src);
+  dst    = malloc((nstep + nsnap + nepoch + 1) * sizeof *dst);
+  if (!e && (!steps || !snaps || !epochs || !src || !dst)) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
+  if (!e) {
+    int vs, vn, ve;
+    if (nc_inq_varid(pid, "step", &vs) || nc_get_var_int(pid, vs, steps) || nc_inq_varid(pid, "snapshot_step", &vn) || (nsnap && nc_get_var_int(pid, vn, snaps)) || nc_inq_varid(pid, "epoch", &ve) ||
+        (nepoch && nc_get_var_int(pid, ve, epochs)))
+      e = ncout_fail_(o, NCOUT_EMISMATCH, "not a miniapp run file (no step, snapshot_step or epoch); name another -output");
+    for (int k = 0; !e && k <= upto_step; k++)
+      if (steps[k] != k) e = ncout_fail_(o, NCOUT_EMISMATCH, "does not hold the steps from 0 on (record %d is step %d); name another -output", k, steps[k]);
+    for (int k = 0; !e && k < upto_epoch; k++)
+      if (epochs[k] != k) e = ncout_fail_(o, NCOUT_EMISMATCH, "does not hold the epochs from 0 on; name another -output");
+  }
+  if (!e && state_hash) { /* its hashes at the restart step are the checkpoint's states */
+    int  vh;
+    char h[NCOUT_HASH_LEN + 1], want[NCOUT_HASH_LEN + 1];
+    for (int r = 0; !e && r < o->nrep; r++) {
+      size_t start[3] = {(size_t)upto_step, (size_t)r, 0}, count[3] = {1, 1, NCOUT_HASH_LEN};
+      ncout_format_hash(state_hash[r], want);
+      if (nc_inq_varid(pid, "state_hash", &vh) || nc_get_vara_text(pid, vh, start, count, h)) e = ncout_fail_(o, NC_ENOTVAR, "cannot read its state_hash");
+      else if (memcmp(h, want, NCOUT_HASH_LEN))
+        e = ncout_fail_(o, NCOUT_EMISMATCH, "holds another run (replica %d's state_hash at step %d is %.18s, the checkpoint's %s); name another -output", r, upto_step, h, want);
+    }
+  }
+  if (!e && nc_inq_nvars(pid, &nv)) e = ncout_fail_(o, NC_EBADID, "cannot read it to continue it");
+  for (int v = 0; !e && v < nv; v++) {
+    char name[NC_MAX_NAME + 1], dname[NC_MAX_NAME + 1];
+    int  nd, d0;
+    if (nc_inq_varname(pid, v, name) || nc_inq_varndims(pid, v, &nd) || !nd || nc_inq_vardimid(pid, v, &d0) || nc_inq_dimname(pid, d0, dname)) continue;
+    n = 0;
+    if (!strcmp(dname, "step"))
+      for (int k = 0; k <= upto_step; k++) src[n] = dst[n] = (size_t)k, n++;
+    else if (!strcmp(dname, "snapshot"))
+      for (size_t k = 0; k < nsnap; k++) {
+        int i = snaps[k] <= upto_step ? ncout_snapshot_index_(o, snaps[k]) : -1;
+        if (i >= 0) src[n] = k, dst[n] = (size_t)i, n++;
+      }
+    else if (!strcmp(dname, "epoch"))
+      for (int k = 0; k < upto_epoch; k++) src[n] = dst[n] = (size_t)k, n++;
+    if (n && !strcmp(name, dname)) continue; /* the coordinate itself: written by define (epoch: by its records) */
+    if (n) e = copy_rows(o, pid, prev, name, src, dst, n);
+  }
+  if (!e && upto_epoch) { /* the epoch coordinate, an unlimited dimension: its values come with the records */
+    for (int k = 0; k < upto_epoch; k++) src[k] = dst[k] = (size_t)k;
+    e = copy_rows(o, pid, prev, "epoch", src, dst, (size_t)upto_epoch);
+  }
+  free(steps), free(snaps), free(epochs), free(src), free(dst);
+  nc_close(pid);
+  return e;
+}
