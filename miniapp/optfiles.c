@@ -7,9 +7,20 @@
  * directory), stops at the first problem with one line naming the file, and
  * registers every file it reads as an input of the run (outpath.h), so that
  * no output may overwrite it. It does not judge option names or values: the
- * options database does that once it is built. */
+ * options database does that once it is built.
+ *
+ * PETSc's own file options write before any check after PetscInitialize
+ * could run: -history FILE appends to FILE inside PetscInitialize, -info
+ * FILE and -log_trace FILE open FILE.<rank> there, -malloc_view FILE writes
+ * FILE_<rank> at the end. So this pass also collects every -history, -info,
+ * -log_trace and -malloc_view wherever it is given (command line,
+ * PETSC_OPTIONS, options files) and checks the files they would write, for
+ * every rank the launcher announces, by the same rules as the run's own
+ * outputs (kernels/pathcheck.h) against the options files, -restart and the
+ * run's outputs, before PetscInitialize. */
 #define _DEFAULT_SOURCE
 #include "outpath.h"
+#include "pathcheck.h"
 #include "report.h"
 
 #include <ctype.h>
@@ -24,6 +35,27 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 16
+#define MAX_EARLY 128
+
+/* Options seen on the way that name files: (option, value), value NULL when
+ * given alone; and the options files read (inputs). */
+static struct {
+  char option[32], *value;
+} early[MAX_EARLY];
+static int  nearly;
+static char *early_inputs[MAX_EARLY];
+static int  nearly_inputs;
+
+static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-restart", "-checkpoint", "-output", "-summary", "-report"};
+
+static void Remember(const char *key, const char *value)
+{
+  for (size_t k = 0; k < sizeof watched / sizeof *watched; k++)
+    if (!strcmp(key, watched[k]) && nearly < MAX_EARLY) {
+      snprintf(early[nearly].option, sizeof early[nearly].option, "%s", key);
+      early[nearly++].value = value ? strdup(value) : NULL;
+    }
+}
 
 typedef struct {
   char canon[MAX_DEPTH][PATH_MAX]; /* the chain of files being read, outermost first */
@@ -121,6 +153,7 @@ static int CheckLine(Chain *c, const char *file, int lineno, char *line)
   if (!ValidKey(key)) return Fail("-options_file %s: line %d: '%s' is not a valid option name", file, lineno, key);
   value = Token(&p);
   if ((extra = Token(&p))) return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file, lineno, extra, key, value);
+  Remember(key, value);
   if (!strcmp(key, "-options_file") || !strcmp(key, "-options_file_yaml")) {
     if (!value) return Fail("-options_file %s: line %d: %s needs a file name", file, lineno, key);
     return CheckFile(c, key, value, file, lineno, !strcmp(key, "-options_file_yaml"));
@@ -150,7 +183,7 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
   }
   if (c->depth == MAX_DEPTH) return Fail("%s %s%s: options files nested more than %d deep", option, name, from, MAX_DEPTH);
   if (!(f = fopen(name, "r"))) return Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));
-  if (OutPathRegisterInputEarly(option, name)) {
+  if (OutPathRegisterInputEarly(option, name) || (nearly_inputs < MAX_EARLY && !(early_inputs[nearly_inputs++] = strdup(name)))) {
     fclose(f);
     return Fail("out of memory");
   }
@@ -178,12 +211,66 @@ static int CheckArgs(Chain *c, int argc, char **argv)
 {
   for (int i = 0; i < argc; i++) {
     int yaml = !strcmp(argv[i], "-options_file_yaml");
+    if (ValidKey(argv[i])) Remember(argv[i], i + 1 < argc && !ValidKey(argv[i + 1]) ? argv[i + 1] : NULL);
     if (strcmp(argv[i], "-options_file") && !yaml) continue;
     if (i + 1 >= argc || !argv[i + 1][0]) return Fail("%s needs a file name", argv[i]);
     if (CheckFile(c, argv[i], argv[i + 1], NULL, 0, yaml)) return 1;
     i++;
   }
   return 0;
+}
+
+/* The value of the last `option` remembered ("" if given alone, NULL if never). */
+static const char *Last(const char *option)
+{
+  const char *v = NULL;
+  for (int k = 0; k < nearly; k++)
+    if (!strcmp(early[k].option, option)) v = early[k].value ? early[k].value : "";
+  return v;
+}
+
+/* The files PETSc's own file options would write, checked with the run's
+ * inputs and outputs before PetscInitialize (see the top of this file). */
+static int CheckPETScFiles(void)
+{
+  const char *env = getenv("OMPI_COMM_WORLD_SIZE"), *ck = Last("-checkpoint");
+  int         ranks = env ? atoi(env) : 0, bad = 0, any = 0;
+  char        msg[2 * PATH_MAX + 256] = "", file[PATH_MAX + 32];
+  pathset    *ps;
+
+  if (!env && (env = getenv("PMI_SIZE"))) ranks = atoi(env);
+  if (ranks < 1 || ranks > 4096) ranks = 1;
+  for (int k = 0; k < nearly && !any; k++)
+    any = !strcmp(early[k].option, "-history") || !strcmp(early[k].option, "-info") || !strcmp(early[k].option, "-log_trace") || !strcmp(early[k].option, "-malloc_view");
+  if (!any) return 0; /* nothing PETSc writes early: the run's own check covers the rest */
+  if (!(ps = pathset_create())) return Fail("out of memory");
+  for (int k = 0; k < nearly_inputs && !bad; k++) bad = pathset_add(ps, PATH_INPUT, "-options_file", early_inputs[k]);
+  for (int k = 0; k < nearly && !bad; k++) {
+    const char *o = early[k].option, *v = early[k].value;
+    if (!strcmp(o, "-restart") && v && v[0] && !(ck && !strcmp(ck, v))) bad = pathset_add(ps, PATH_INPUT, o, v);
+    else if ((!strcmp(o, "-checkpoint") || !strcmp(o, "-output") || !strcmp(o, "-summary") || (!strcmp(o, "-report") && !(v && !strcmp(v, "auto")))) && v && v[0])
+      bad = pathset_add(ps, PATH_OUTPUT, o, v);
+    else if (!strcmp(o, "-history")) { /* rank 0, appended to; alone: ~/.petschistory */
+      const char *h = getenv("HOME");
+      if (v && v[0]) snprintf(file, sizeof file, "%s", v);
+      else snprintf(file, sizeof file, "%s/.petschistory", h ? h : "");
+      bad = pathset_add(ps, PATH_OUTPUT, o, file);
+    } else if (!strcmp(o, "-info") || !strcmp(o, "-log_trace") || !strcmp(o, "-malloc_view")) {
+      size_t n = v ? strcspn(v, ":") : 0; /* -info FILE:classes; -info alone or -info :classes: standard output */
+      if (!n || !strcmp(v, "true") || !strcmp(v, "false")) continue;
+      for (int r = 0; r < ranks && !bad; r++) {
+        snprintf(file, sizeof file, !strcmp(o, "-malloc_view") ? "%.*s_%d" : "%.*s.%d", (int)n, v, r);
+        bad = pathset_add(ps, PATH_OUTPUT, o, file);
+      }
+    }
+  }
+  if (bad) {
+    pathset_destroy(&ps);
+    return Fail("out of memory");
+  }
+  bad = pathset_check(ps, msg, sizeof msg);
+  pathset_destroy(&ps);
+  return bad ? Fail("%s", msg) : 0;
 }
 
 int ReportPrecheckOptionsFiles(int argc, char **argv)
@@ -213,5 +300,5 @@ int ReportPrecheckOptionsFiles(int argc, char **argv)
     for (int k = 0; k < 3; k++)
       if (!access(rc[k], F_OK) && CheckFile(&c, "-options_file", rc[k], NULL, 0, 0)) return 1;
   }
-  return 0;
+  return CheckPETScFiles();
 }

@@ -250,6 +250,27 @@ valid) # section 4: VALID means right
   /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert d["deck"] == "say \"hi\" \\ there", d["deck"]' r.yaml ||
     fail "report deck name not read back"
   ;;
+petscfiles) # PETSc's own file options are checked before PetscInitialize writes
+  printf -- '-ts_max_steps 2\n-da_grid_x 12\n-da_grid_y 10\n' > deck.opts
+  cp deck.opts in.opts.0; cp deck.opts mv.opts_0; cp deck.opts hist.opts
+  "$app" $small -checkpoint ck.bin > /dev/null 2>&1 || fail "setup run failed"
+  before=$(sum deck.opts in.opts.0 mv.opts_0 hist.opts ck.bin)
+  [ -e in.opts.2 ] && fail "in.opts.2 exists before the test"
+  bad 'history deck.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts -history deck.opts
+  bad 'info in.opts.0: is the input -options_file in.opts.0' "$app" -options_file in.opts.0 -info in.opts
+  bad 'log_trace in.opts.0: is the input' "$app" -options_file in.opts.0 -log_trace in.opts
+  bad 'malloc_view mv.opts_0: is the input -options_file mv.opts_0' "$app" -options_file mv.opts_0 -malloc_view mv.opts
+  bad 'history ck.bin: is the input -restart ck.bin' "$app" $small -ts_max_steps 3 -restart ck.bin -history ck.bin
+  bad 'output x.nc and -history x.nc name the same file' "$app" $small -output x.nc -history x.nc
+  bad 'history /tmp: is a directory' "$app" $small -history /tmp
+  printf -- '-options_file deck.opts\n-history hist.opts\n' > nest.opts # given inside an options file
+  bad 'history hist.opts: is the input -options_file hist.opts' "$app" -options_file nest.opts -options_file hist.opts
+  cp deck.opts in.opts.2 # the launcher's rank count: rank 2 of 3 would write in.opts.2 (refused before MPI starts)
+  bad 'info in.opts.2: is the input -options_file in.opts.2' env OMPI_COMM_WORLD_SIZE=3 "$app" -options_file in.opts.2 -info in.opts
+  [ "$(sum deck.opts in.opts.0 mv.opts_0 hist.opts ck.bin)" = "$before" ] || fail "an input was modified"
+  expect 0 "" "$app" $small -history h.txt -info i.txt -log_trace t.txt -malloc_view m.txt
+  [ -s h.txt ] && [ -s i.txt.0 ] && [ -s t.txt.0 ] && [ -s m.txt_0 ] || fail "PETSc's files were not written where expected"
+  ;;
 *) fail "unknown test $name" ;;
 esac
 echo "PASS $name"
