@@ -196,7 +196,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscMemzero(o, sizeof *o));
   o->repeat = 5;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
-  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>.yaml); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
+  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>-<host>-<pid>.yaml, unique); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
   PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
   PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
   PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
@@ -220,7 +220,23 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
     PetscCall(PetscStrncpy(deck, o->deck[0] ? o->deck : "run", sizeof deck));
     for (char *q = deck; *q; q++)
       if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.') *q = '_';
-    PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s.yaml", deck, stamp));
+    { /* unique among simultaneous runs: rank 0's host and pid, and a counter past any existing file */
+      char      host[64] = "host";
+      long long pid      = (long long)getpid();
+      int       k        = 0;
+      if (gethostname(host, sizeof host)) PetscCall(PetscStrncpy(host, "host", sizeof host));
+      host[sizeof host - 1] = 0;
+      for (char *q = host; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.') *q = '_';
+      PetscCallMPI(MPI_Bcast(host, sizeof host, MPI_CHAR, 0, PETSC_COMM_WORLD));
+      PetscCallMPI(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD));
+      do {
+        if (k) PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld-%d.yaml", deck, stamp, host, pid, k));
+        else PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld.yaml", deck, stamp, host, pid));
+        k++;
+      } while (!access(o->path, F_OK) && k < 1000);
+      PetscCallMPI(MPI_Bcast(o->path, sizeof o->path, MPI_CHAR, 0, PETSC_COMM_WORLD));
+    }
   }
   if (set) PetscCall(OutPathRegisterOutput("-report", o->path)); /* checked by main() with the others */
   PetscFunctionReturn(PETSC_SUCCESS);

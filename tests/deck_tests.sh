@@ -56,7 +56,12 @@ PY
   awk '$1 == "VecAXPY" {f = $6} END {exit !(f > 0)}' "$tmp/log2.txt" || fail "-log_view: VecAXPY logs no flops (-ksp_type cg)"
   # -report auto: a new name per run
   (cd "$tmp" && "$app" "${short[@]}" -deck_name "$deck" -report auto > auto.log 2>&1) || fail "-report auto failed"
-  ls "$tmp"/report-$deck-*Z.yaml > /dev/null 2>&1 || fail "-report auto wrote no report-$deck-<date>.yaml"
+  ls "$tmp"/report-$deck-*Z-*.yaml > /dev/null 2>&1 || fail "-report auto wrote no report-$deck-<date>-<host>-<pid>.yaml"
+  # three runs started together: three reports (the names carry host and pid)
+  mkdir "$tmp/auto3"
+  for i in 1 2 3; do (cd "$tmp/auto3" && "$app" "${short[@]}" -deck_name "$deck" -report auto > /dev/null 2>&1) & done
+  wait
+  [ "$(ls "$tmp/auto3" | grep -c '^report-.*\.yaml$')" = 3 ] || fail "three simultaneous -report auto runs left $(ls "$tmp/auto3" | tr '\n' ' ')"
   ;;
 chaos) # the chaos deck, shortened: VALID; replicas leave each other's bits only in an atomic build
   run "$tmp/c" -options_file "$inputs/chaos.opts" -ts_max_steps 120
