@@ -173,6 +173,9 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
   From(parent, pline, from, sizeof from);
   if (stat(name, &st)) return Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));
   if (S_ISDIR(st.st_mode)) return Fail("%s %s%s: is a directory, not an options file", option, name, from);
+  if (!S_ISREG(st.st_mode)) /* a FIFO or pipe would block until a writer comes; a device never ends */
+    return Fail("%s %s%s: is a %s, not a regular file (write the options to a file first)", option, name, from,
+                S_ISFIFO(st.st_mode) ? "FIFO (a pipe)" : S_ISCHR(st.st_mode) ? "character device" : S_ISBLK(st.st_mode) ? "block device" : S_ISSOCK(st.st_mode) ? "socket" : "special file");
   if (!realpath(name, canon)) return Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));
   for (int k = 0; k < c->depth; k++) {
     if (strcmp(c->canon[k], canon)) continue;
@@ -196,6 +199,10 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
   c->depth++;
   while (!bad && (n = getline(&line, &cap, f)) > 0) {
     lineno++;
+    if (lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) { /* PETSc would read it as part of the first option's name */
+      bad = Fail("%s %s%s: starts with a UTF-8 byte-order mark; save it without one (plain UTF-8 or ASCII)", option, name, from);
+      break;
+    }
     if (!Text(line, (size_t)n)) bad = Fail("%s %s%s: line %d is not text (binary data?): not an options file", option, name, from, lineno);
     else bad = CheckLine(c, name, lineno, line);
   }

@@ -166,6 +166,14 @@ optfiles) # section 3: options files: one line naming the file, never a crash
   bad "options_file nodash.opts: line 2: 'da_grid_x' is not an option" "$app" -options_file nodash.opts
   bad 'options_file missing.opts \(included from nested.opts line 2\): cannot read \(No such file or directory\)' "$app" -options_file nested.opts
   bad 'options_file needs a file name' "$app" -options_file
+  mkfifo fifo.opts # would block until a writer comes: refused before it is opened
+  start=$(date +%s)
+  bad 'options_file fifo.opts: is a FIFO \(a pipe\), not a regular file' timeout 20 "$app" -options_file fifo.opts
+  [ $(($(date +%s) - start)) -lt 10 ] || fail "a FIFO options file blocked"
+  bad 'options_file /dev/stdin: is a FIFO' sh -c "echo -ts_max_steps 1 | '$app' -options_file /dev/stdin"
+  bad 'options_file /dev/null: is a character device' "$app" -options_file /dev/null
+  printf '\357\273\277-ts_max_steps 2\n' > bom.opts
+  bad 'options_file bom.opts: starts with a UTF-8 byte-order mark' "$app" -options_file bom.opts
   PETSC_OPTIONS="-options_file self.opts" expect 1 'includes itself' "$app" $small
   if command -v mpiexec > /dev/null; then # before MPI_Init every rank sees it; one says it
     bad 'options_file self.opts: includes itself' mpiexec -n 2 "$app" -options_file self.opts
