@@ -58,6 +58,8 @@ def run(app, args, tmp):
 
 
 def strategy(build):
+    if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
+        sys.exit(f"faultstudy: {build}: no CMakeCache.txt (not a build directory of this project: scripts/setup.sh makes build/<strategy>)")
     with open(os.path.join(build, "CMakeCache.txt")) as f:
         for line in f:
             if line.startswith("MINIAPP_SOLVER_REDUCTION:"):
@@ -99,11 +101,17 @@ def detect(a):
                                  "false_alarms": f.get("false_alarms", ""), "at": when_v})
             print(f"faultstudy: {st} {site} done", file=sys.stderr)
     if a.out:
-        with open(a.out + ".tmp", "w", newline="") as fo:
-            w = csv.DictWriter(fo, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        os.replace(a.out + ".tmp", a.out)
+        tmp = f"{a.out}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "w", newline="") as fo:
+                w = csv.DictWriter(fo, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            os.replace(tmp, a.out)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            sys.exit(f"faultstudy: --out {a.out}: {e.strerror}")
     table(rows, atomic)
 
 
@@ -250,6 +258,10 @@ def main():
     f.add_argument("build")
     f.add_argument("--steps", type=int, default=2000)
     a = p.parse_args()
+    if a.cmd == "detect" and a.out:  # the CSV's place, before hours of runs
+        d = os.path.dirname(os.path.abspath(a.out))
+        if os.path.isdir(a.out) or not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
+            sys.exit(f"faultstudy: --out {a.out}: cannot write a file there")
     if a.cmd == "detect" and not 1 <= a.trials <= 1000:
         sys.exit(f"faultstudy: --trials {a.trials}: must be in [1, 1000]")
     if a.cmd == "detect" and any(x not in SOLVER_SITES + SURR_SITES for x in a.sites.split(",")):
@@ -264,4 +276,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # one line, no traceback
+        sys.exit(f"faultstudy: {e.filename + ': ' if e.filename else ''}{e.strerror or e}")

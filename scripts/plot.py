@@ -24,6 +24,16 @@ def fail(msg):
     sys.exit(1)
 
 
+def check_outdir(d):
+    """The output directory, made if missing, before any figure is drawn."""
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        fail(f"-o {d}: cannot create the directory ({e.strerror})")
+    if not os.access(d, os.W_OK | os.X_OK):
+        fail(f"-o {d}: not writable")
+
+
 try:
     import matplotlib
 
@@ -535,7 +545,7 @@ def overlay(paths, labels, outdir, list_only):
         print("\n".join(r["label"] for r in runs))
         return
     written = []
-    os.makedirs(outdir, exist_ok=True)
+    check_outdir(outdir)
     same_time = all(np.array_equal(r["time"], runs[0]["time"], equal_nan=True) for r in runs)
 
     # digits of agreement: bitwise-equal runs lie at the cap, in distinct styles
@@ -667,7 +677,7 @@ def sweep_bars(sweep_path, outdir, list_only):
             extra = f" target <= {tgt:.2f}x {verd}" if tgt and r is not None else f" {verd}" if r is None else ""
             print(f"{part}: {s} ({name}) {txt}{extra}{'' if valid else ' INVALID'}")
         return
-    os.makedirs(outdir, exist_ok=True)
+    check_outdir(outdir)
     first = base.first
     fig, ax = plt.subplots(figsize=(9.5, 5.4))
     colors = {"deterministic": "C0", "reproducible": "C1"}
@@ -754,7 +764,7 @@ def main():
     path = args.files[0]
     ds = open_nc(path)
     outdir = args.outdir or os.path.dirname(path) or "."
-    os.makedirs(outdir, exist_ok=True)
+    check_outdir(outdir)
     stem = os.path.join(outdir, os.path.splitext(os.path.basename(path))[0])
     written = []
     if "pair" in ds.dimensions:
@@ -768,4 +778,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # an unwritable or full output directory, a file that vanished: one line, no traceback
+        fail(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}")

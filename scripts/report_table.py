@@ -304,14 +304,34 @@ def scaling(args):
     emit(out, args)
 
 
+def check_out(args):
+    """--out before any work: not one of the reports read, a writable place."""
+    if not args.out:
+        return
+    out = os.path.realpath(args.out)
+    if os.path.isdir(out):
+        die("--out %s: is a directory; name a file" % args.out)
+    ins = [os.path.realpath(p) for p in glob.glob(os.path.join(args.dir, "*.r*.yaml"))] + [os.path.realpath(args.dir)]
+    if out in ins:
+        die("--out %s: is one of the reports it reads; name another file" % args.out)
+    d = os.path.dirname(out) or "."
+    if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
+        die("--out %s: cannot write in %s" % (args.out, d))
+
+
 def emit(lines, args):
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if args.out:
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.out)
+        tmp = "%s.tmp-%d" % (args.out, os.getpid())
+        try:
+            with open(tmp, "w") as f:
+                f.write(text)
+            os.replace(tmp, args.out)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            die("--out %s: %s" % (args.out, e.strerror))
 
 
 def main():
@@ -323,6 +343,7 @@ def main():
     ap.add_argument("--command", default="")
     ap.add_argument("--out", default="")
     args = ap.parse_args()
+    check_out(args)
     if args.what == "grid":
         g = get(load(args.dir), "problem.grid")
         if not g or len(g) != 2:
@@ -335,4 +356,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # a file that cannot be read: one line, no traceback
+        die("%s%s" % (e.filename + ": " if e.filename else "", e.strerror or e))

@@ -45,7 +45,9 @@ if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 name=$(basename "$opts" .opts)
 dir=out/scaling/$name-$mode
 mkdir -p "$dir"
-rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log
+. scripts/manifest.sh
+manifest_begin "$dir" # removes only the files an earlier scaling run wrote here
+manifest_add build.log
 
 echo "scaling: building $variant"
 if [ -f "build/$variant/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
@@ -84,6 +86,7 @@ for k in $(seq "$repeat"); do
       [ "$t" = 1 ] || launch+=(--bind-to none) # Open MPI binds a rank to one core by default
     fi
     out=$dir/np$r-t$t.r$k
+    manifest_add "np$r-t$t.r$k.yaml"; manifest_add "np$r-t$t.r$k.log"
     rc=0
     OMP_NUM_THREADS=$t "${launch[@]}" "build/$variant/miniapp/miniapp" -options_file "$opts" "${extra[@]}" -threads "$t" \
       -deck_name "$name" -report "$out.yaml" > "$out.log" 2>&1 || rc=$?

@@ -56,7 +56,8 @@ name=$(basename "$opts" .opts)
 threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
 dir=$outdir/$name
 mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
-rm -f "$dir"/*.r*.yaml "$dir"/*.r*.log "$dir/table.md"
+. scripts/manifest.sh
+manifest_begin "$dir" # removes only the files an earlier sweep wrote here
 
 # Build: setup.sh configures and builds; an existing build directory only
 # needs the (incremental) build, unless CMAKE_ARGS asks for a new configure.
@@ -69,6 +70,7 @@ for v in $variants; do
     continue
   fi
   echo "sweep: building $v"
+  manifest_add "build-$v.log"
   if [ -f "build/$v/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
     cmake --build "build/$v" -j "${JOBS:-2}" > "$dir/build-$v.log" 2>&1
   else
@@ -88,6 +90,7 @@ fi
 for k in $(seq "$repeat"); do
   for v in $variants; do
     rc=0
+    manifest_add "$v.r$k.yaml"; manifest_add "$v.r$k.log"
     # shellcheck disable=SC2086 # -args is a list of options
     "${launch[@]}" "${exe[$v]}" -options_file "$opts" -threads "$threads" -deck_name "$name" $extra \
       -report "$dir/$v.r$k.yaml" > "$dir/$v.r$k.log" 2>&1 || rc=$?
@@ -99,5 +102,6 @@ for k in $(seq "$repeat"); do
 done
 echo
 py=/usr/bin/python3; [ -x $py ] || py=python3 # a GPU node may have its python elsewhere
+manifest_add table.md
 $py scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
 echo "sweep: table in $dir/table.md, reports and logs in $dir/"

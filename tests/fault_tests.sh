@@ -148,6 +148,9 @@ PY
   grep -q '| YES |' "$tmp/c.md" || fail "compare: no YES row"
   /usr/bin/python3 "$fs" compare "$tmp/e.csv" "$tmp/a2.csv" > "$tmp/c.md" || fail "compare: 13% against 10% of 30 runs flagged (within the intervals)"
   bad=$(/usr/bin/python3 "$fs" detect "$build" --trials 0 2>&1); [ $? = 1 ] && echo "$bad" | grep -q 'trials 0: must be' || fail "--trials 0: $bad"
+  mkdir -p "$tmp/nb/miniapp" && cp "$app" "$tmp/nb/miniapp/"
+  bad=$(/usr/bin/python3 "$fs" detect "$tmp/nb" 2>&1); [ $? = 1 ] && [ "$(echo "$bad" | wc -l)" = 1 ] && echo "$bad" | grep -q 'no CMakeCache.txt' || fail "no CMakeCache.txt: $bad"
+  bad=$(/usr/bin/python3 "$fs" detect "$build" --out /proc/none/x.csv 2>&1); [ $? = 1 ] && echo "$bad" | grep -q 'cannot write a file there' || fail "--out unwritable: $bad"
   echo "ok: faultstudy detect and compare" ;;
 *) fail "unknown test $name" ;;
 esac

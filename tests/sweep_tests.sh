@@ -92,6 +92,24 @@ for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scri
   if [ "$(wc -l < "$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then cat "$tmp/out" "$tmp/err"; fail "expected one error line for: $c"; fi
 done
 has "$tmp/err" "unknown variant 'fast'"
+# --- scripts never delete or overwrite what they did not write
+mkdir -p "$tmp/res/heat"; echo keep > "$tmp/res/heat/prod.results.yaml"; echo old > "$tmp/res/heat/atomic.r1.yaml"
+rc=0; scripts/sweep.sh heat -out "$tmp/res" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc != 0 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "sweep over unlisted reports: exit $rc"; }
+has "$tmp/err" "holds reports or logs that no list of this script names"
+[ "$(cat "$tmp/res/heat/prod.results.yaml")" = keep ] && [ "$(cat "$tmp/res/heat/atomic.r1.yaml")" = old ] || fail "sweep removed files it did not write"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; printf 'atomic.r1.yaml\n../escape\n' > "$tmp/res/heat/.files"; echo x > "$tmp/res/escape"
+  manifest_begin "$tmp/res/heat" ) || fail "manifest_begin failed"
+[ ! -e "$tmp/res/heat/atomic.r1.yaml" ] && [ -e "$tmp/res/heat/prod.results.yaml" ] && [ -e "$tmp/res/escape" ] || fail "the manifest removed the wrong files"
+d=$tmp/s2; mkdir -p "$d"
+report "$d/atomic.r1.yaml" atomic atomic 10.0 4.0 2.0 1.0 VALID
+cp "$d/atomic.r1.yaml" "$tmp/orig.yaml"
+rc=0; $py scripts/report_table.py sweep "$d" --out "$d/atomic.r1.yaml" > "$tmp/out" 2> "$tmp/err" || rc=$?
+cmp -s "$d/atomic.r1.yaml" "$tmp/orig.yaml" || fail "report_table overwrote its input"
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "report_table --out over an input: exit $rc"; }
+has "$tmp/err" "is one of the reports it reads"
+rc=0; $py scripts/report_table.py sweep "$d" --out /proc/none/t.md > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "report_table --out unwritable: exit $rc"; }
 scripts/sweep.sh no-such-deck 2> "$tmp/err" || true
 has "$tmp/err" "sweep: error: unknown deck 'no-such-deck'"
 echo PASS

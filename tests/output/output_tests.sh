@@ -150,6 +150,8 @@ PY
       fail "plot.py $*: want exit 1 and one 'plot.py: error: ...$pattern...' line"
   }
   bad "single.nc: 1 replica" --overlay ref.nc single.nc
+  bad "-o /proc/none/png: cannot create the directory" ref.nc -o /proc/none/png
+  bad "-o /proc/none/ov: cannot create the directory" --overlay ref.nc div.nc -o /proc/none/ov
   bad "missing.nc: no such file" --overlay ref.nc missing.nc
   bad "not a miniapp run file" --overlay ref.nc cmp.nc
   bad "--labels has 1 labels for 2 files" --overlay ref.nc div.nc --labels a
