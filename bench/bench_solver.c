@@ -4,6 +4,7 @@
  * of each strategy, repetitions interleaved, plus a STREAM triad and a dot
  * measured in the same run. Prints time per iteration, ratios, and achieved
  * bandwidth of a CG iteration under a stated traffic model. Not a test. */
+#include "optstrict.h"
 #include "blasthreads.h"
 #include "solver.h"
 #include "vecred.h"
@@ -70,7 +71,7 @@ static PetscErrorCode SetUpConfig(Config *c, PetscInt its)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-int main(int argc, char **argv)
+static PetscErrorCode Bench(void)
 {
   /* Traffic model of one CG + Jacobi iteration, in vector passes of 8N bytes
    * (write-allocate traffic not counted): PETSc's KSPCG order MatMult 4
@@ -89,8 +90,6 @@ int main(int argc, char **argv)
   PetscInt its = 40, reps = 5, n, N;
   double   triad, dotbw;
 
-  if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
-  PetscCall(PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n"));
   { /* defaults: the heat operator on a grid far larger than the caches */
     const char *def[][2] = {{"-scenario", "heat"}, {"-da_grid_x", "2048"}, {"-da_grid_y", "2048"}};
     for (int i = 0; i < 3; i++) {
@@ -134,6 +133,17 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&cfg[i].x));
     PetscCall(SolverDestroy(&cfg[i].s));
   }
-  PetscCall(PetscFinalize());
-  return 0;
+  return PETSC_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+
+  if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
+  if (PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n")) return 1;
+  (void)OptStrictOneLineErrors("bench_solver"); /* a bad value: one line, not a trace */
+  ierr = Bench();
+  (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
+  return ierr ? 1 : 0;
 }

@@ -9,6 +9,7 @@
  * under the traffic model of train_bytes() beside it. Not a test: no
  * pass/fail on time.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
+#include "optstrict.h"
 #include "surrogate_impl.h"
 #include "heatdata.h"
 
@@ -88,7 +89,7 @@ static double train_bytes(Surrogate s, int st, double n)
   return 4.0 * e * n;
 }
 
-int main(int argc, char **argv)
+static PetscErrorCode Bench(void)
 {
   PetscInt  n = 512 * 512, steps = 3, reps = 2;
   float    *in, *tgt, *out, loss;
@@ -97,14 +98,12 @@ int main(int argc, char **argv)
   char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_steps", &steps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
   if (n < 1 || steps < 1 || reps < 1) { /* one line, not a PETSc traceback */
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "bench_surrogate: error: -bench_n %" PetscInt_FMT ", -bench_steps %" PetscInt_FMT ", -bench_reps %" PetscInt_FMT ": each must be at least 1\n", n, steps, reps));
-    PetscCall(PetscFinalize());
-    return 1;
+    return PETSC_ERR_ARG_OUTOFRANGE;
   }
   PetscCall(PetscMalloc3((size_t)n * HEAT_NIN, &in, (size_t)n, &tgt, (size_t)n, &out));
   heat_samples(7, 0, (size_t)n, 0.2f, in, tgt);
@@ -151,6 +150,16 @@ int main(int argc, char **argv)
                           1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st], gb));
   }
   PetscCall(PetscFree3(in, tgt, out));
-  PetscCall(PetscFinalize());
-  return 0;
+  return PETSC_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+
+  if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
+  (void)OptStrictOneLineErrors("bench_surrogate"); /* a bad value: one line, not a trace */
+  ierr = Bench();
+  (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
+  return ierr ? 1 : 0;
 }

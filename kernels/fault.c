@@ -5,6 +5,7 @@
 #include "hashrng.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +32,17 @@ static int fail(char *err, size_t len, const char *fmt, ...)
   return -1;
 }
 
-/* A whole number >= lo written in full ("random" gives -1 where allowed). */
+/* A whole decimal number >= lo written in full ("random" gives -1 where
+ * allowed): base 10 always (step=010 is step 10, not octal 8), no sign
+ * games, no wrap beyond 64 bits. */
 static int number(const char *key, const char *v, long long lo, int random_ok, long long *out, char *err, size_t len)
 {
   char *end;
   if (random_ok && !strcmp(v, "random")) return *out = -1, 0;
+  if (!*v || strspn(v, "0123456789") != strlen(v)) return fail(err, len, "%s=%s is not a whole decimal number%s", key, v, random_ok ? " or 'random'" : "");
   errno = 0;
-  long long x = strtoll(v, &end, 0);
-  if (!*v || *end || errno) return fail(err, len, "%s=%s is not a whole number%s", key, v, random_ok ? " or 'random'" : "");
+  long long x = strtoll(v, &end, 10);
+  if (*end || errno) return fail(err, len, "%s=%s is out of range (at most %lld)", key, v, LLONG_MAX);
   if (x < lo) return fail(err, len, "%s=%s: must be >= %lld", key, v, lo);
   *out = x;
   return 0;
@@ -54,11 +58,16 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
   if (!text || !*text) return fail(err, errlen, "empty spec (e.g. -inject site=state,step=10,bit=0)");
   if (strlen(text) >= sizeof buf) return fail(err, errlen, "spec too long");
   strcpy(buf, text);
+  char seen[8][8] = {{0}};
+  int  nseen      = 0;
   for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(kv, '=');
     if (!eq) return fail(err, errlen, "'%s' is not key=value (keys: site, step, epoch, replica, entry, bit, call, seed)", kv);
     *eq = 0;
     const char *k = kv, *v = eq + 1;
+    for (int j = 0; j < nseen; j++) /* the last would silently win */
+      if (!strcmp(seen[j], k)) return fail(err, errlen, "%s= given twice", k);
+    if (nseen < 8 && strlen(k) < sizeof seen[0]) strcpy(seen[nseen++], k);
     if (!strcmp(k, "site")) {
       int s;
       for (s = 0; s < FAULT_NSITES && strcmp(v, fault_site_names[s]); s++) {}

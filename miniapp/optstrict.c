@@ -339,3 +339,21 @@ void OptStrictSuggest(const char *unknown, char *buf, size_t len)
     snprintf(buf + o, len - o, "%s%s", k == 0 ? "" : k == 2 || !pick[k + 1] ? " or " : ", ", pick[k]);
   }
 }
+
+static const char *oneline_prog = "error";
+
+static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  PetscMPIInt rank = 0;
+  (void)line, (void)fun, (void)file, (void)ctx;
+  if (p != PETSC_ERROR_INITIAL) return n;
+  if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
+  if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, mess && mess[0] ? mess : "PETSc error (no message)");
+  return n;
+}
+
+int OptStrictOneLineErrors(const char *prog)
+{
+  oneline_prog = prog;
+  return (int)PetscPushErrorHandler(OneLine, NULL);
+}

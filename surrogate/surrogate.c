@@ -109,6 +109,9 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(lr >= 1e-12 && lr <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be in [1e-12, 1]", (double)lr);
   PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
   PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
+  /* the optimizer computes in float: a beta that rounds to 1 there divides by 1 - beta^t = 0 */
+  PetscCheck((float)b1 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b1);
+  PetscCheck((float)b2 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b2);
   PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
   PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]", (double)wd);
   PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);

@@ -31,4 +31,11 @@ for args in "--threads 0" "--build /nonexistent"; do
   [ $rc != 0 ] || fail "exit 0 for: $args"
   [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] || { cat "$tmp/o" "$tmp/e"; fail "expected one error line for: $args"; }
 done
+# the benchmark executables read numbers as the app does: one line, exit 1, no 32-bit wrap
+for c in "$build/bench/bench_solver -bench_its 4294967297" "$build/surrogate/bench_surrogate -bench_n 4294967297" \
+         "$build/surrogate/bench_surrogate -bench_n 12abc" "$build/surrogate/bench_surrogate -bench_n 0"; do
+  rc=0; $c > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] && grep -q 'error: -bench_' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want exit 1 and one line for: $c (exit $rc)"; }
+  echo "ok: $c -> $(cat "$tmp/e")"
+done
 echo PASS

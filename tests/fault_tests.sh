@@ -116,7 +116,12 @@ bad)
   check 'entry=1008, but the solver' "${gs[@]}" -inject site=state,step=2,entry=1008
   check 'replica=2, but the run has 2' "${gs[@]}" -replicas 2 -inject site=state,step=2,replica=2
   check 'needs a surrogate' "${gs[@]}" -inject site=gradient,epoch=1
-  check 'not a whole number' "${gs[@]}" -inject site=state,step=2x
+  check 'not a whole decimal number' "${gs[@]}" -inject site=state,step=2x
+  check 'step= given twice' "${gs[@]}" -inject site=state,step=2,step=3
+  check 'step=0x5 is not a whole decimal number' "${gs[@]}" -inject site=state,step=0x5
+  check 'entry=99999999999999999999 is out of range' "${gs[@]}" -inject site=state,step=2,entry=99999999999999999999
+  inject "$tmp/oct.yaml" "${gs[@]}" -inject site=state,step=010,bit=3 # decimal: step 10, not octal 8
+  [ "$(fkey "$tmp/oct.yaml" step)" = 10 ] || fail "step=010 read as step $(fkey "$tmp/oct.yaml" step)"
   check 'rollback: needs -checkpoint' "${gs[@]}" -fault_action rollback
   check 'fault_action' "${gs[@]}" -fault_action retry
   check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5 ;;

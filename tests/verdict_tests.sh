@@ -127,6 +127,8 @@ caps) # every verification bound has a cap; beyond it: bad input
   check 'surrogate_eps 1e\+39 must be in \[1e-30, 1e-2\]' -coupling guess -surrogate_eps 1e39
   check 'surrogate_lr 1e-50 must be in \[1e-12, 1\]' -coupling guess -surrogate_lr 1e-50
   check 'ksp_rtol 0.5: at most' -ksp_rtol 0.5
+  check 'surrogate_beta1 0.99999999999 rounds to 1 in float' -coupling guess -surrogate_beta1 0.99999999999
+  check 'surrogate_weight_decay 1e\+39 must be in \[0, 1\]' -coupling guess -surrogate_weight_decay 1e39
   help=$("$app" -help 2>&1)
   for o in 'closure_drift_tol.*at most 0.5' 'closure_pattern_factor.*1 .. 2' 'fault_noise_factor.*1 .. 1e6' 'surrogate_lr.*1e-12 .. 1' 'surrogate_eps.*1e-30 .. 1e-2'; do
     echo "$help" | grep -Eq -- "$o" || fail "-help does not state the cap: $o"
