@@ -46,7 +46,7 @@ static int  nearly;
 static char *early_inputs[MAX_EARLY];
 static int  nearly_inputs;
 
-static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-restart", "-checkpoint", "-output", "-summary", "-report"};
+static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-restart", "-checkpoint", "-output", "-summary", "-report", "-options_monitor", "-log_all", "-malloc_dump"};
 
 static void Remember(const char *key, const char *value)
 {
@@ -236,6 +236,23 @@ static const char *Last(const char *option)
   return v;
 }
 
+/* Switches PETSc reads inside PetscInitialize, where its "Unknown logical
+ * value" would not name them: a value must be a true/false word (PETSc 3.18
+ * takes no file for -options_monitor, -log_all or -malloc_dump). */
+static int CheckSwitches(void)
+{
+  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off"};
+  for (int k = 0; k < nearly; k++) {
+    const char *o = early[k].option, *v = early[k].value;
+    int         ok = 0;
+    if (strcmp(o, "-options_monitor") && strcmp(o, "-log_all") && strcmp(o, "-malloc_dump")) continue;
+    if (!v) continue;
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) ok = ok || !strcasecmp(v, words[w]);
+    if (!ok) return Fail("%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off; PETSc 3.18 takes no file here)", o, v);
+  }
+  return 0;
+}
+
 /* The files PETSc's own file options would write, checked with the run's
  * inputs and outputs before PetscInitialize (see the top of this file). */
 static int CheckPETScFiles(void)
@@ -307,5 +324,5 @@ int ReportPrecheckOptionsFiles(int argc, char **argv)
     for (int k = 0; k < 3; k++)
       if (!access(rc[k], F_OK) && CheckFile(&c, "-options_file", rc[k], NULL, 0, 0)) return 1;
   }
-  return CheckPETScFiles();
+  return CheckSwitches() || CheckPETScFiles();
 }

@@ -141,6 +141,7 @@ static PetscErrorCode CheckList(const char pre[], const char name[], const char 
         *dash = 0;
         PetscCall(CheckInt(pre, name, buf, value));
         PetscCall(CheckInt(pre, name, dash + 1, value));
+        PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full, value, buf, dash + 1, buf, dash + 1);
       } else PetscCall(CheckInt(pre, name, buf, value));
     } else PetscCall(CheckReal(pre, name, buf, value));
     if (!p[n]) break;

@@ -88,12 +88,14 @@ PetscErrorCode SolverSetFromOptions(Solver s)
  * whose cross-rank sum is PETSc's MPI_Allreduce. */
 static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
 {
-  static const char *const ok[] = {KSPFPNACG, KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV, KSPPREONLY};
+  static const char *const ok[] = {KSPFPNACG, KSPCG, KSPGMRES, KSPFGMRES, KSPBCGS, KSPRICHARDSON, KSPCHEBYSHEV};
   KSPType                  type;
   PetscBool                match = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(KSPGetType(ksp, &type));
+  PetscCall(PetscStrcmp(type, KSPPREONLY, &match));
+  PetscCheck(!match, s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type preonly: applies the preconditioner once and cannot start from the previous state; not a solver for these systems (a fixed-point iteration: -ksp_type richardson)");
   for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
     SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));

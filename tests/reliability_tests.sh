@@ -194,6 +194,9 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'da_grid_x 4294967299: does not fit a 32-bit integer' "$app" -da_grid_x 4294967299
   bad 'ts_max_steps 4294967297: does not fit a 32-bit integer' "$app" -ts_max_steps 4294967297
   bad 'ksp_max_it 4294967297: does not fit a 32-bit integer' "$app" $small -ksp_max_it 4294967297 # read inside libpetsc
+  bad 'ksp_type preonly: applies the preconditioner once' "$app" $small -ksp_type preonly
+  bad 'surrogate_layers 8-4: the range 8-4 decreases' "$app" $small -coupling guess -surrogate_layers 8-4
+  bad 'options_monitor ascii:f: not a true/false value' "$app" $small -options_monitor ascii:f
   bad 'surrogate_layers 32,4294967297: entry 4294967297 does not fit' "$app" $small -coupling guess -surrogate_layers 32,4294967297
   bad 'ts_dt 1e400: out of the range of a double' "$app" $small -ts_dt 1e400
   bad 'ts_dt abc: not a number' "$app" $small -ts_dt abc
