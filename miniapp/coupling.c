@@ -78,8 +78,8 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
   PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
   PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", NULL, c->drift_tol, &c->drift_tol, NULL));
-  c->progress = (PetscBool)(isatty(STDOUT_FILENO) && isatty(STDERR_FILENO));
-  PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stdout is a terminal)", NULL, c->progress, &c->progress, NULL));
+  c->progress = (PetscBool)isatty(STDERR_FILENO); /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
+  PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stderr is a terminal)", NULL, c->progress, &c->progress, NULL));
   c->progress_every = 3;
   PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, NULL));
   PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));

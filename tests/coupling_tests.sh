@@ -136,6 +136,12 @@ bad_input)
   "$app" -ts_max_steps 3 -da_grid_x 8 -da_grid_y 8 -progress -progress_interval 0 > "$tmp/p.out" 2> "$tmp/p.err" || fail "-progress run failed"
   [ "$(grep -c '^step [0-9]* of 3' "$tmp/p.err")" = 3 ] || { cat "$tmp/p.err"; fail "-progress: expected a line per step"; }
   ! grep -q '^step ' "$tmp/p.out" || fail "-progress wrote to stdout"
+  # default: on when stderr is a terminal, even with stdout in a file (a lab command, run.sh | grep)
+  if command -v script > /dev/null; then
+    script -qec "'$app' -ts_max_steps 3 -da_grid_x 8 -da_grid_y 8 -progress_interval 0 > '$tmp/q.out'" /dev/null > "$tmp/q.tty" 2>&1 || fail "the run under a terminal failed"
+    grep -q 'step [0-9]* of 3' "$tmp/q.tty" || { cat "$tmp/q.tty"; fail "no progress on a terminal stderr with stdout in a file"; }
+    ! grep -q 'step [0-9]* of 3' "$tmp/q.out" || fail "progress went to stdout"
+  fi
   ;;
 *) fail "unknown test $name" ;;
 esac
