@@ -36,7 +36,8 @@ What they show:
      combined = energy-norm projection over all of them (drives the run) $(key reproducible ksp_iterations_total_combined) ($(key reproducible iterations_saved_pct_combined)%),
      projection = the same without the network $(key reproducible ksp_iterations_total_projection) ($(key reproducible iterations_saved_pct_projection)%).
    What the network itself adds is combined against projection: $(( $(key reproducible ksp_iterations_total_projection) - $(key reproducible ksp_iterations_total_combined) )) iterations
-   of $(key reproducible ksp_iterations_total_projection); almost all of the saving is the projection's.
+   of $(key reproducible ksp_iterations_total_projection); almost all of the saving is the projection's. With
+   -guess_learn residual the network learns what the projection misses and saves 12% more (docs/coupling.md).
    Net time: the solves saved $(key reproducible solve_seconds_saved_vs_none) s against no guess, the surrogate
    (features, predict, train) cost $(key reproducible surrogate_seconds) s: on this CPU the learned part does not pay
    for itself; the cheap projections do (docs/coupling.md says what would change that).

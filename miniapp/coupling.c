@@ -23,6 +23,7 @@
 const char *const CouplingModeNames[] = {"none", "guess", "closure"};
 static const char *const guess_choices[] = {"learned", "combined", "projection"};
 static const GuessKind   guess_kinds[]   = {GUESS_LEARNED, GUESS_COMBINED, GUESS_PROJECTION};
+static const char *const learn_choices[] = {"increment", "residual"};
 
 /* ---- options and set-up ------------------------------------------------- */
 
@@ -72,6 +73,11 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
   PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network; projection: the same without the network)", NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
   PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
+  {
+    PetscInt learn = 0;
+    PetscCall(PetscOptionsEList("-guess_learn", "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; residual: the projection's error from u^n, d^n and the projection's residual)", NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
+    c->learn_residual = (PetscBool)(learn == 1);
+  }
   PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
   PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined)", NULL, c->baselines, &c->baselines, &set));
@@ -154,6 +160,10 @@ PetscErrorCode CoupledSetUp(Coupled c)
     if (c->mode == COUPLING_GUESS) {
       PetscCall(VecDuplicate(u, &p->d));
       PetscCall(VecDuplicate(u, &p->z));
+      if (c->learn_residual) {
+        PetscCall(VecDuplicate(u, &p->xp));
+        PetscCall(VecDuplicate(u, &p->rp));
+      }
       PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space)); /* d^n: the learned guess projects on {d^n, z} */
     }
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscMalloc2(c->npts, &p->q, c->npts, &p->qexact));
@@ -583,6 +593,8 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
     PetscCall(VecDestroy(&p->prev));
     PetscCall(VecDestroy(&p->d));
     PetscCall(VecDestroy(&p->z));
+    PetscCall(VecDestroy(&p->xp));
+    PetscCall(VecDestroy(&p->rp));
     PetscCall(VecDestroy(&p->x0));
     PetscCall(VecDestroy(&p->w));
     PetscCall(PetscFree2(p->q, p->qexact));

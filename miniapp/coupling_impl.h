@@ -31,6 +31,7 @@ typedef struct {
   red_atomic_state order;
   GuessSpace       space;             /* guess: past increments of this replica */
   Vec              prev, d, z, x0, w; /* u^{n-1}; d^n = u^n - u^{n-1}; learned correction; guess; work */
+  Vec              xp, rp;            /* -guess_learn residual: the projection's guess and its residual b - A xp */
   PetscBool        have_d, have_z;    /* d^n exists (step >= 1); z predicted this step */
   PetscReal        su, sd, se, sz;    /* RMS of u^n, d^n, the last correction; the output scale */
   PetscScalar     *q, *qexact;        /* closure: learned and exact factor per point */
@@ -94,6 +95,7 @@ struct _p_Coupled {
   GuessKind    guess;           /* what drives the run: learned or combined */
   PetscInt     history;         /* increments kept for the combined guess */
   PetscBool    projection, baselines;
+  PetscBool    learn_residual;  /* -guess_learn residual: the network corrects the projection's guess */
   KSP          ksp_plain;       /* side-by-side solves of replica 0's systems */
   Vec          xtrial;
   GuessTally   tally[GUESS_NKINDS];

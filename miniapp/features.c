@@ -22,7 +22,7 @@
 PetscErrorCode FeaturesSetUp(Coupled c, Replica *p)
 {
   PetscFunctionBegin;
-  c->n_in  = c->mode == COUPLING_CLOSURE ? c->dof : 10 * c->dof;
+  c->n_in  = c->mode == COUPLING_CLOSURE ? c->dof : (c->learn_residual ? 15 : 10) * c->dof;
   c->n_out = c->mode == COUPLING_CLOSURE ? 1 : c->dof;
   PetscCall(SurrogateSetSizes(p->net, c->n_in, c->n_out));
   if (c->mode == COUPLING_CLOSURE) {
@@ -77,8 +77,8 @@ static PetscErrorCode RMS(Vec x, PetscReal *rms)
 
 PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
 {
-  Vec       u, v[2];
-  PetscReal s[2];
+  Vec       u, v[3];
+  PetscReal s[3];
   double    t0 = MPI_Wtime();
 
   PetscFunctionBegin;
@@ -90,7 +90,19 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
   p->sz = p->se > 0 ? p->se : p->sd;
   v[0] = u, v[1] = p->d;
   s[0] = p->su > 0 ? p->su : 1.0, s[1] = p->have_d ? p->sd : 1.0;
-  PetscCall(Stencils(c, p, 2, v, s, 5));
+  if (c->learn_residual) { /* the projection's guess xp and what it leaves: r = b - A xp */
+    Vec       b;
+    Mat       A;
+    PetscReal sr;
+    PetscCall(GuessSpaceProject(p->space, c->history, PETSC_TRUE, PETSC_TRUE, NULL, p->xp));
+    PetscCall(SolverGetRHS(p->solver, &b));
+    PetscCall(SolverGetOperator(p->solver, &A));
+    PetscCall(MatMult(A, p->xp, p->rp));
+    PetscCall(VecAYPX(p->rp, -1.0, b));
+    PetscCall(RMS(p->rp, &sr));
+    v[2] = p->rp, s[2] = sr > 0 ? sr : 1.0;
+    PetscCall(Stencils(c, p, 3, v, s, 5));
+  } else PetscCall(Stencils(c, p, 2, v, s, 5));
   PetscCall(VecCopy(u, p->prev)); /* u^n, for the increment after the solve */
   PetscCall(PetscLogEventEnd(c->ev_feat, 0, 0, 0, 0));
   c->times.features += MPI_Wtime() - t0;
@@ -159,7 +171,18 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
    * VecNorm of the copy could return PETSc's cached norm instead (another
    * order of the sum in an atomic build), which a restarted run cannot see */
   PetscCall(RMS(dn, &sdn));
-  if (p->have_d) {
+  if (p->have_d && c->learn_residual) { /* target: what the projection's guess misses, u^{n+1} - xp */
+    PetscReal nd, ne;
+    PetscCall(VecWAXPY(p->x0, -1.0, p->xp, u));
+    PetscCall(VecGetArrayRead(p->x0, &a));
+    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)(a[i] / p->sz);
+    PetscCall(VecRestoreArrayRead(p->x0, &a));
+    PetscCall(RMS(p->x0, &p->se));
+    PetscCall(VecWAXPY(p->x0, -1.0, p->d, dn)); /* the extrapolation's error, as in the other mode */
+    PetscCall(VecNorm(p->x0, NORM_2, &ne));
+    PetscCall(VecNorm(dn, NORM_2, &nd));
+    p->extrap_err = nd > 0 ? ne / nd : NAN;
+  } else if (p->have_d) {
     PetscReal nd, ne;
     PetscCall(VecGetArrayRead(dn, &a));
     PetscCall(VecGetArrayRead(p->d, &b));
@@ -174,8 +197,13 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
   }
   if (p->have_z) {
     PetscReal e, nd;
-    PetscCall(VecWAXPY(p->x0, 1.0, p->d, p->z));
-    PetscCall(VecAXPY(p->x0, -1.0, dn));
+    if (c->learn_residual) { /* the learned state xp + z against u^{n+1} */
+      PetscCall(VecWAXPY(p->x0, 1.0, p->xp, p->z));
+      PetscCall(VecAXPY(p->x0, -1.0, u));
+    } else { /* the learned increment d^n + z against dn */
+      PetscCall(VecWAXPY(p->x0, 1.0, p->d, p->z));
+      PetscCall(VecAXPY(p->x0, -1.0, dn));
+    }
     PetscCall(VecNorm(p->x0, NORM_2, &e));
     PetscCall(VecNorm(dn, NORM_2, &nd));
     p->inc_err = nd > 0 ? e / nd : NAN;

@@ -62,7 +62,8 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
     else PetscCall(VecCopy(u, x0));
     break;
   case GUESS_LEARNED:
-    if (p->have_z && c->projection) PetscCall(GuessSpaceProject(p->space, 1, PETSC_FALSE, PETSC_FALSE, p->z, x0));
+    if (p->have_z && c->learn_residual) PetscCall(VecWAXPY(x0, 1.0, p->xp, p->z)); /* the projection's guess, corrected */
+    else if (p->have_z && c->projection) PetscCall(GuessSpaceProject(p->space, 1, PETSC_FALSE, PETSC_FALSE, p->z, x0));
     else if (p->have_z) {
       PetscCall(VecWAXPY(p->w, 1.0, p->d, p->z));
       PetscCall(VecAXPY(p->w, 1.0, u));

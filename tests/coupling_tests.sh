@@ -78,6 +78,15 @@ guess_saves) # stated deck: inputs/default.opts, 1 replica. The learned guess mu
   done
   run "$tmp/n" -scenario grayscott -da_grid_x 80 -da_grid_y 80 -ts_max_steps 300 # default.opts without the surrogate
   [ "$(key "$tmp/n" ksp_iterations_total)" = "$i_none" ] || fail "the side-by-side none row ($i_none) differs from a -coupling none run ($(key "$tmp/n" ksp_iterations_total))"
+  # the projection row (combined without the network): what the network adds
+  i_projection=$(key "$tmp/g" ksp_iterations_total_projection)
+  # (never worse in the energy norm; in iterations within rounding's +-1%)
+  [ -n "$i_projection" ] && [ $((i_combined * 100)) -le $((i_projection * 101 + 200)) ] || fail "combined ($i_combined) worse than its projection alone ($i_projection)"
+  # -guess_learn residual: the network learns what the projection misses and earns >= 10% (docs/coupling.md: 12%)
+  run "$tmp/r" -options_file "$(dirname "$0")/../inputs/default.opts" -replicas 1 -guess_learn residual
+  r_c=$(key "$tmp/r" ksp_iterations_total_combined) r_p=$(key "$tmp/r" ksp_iterations_total_projection)
+  echo "projection row: $i_projection (combined $i_combined); -guess_learn residual: combined $r_c, projection $r_p"
+  [ $((r_c * 10)) -le $((r_p * 9)) ] || fail "-guess_learn residual: combined $r_c is not 10% below the projection's $r_p"
   ;;
 closure) # default closure (warm-up 300, error gate) keeps the pattern; a closure switched on after 5 steps
          # without a gate drifts away from the exact-term run and is INVALID
