@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -164,7 +165,8 @@ int main(int argc, char **argv)
     struct statvfs sv; /* stdio may have lost the failed write's errno */
     struct stat    st;
     int            pipe = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-    int            e    = errno ? errno : pipe ? EPIPE : !fstatvfs(STDOUT_FILENO, &sv) && sv.f_bfree == 0 ? ENOSPC : EIO;
+    int            full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7; /* /dev/full */
+    int            e    = errno ? errno : pipe ? EPIPE : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_bfree == 0) ? ENOSPC : EIO;
     fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
     status = 1;
   }

@@ -18,9 +18,14 @@ export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CO
 for d in "$@"; do
   f=inputs/$d.opts
   grep -v '^-golden_\(state\|weights\)_hash' "$f" > "$f.golden-tmp"
-  out=$(mpiexec -n "${NP:-1}" $app -options_file "$f.golden-tmp" -repeat_check 0) || { rm -f "$f.golden-tmp"; echo "golden: $d failed" >&2; exit 1; }
+  launch=(); [ "${NP:-1}" = 1 ] || launch=(mpiexec -n "$NP")
+  rc=0; out=$("${launch[@]}" $app -options_file "$f.golden-tmp" -repeat_check 0 2> "$f.golden-err") || rc=$?
+  why=$(grep -m1 'error:' "$f.golden-err" || true); rm -f "$f.golden-err"
   s=$(sed -n 's/^state_hash: "\(.*\)"/\1/p' <<< "$out") w=$(sed -n 's/^weights_hash: "\(.*\)"/\1/p' <<< "$out")
-  grep -q '^verification: VALID' <<< "$out" || { rm -f "$f.golden-tmp"; echo "golden: $d is not VALID; deck left unchanged" >&2; exit 1; }
+  if [ $rc = 2 ] || { [ $rc = 0 ] && ! grep -q '^verification: VALID' <<< "$out"; }; then
+    rm -f "$f.golden-tmp"; echo "golden: $d is not VALID ($(sed -n 's/^verification_detail: //p' <<< "$out" | head -1)); deck left unchanged" >&2; exit 1
+  fi
+  [ $rc = 0 ] || { rm -f "$f.golden-tmp"; echo "golden: $d failed (exit $rc${why:+: $why}); deck left unchanged" >&2; exit 1; }
   echo "-golden_state_hash $s" >> "$f.golden-tmp"
   [ -n "$w" ] && echo "-golden_weights_hash $w" >> "$f.golden-tmp"
   mv "$f.golden-tmp" "$f"

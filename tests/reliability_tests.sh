@@ -74,6 +74,8 @@ p = subprocess.run(sys.argv[1:], stdout=w, stderr=open("err.txt", "w"))
 open("rc.txt", "w").write("%d\n" % p.returncode)' "$app" $small -summary p.yaml
   echo "rc $(cat rc.txt): miniapp with its stdout's reader gone -> $(cat err.txt)"
   [ "$(cat rc.txt)" = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q 'writing standard output failed (Broken pipe)' err.txt || { cat err.txt; fail "stdout closed early: exit $(cat rc.txt)"; }
+  "$app" $small > /dev/full 2> err.txt; rc=$? # the full device says what it is
+  [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q 'writing standard output failed (No space left on device)' err.txt || { cat err.txt; fail "stdout to /dev/full: exit $rc"; }
   grep -q '^verification: VALID' p.yaml || fail "stdout closed early: the summary file is not complete"
   ;;
 tempfiles) # section 1: unique temporaries; concurrent writers; partials of killed runs
