@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 
   spincount_default(argv, (void *)main); /* a short OpenMP spin on a shared machine (kernels/spincount.h) */
   if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
+  ReportSetCommandLine(argc, argv); /* for the report, as given */
   /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
   (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
   ierr = PetscInitialize(&argc, &argv, NULL, help);

@@ -227,6 +227,12 @@ static int CheckArgs(Chain *c, int argc, char **argv)
   return 0;
 }
 
+int ReportOptionsFilesRead(const char ***files)
+{
+  *files = (const char **)early_inputs;
+  return nearly_inputs;
+}
+
 /* The value of the last `option` remembered ("" if given alone, NULL if never). */
 static const char *Last(const char *option)
 {

@@ -381,6 +381,26 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
   PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
   PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
+  { /* the run rules (docs/benchmark.md): an official result runs the deck as written */
+    PetscBool official;
+    char      modified[1024], *opts = NULL;
+    PetscCall(ReportDeckRules(strcmp(deck_name, "custom") ? deck_name : NULL, &official, modified, sizeof modified));
+    official = (PetscBool)(official && v->ok);
+    PetscCall(PetscFPrintf(comm, f, "official: %s\n", official ? "true" : "false"));
+    if (!official) PetscCall(PetscFPrintf(comm, f, "official_why: %s\n", yaml_str(!strcmp(deck_name, "custom") ? "not a deck run (no -deck_name)" : modified[0] ? modified : "INVALID")));
+    if (modified[0] && strncmp(modified, "no options file", 15)) {
+      PetscCall(PetscFPrintf(comm, f, "modified_options: ["));
+      for (char *p = modified, *e; *p; p = *e ? e + 2 : e) {
+        e = p + strcspn(p, ",");
+        PetscCall(PetscFPrintf(comm, f, "%s\"%.*s\"", p == modified ? "" : ", ", (int)(e - p), p));
+      }
+      PetscCall(PetscFPrintf(comm, f, "]\n"));
+    }
+    PetscCall(PetscFPrintf(comm, f, "command_line: %s\n", yaml_str(ReportCommandLine())));
+    PetscCall(ReportOptionsText(&opts));
+    PetscCall(PetscFPrintf(comm, f, "options: %s\n", yaml_str(opts ? opts : "")));
+    PetscCall(PetscFree(opts));
+  }
   PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(date), yaml_str(report_path)));
   PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_str(host), yaml_str(cpu), size, pernode,
                          omp_get_max_threads(), yaml_str(mpilib), yaml_num("%.1f", mem[1]), yaml_num("%.1f", -mem[0])));
@@ -410,7 +430,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
       PetscCall(PetscFree(all));
     }
   }
-  PetscCall(PetscFPrintf(comm, f, "build:\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
+  PetscCall(PetscFPrintf(comm, f, "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
                          yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
   PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
   PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));

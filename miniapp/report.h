@@ -11,6 +11,13 @@
  * text, not a directory, includes no cycle; each is registered as an input
  * (outpath.h). Prints one line and returns 1 otherwise. */
 int            ReportPrecheckOptionsFiles(int argc, char **argv);
+int            ReportOptionsFilesRead(const char ***files); /* the options files the pre-check read, in order */
+/* Run rules (deckrules.c, docs/benchmark.md): official = the deck as its
+ * file writes it, tunables aside; modified lists the options that differ. */
+void           ReportSetCommandLine(int argc, char **argv);
+const char    *ReportCommandLine(void);
+PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modified, size_t len);
+PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
 PetscErrorCode ReportCheckUnusedOptions(PetscBool final);

@@ -81,6 +81,14 @@ tampered)
   echo "exit $rc, verdict $v: $(grep golden_state "$tmp/t.yaml")"
   if [ $repro = 1 ]; then [ $rc = 2 ] && [ "$v" = INVALID ] || fail "a tampered golden hash must give INVALID and exit 2"
   else [ $rc = 0 ] && [ "$v" = VALID ] && grep -q 'golden_state_hash: "not applicable' "$tmp/t.yaml" || fail "golden check must be 'not applicable' here"; fi
+  # run rules (docs/benchmark.md): the deck as written is official; a changed
+  # physics or tolerance is not, and the report names what changed
+  [ "$(sed -n 's/^official: //p' "$tmp/t.yaml")" = false ] || fail "a run with a changed golden hash was official"
+  "$app" -options_file "$inputs/grayscott-small.opts" -threads 1 -ksp_type cg -report "$tmp/o.yaml" > /dev/null 2>&1
+  [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  "$app" -options_file "$inputs/grayscott-small.opts" -ksp_rtol 1e-6 -gs_F 0.05 -report "$tmp/m.yaml" > /dev/null 2>&1
+  grep -q '^official: false' "$tmp/m.yaml" && grep -q '^modified_options: \["-gs_F", "-ksp_rtol"\]' "$tmp/m.yaml" || { grep -E '^official|^modified' "$tmp/m.yaml"; fail "a modified deck was not reported as such"; }
+  grep -q '^command_line: .*-gs_F 0.05' "$tmp/m.yaml" && grep -q '^options: .*-gs_F 0.05' "$tmp/m.yaml" || fail "the report does not record the command line and options"
   check 'golden_state_hash 0xzz: must be 16 hex digits' -golden_state_hash 0xzz
   check 'repeat_check 1' -repeat_check 1
   check 'report .*cannot create' -report /nonexistent-dir/r.yaml
