@@ -161,13 +161,23 @@ def legend(ax, **kw):
         ax.legend(fontsize="small", framealpha=0.85, **kw)
 
 
+def interp_lin(x, xp, fp):
+    """np.interp inside [xp[0], xp[-1]], continued linearly outside: np.interp clamps, which put time 0 over step -450
+    on a secondary axis whose view extends past the data."""
+    x = np.asarray(x, dtype=float)
+    y = np.interp(x, xp, fp)
+    slope = (fp[-1] - fp[0]) / (xp[-1] - xp[0])  # the mean slope (exact for time = dt x step); xp may repeat values
+    y = np.where(x < xp[0], fp[0] + (x - xp[0]) * slope, y)
+    return np.where(x > xp[-1], fp[-1] + (x - xp[-1]) * slope, y)
+
+
 def time_axis(ax, step, time):
     """A second x axis on top with the model time, when time(step) is increasing."""
     ok = np.isfinite(step) & np.isfinite(time)
     s, t = step[ok], time[ok]
     if len(s) < 2 or np.any(np.diff(t) <= 0) or np.any(np.diff(s) <= 0):
         return
-    top = ax.secondary_xaxis("top", functions=(lambda x: np.interp(x, s, t), lambda x: np.interp(x, t, s)))
+    top = ax.secondary_xaxis("top", functions=(lambda x: interp_lin(x, s, t), lambda x: interp_lin(x, t, s)))
     top.set_xlabel("model time (nondimensional)", fontsize="small")
 
 
@@ -311,13 +321,13 @@ def time_axis_epoch(ax, epoch, estep):
     e, s = epoch[ok], estep[ok]
     if len(e) < 2 or np.any(np.diff(s) < 0) or s[-1] == s[0]:
         return
-    top = ax.secondary_xaxis("top", functions=(lambda x: np.interp(x, e, s), lambda x: np.interp(x, s, e)))
+    top = ax.secondary_xaxis("top", functions=(lambda x: interp_lin(x, e, s), lambda x: interp_lin(x, s, e)))
     top.set_xlabel("step", fontsize="small")
 
 
 GUESSES = (("ksp_its_none", "no initial guess"), ("ksp_its_extrapolation", "extrapolation 2u^n - u^(n-1)"),
            ("ksp_its_fischer", "Fischer projection"), ("ksp_its_learned", "learned (extrapolation + network)"),
-           ("ksp_its_combined", "combined (projection over all)"))
+           ("ksp_its_combined", "combined (projection over all)"), ("ksp_its_projection", "projection (combined without the network)"))
 
 
 def plot_krylov(ds, stem, name, who, step, time, coupling, written):
