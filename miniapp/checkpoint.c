@@ -26,6 +26,7 @@
 #include "coupling_impl.h"
 #include "buildinfo.h"
 #include "outpath.h"
+#include "report.h"
 #include "vecred.h"
 
 #include <omp.h>
@@ -94,14 +95,7 @@ static PetscBool RestartFree(const char *name)
   static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-progress", "-progress_interval", "-threads", "-surrogate_device",
                                            "-surrogate_device_id", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
-  static const char *const free_prefixes[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
-  size_t                   n = strlen(name);
-
-  for (size_t k = 0; k < sizeof free_names / sizeof *free_names; k++)
-    if (!strcmp(name, free_names[k])) return PETSC_TRUE;
-  for (size_t k = 0; k < sizeof free_prefixes / sizeof *free_prefixes; k++)
-    if (!strncmp(name, free_prefixes[k], strlen(free_prefixes[k]))) return PETSC_TRUE;
-  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")));
+  return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
 typedef struct {

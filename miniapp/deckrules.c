@@ -33,20 +33,26 @@ void ReportSetCommandLine(int argc, char **argv)
 
 const char *ReportCommandLine(void) { return command_line ? command_line : ""; }
 
+PetscBool ReportOptionIn(const char *name, const char *const names[], size_t nn)
+{
+  /* PETSc's diagnostics: they only print or write what happened */
+  static const char *const diag[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
+  size_t                   n = strlen(name);
+
+  for (size_t k = 0; k < nn; k++)
+    if (!strcmp(name, names[k])) return PETSC_TRUE;
+  for (size_t k = 0; k < sizeof diag / sizeof *diag; k++)
+    if (!strncmp(name, diag[k], strlen(diag[k]))) return PETSC_TRUE;
+  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")));
+}
+
 /* Options a submitter may change: where and how the run executes, what it
  * writes, the CG implementation (fpnacg and cg give the same bits). */
 static PetscBool Tunable(const char *name)
 {
   static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_view", "-output", "-output_every", "-summary", "-report", "-progress", "-progress_interval",
                                       "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc", "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"};
-  static const char *const prefixes[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
-  size_t                   n = strlen(name);
-
-  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-    if (!strcmp(name, names[k])) return PETSC_TRUE;
-  for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
-    if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return PETSC_TRUE;
-  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")));
+  return ReportOptionIn(name, names, sizeof names / sizeof *names);
 }
 
 /* The same value, the CG implementations counting as one. */

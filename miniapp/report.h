@@ -18,6 +18,9 @@ void           ReportSetCommandLine(int argc, char **argv);
 const char    *ReportCommandLine(void);
 PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modified, size_t len);
 PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
+/* name is one of names[], or one of PETSc's diagnostics (-log*, -info,
+ * -malloc*, *_view*, *_monitor*, *_converged_reason, ...) */
+PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
 PetscErrorCode ReportCheckUnusedOptions(PetscBool final);
