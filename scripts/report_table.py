@@ -9,6 +9,15 @@
       ranks x threads configuration, parallel efficiency, state hash vs 1x1.
   report_table.py grid FILE
       prints the report's problem grid as "M N".
+  report_table.py submission DIR [--command CMD] [--out FILE]
+      DIR holds r<k>.yaml, the repeats of one deck (scripts/benchmark.sh):
+      one submission (YAML: the deck, whether every repeat was VALID and
+      official, the FOM's mean, min, max and coefficient of variation, the
+      time per step likewise, the distinct state hashes, the machine and
+      build of the first repeat) on stdout and in FILE, and a Markdown table
+      in FILE.md.
+  report_table.py merge SUBMISSION.yaml... [--out FILE]
+      one Markdown table of several machines' submissions.
 
 Every time is the minimum over the repeats (the least disturbed run), the
 FOM the maximum. The table goes to stdout and, with --out, to FILE (Markdown).
@@ -311,12 +320,84 @@ def check_out(args):
     out = os.path.realpath(args.out)
     if os.path.isdir(out):
         die("--out %s: is a directory; name a file" % args.out)
-    ins = [os.path.realpath(p) for p in glob.glob(os.path.join(args.dir, "*.r*.yaml"))] + [os.path.realpath(args.dir)]
+    ins = [os.path.realpath(p) for p in glob.glob(os.path.join(args.dir, "*.r*.yaml")) + glob.glob(os.path.join(args.dir, "r*.yaml"))]
+    ins += [os.path.realpath(p) for p in [args.dir] + list(getattr(args, "more", []))]
     if out in ins:
         die("--out %s: is one of the reports it reads; name another file" % args.out)
     d = os.path.dirname(out) or "."
     if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
         die("--out %s: cannot write in %s" % (args.out, d))
+
+
+def stats(vals):
+    """mean, min, max and coefficient of variation (sample standard deviation / mean)."""
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    n, m = len(vals), sum(vals) / len(vals)
+    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    return {"mean": m, "min": min(vals), "max": max(vals), "cv": sd / m if m else 0.0, "n": n}
+
+
+def submission(args):
+    paths = sorted(glob.glob(os.path.join(args.dir, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+    paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
+    if not paths:
+        die("%s: no repeats (r<k>.yaml)" % args.dir)
+    reps = [load(p) for p in paths]
+    first = reps[0]
+    decks = {r.get("deck") for r in reps}
+    if len(decks) != 1:
+        die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
+    valid = all(verdict_of(r) == "VALID" for r in reps)
+    official = all(r.get("official") is True for r in reps)
+    fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
+    hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
+    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid,
+           "command": args.command or first.get("command_line"),
+           "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
+           "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
+           "machine": first.get("machine"), "build": first.get("build"), "reports": [os.path.basename(p) for p in paths]}
+    text = yaml.safe_dump(sub, sort_keys=False)
+    sys.stdout.write(text)
+    if args.out:
+        write_text(args.out, text)
+        md = ["# Submission: %s" % sub["deck"], "", "command: `%s`" % sub["command"], ""] + table(
+            ["deck", "repeats", "official", "FOM mean [%s]" % (sub["fom"] or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
+            [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", "%.4g" % fom["mean"], "%.4g" % fom["min"], "%.4g" % fom["max"], "%.3f" % fom["cv"],
+              "%.4g" % tps["mean"] if tps else "n/a", len(hashes), "%s, %s ranks x %s threads" % (get(first, "machine.cpu"), get(first, "machine.ranks"), get(first, "machine.threads")),
+              "%s/%s" % (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"))]])
+        write_text(args.out + ".md", "\n".join(md) + "\n")
+
+
+def merge(args):
+    rows = []
+    for p in [args.dir] + list(args.more):
+        try:
+            with open(p) as f:
+                d = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError) as e:
+            die("%s: cannot read (%s)" % (p, str(e).splitlines()[0]))
+        if not isinstance(d, dict) or d.get("submission_version") != 1:
+            die("%s: not a submission (report_table.py submission writes them)" % p)
+        f = d.get("fom") or {}
+        rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
+                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",
+                     "%.4g" % f.get("mean", 0), "%.3f" % f.get("cv", 0), len(d.get("state_hashes") or [])])
+    out = table(["deck", "host", "cpu", "ranks x threads", "build", "repeats", "official", "FOM mean", "FOM cv", "state hashes"], rows)
+    emit(out, args)
+
+
+def write_text(path, text):
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        die("--out %s: %s" % (path, e.strerror))
 
 
 def emit(lines, args):
@@ -336,8 +417,9 @@ def emit(lines, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["sweep", "scaling", "grid"])
-    ap.add_argument("dir", help="directory of reports (sweep, scaling) or one report (grid)")
+    ap.add_argument("what", choices=["sweep", "scaling", "grid", "submission", "merge"])
+    ap.add_argument("dir", help="directory of reports (sweep, scaling, submission), one report (grid) or the first submission (merge)")
+    ap.add_argument("more", nargs="*", help="merge: further submissions")
     ap.add_argument("--mode", choices=["strong", "weak"], default="strong")
     ap.add_argument("--deck", default="")
     ap.add_argument("--command", default="")
@@ -351,6 +433,10 @@ def main():
         print(int(g[0]), int(g[1]))
     elif args.what == "sweep":
         sweep(args)
+    elif args.what == "submission":
+        submission(args)
+    elif args.what == "merge":
+        merge(args)
     else:
         scaling(args)
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-python PY] -out DIR
+# One benchmark submission (docs/benchmark.md): the deck as written (its run
+# rules: a run that is not official stops the submission), N repeats
+# (default 5), each VALID, the golden hashes checked where the build
+# promises them; then DIR/submission.yaml (FOM mean, min, max, coefficient of
+# variation; the machine, the build) and DIR/submission.yaml.md.
+#   DECK      a deck name (inputs/DECK.opts, or P/share/fpna-miniapp/inputs of
+#             an installed tree) or an options file
+#   -launcher how to start the ranks, e.g. "srun -n 64" or "mpiexec -n 4
+#             --hostfile hosts" (default: one process, no launcher)
+#   -bin DIR  an install prefix (DIR/bin/miniapp) or a build directory
+#             (DIR/miniapp/miniapp); default build/reproducible
+#   -python   the Python for the tables (default: python3 on PATH)
+# Merge the submissions of several machines with
+#   scripts/report_table.py merge A/submission.yaml B/submission.yaml
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+die() { echo "benchmark: error: $*" >&2; exit 1; }
+usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-python PY] -out DIR"
+[ $# -ge 1 ] || die "$usage"
+deck=$1; shift
+launcher="" bin="" repeat=5 out="" py=python3
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || die "$1 needs a value ($usage)"
+  case $1 in
+    -launcher) launcher=$2 ;;
+    -bin) bin=$2 ;;
+    -repeat) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-repeat $2: must be a positive integer"; repeat=$2 ;;
+    -python) py=$2 ;;
+    -out) out=$2 ;;
+    *) die "unknown argument '$1' ($usage)" ;;
+  esac
+  shift 2
+done
+[ -n "$out" ] || die "-out DIR is required ($usage)"
+command -v "$py" > /dev/null || die "-python $py: not found"
+"$py" -c "import yaml" 2> /dev/null || die "-python $py: has no PyYAML (Debian: python3-yaml)"
+if [ -z "$bin" ]; then bin=$here/../build/reproducible; fi
+app=""
+for c in "$bin/bin/miniapp" "$bin/miniapp/miniapp" "$bin/miniapp"; do [ -f "$c" ] && [ -x "$c" ] && { app=$c; break; }; done
+[ -n "$app" ] || die "-bin $bin: no bin/miniapp, miniapp/miniapp or miniapp there"
+opts=""
+if [ -f "$deck" ]; then opts=$deck
+else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$deck.opts" "$(dirname "$app")/../share/fpna-miniapp/inputs/$deck.opts"; do [ -f "$c" ] && { opts=$c; break; }; done; fi
+[ -n "$opts" ] || die "unknown deck '$deck' (not a file, not in inputs/)"
+mkdir -p "$out" 2> /dev/null || die "-out $out: cannot create it"
+[ -w "$out" ] || die "-out $out: not writable"
+. "$here/manifest.sh"
+manifest_begin "$out" # removes only what an earlier submission wrote here
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+read -r -a launch <<< "$launcher"
+for k in $(seq "$repeat"); do
+  manifest_add "r$k.yaml"; manifest_add "r$k.log"
+  rc=0
+  "${launch[@]}" "$app" -options_file "$opts" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
+  [ $rc = 0 ] || die "repeat $k: exit $rc ($(grep -m1 'error:' "$out/r$k.log" || grep -m1 '^verification_detail' "$out/r$k.log" || tail -n 1 "$out/r$k.log"))"
+  official=$(sed -n 's/^official: //p' "$out/r$k.yaml")
+  [ "$official" = true ] || die "repeat $k: not an official run of the deck ($(sed -n 's/^official_why: //p' "$out/r$k.yaml"))"
+  echo "benchmark: repeat $k/$repeat: VALID, official, FOM $(sed -n '/^fom:/,/^[a-z]/s/^  value: //p' "$out/r$k.yaml")"
+done
+manifest_add submission.yaml; manifest_add submission.yaml.md
+"$py" "$here/report_table.py" submission "$out" --command "${launcher:+$launcher }$app -options_file $opts" --out "$out/submission.yaml" > /dev/null
+echo "benchmark: $out/submission.yaml and $out/submission.yaml.md"

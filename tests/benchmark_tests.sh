@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/benchmark_tests.sh BUILD_DIR: scripts/benchmark.sh, the one-command
+# submission (docs/benchmark.md): repeats on 2 and 4 oversubscribed ranks
+# through -launcher, from an install prefix, a modified deck refused,
+# submissions merged, bad arguments in one line.
+set -u
+build=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+py=/usr/bin/python3
+bm=$root/scripts/benchmark.sh
+key() { sed -n "s/^$2: *//p" "$1" | head -1; }
+
+for np in 2 4; do
+  "$bm" grayscott-small -bin "$build" -repeat 2 -launcher "mpiexec --oversubscribe -n $np" -python $py -out "$tmp/s$np" > "$tmp/s$np.log" 2>&1 || { cat "$tmp/s$np.log"; fail "benchmark.sh on $np ranks failed"; }
+  s=$tmp/s$np/submission.yaml
+  [ "$(key "$s" official)" = true ] && [ "$(key "$s" repeats)" = 2 ] && grep -q "^  ranks: $np$" "$s" || { cat "$s"; fail "$np ranks: not an official 2-repeat submission on $np ranks"; }
+  $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom']['n'] == 2 and d['fom']['min'] <= d['fom']['mean'] <= d['fom']['max'] and d['fom']['cv'] >= 0" "$s" || fail "$np ranks: FOM statistics"
+  echo "ok: $np ranks, $(key "$s" repeats) repeats, official"
+done
+# from a fresh install prefix, with the installed script and deck
+cmake --install "$build" --prefix "$tmp/p" > /dev/null 2>&1 || fail "cmake --install failed"
+(cd "$tmp" && "$tmp/p/share/fpna-miniapp/scripts/benchmark.sh" grayscott-small -bin "$tmp/p" -repeat 3 -python $py -out "$tmp/inst") > "$tmp/inst.log" 2>&1 || { cat "$tmp/inst.log"; fail "benchmark.sh from the install prefix failed"; }
+[ "$(key "$tmp/inst/submission.yaml" official)" = true ] && [ "$(key "$tmp/inst/submission.yaml" repeats)" = 3 ] || fail "installed: not an official 3-repeat submission"
+echo "ok: from the install prefix $tmp/p"
+# a changed deck is not a submission
+sed 's/^-gs_F .*//' "$root/inputs/grayscott-small.opts" > "$tmp/mod.opts"; echo "-gs_F 0.05" >> "$tmp/mod.opts"
+rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" > "$tmp/mod.log" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q 'benchmark: error: repeat 1: not an official run of the deck' "$tmp/mod.log" || { cat "$tmp/mod.log"; fail "a modified deck was accepted (exit $rc)"; }
+[ ! -e "$tmp/mod/submission.yaml" ] || fail "a modified deck left a submission"
+# merge
+$py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
+[ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
+# bad arguments: one line, exit 1
+for a in "grayscott-small -repeat 0 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1"; do
+  rc=0; "$bm" $a > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q '^benchmark: error: ' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want one error line for: $a"; }
+done
+echo PASS
