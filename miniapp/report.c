@@ -404,6 +404,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(date), yaml_str(report_path)));
   PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_str(host), yaml_str(cpu), size, pernode,
                          omp_get_max_threads(), yaml_str(mpilib), yaml_num("%.1f", mem[1]), yaml_num("%.1f", -mem[0])));
+  PetscCall(ReportWriteMachineFacts(comm, f));
   {
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));

@@ -1,0 +1,98 @@
+/* miniapp/machine.c: the report's machine and environment facts, beyond
+ * hostname, CPU and ranks (report.c): cores, sockets, the vector
+ * instructions the reproducible sums may use, memory, OS and kernel, the
+ * nodes the ranks ran on, the environment variables that steer threads,
+ * binding and the launcher, and the libraries' versions. What a vendor
+ * needs to reproduce a result (docs/benchmark.md). Rank 0 writes. */
+#include "report.h"
+#include "yamlfmt.h"
+
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* Distinct "physical id" values of /proc/cpuinfo (1 when there are none). */
+static int Sockets(void)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char  line[512];
+  int   ids[256], n = 0;
+  if (!f) return 1;
+  while (fgets(line, sizeof line, f)) {
+    int id, seen = 0;
+    if (sscanf(line, "physical id : %d", &id) != 1) continue;
+    for (int k = 0; k < n; k++) seen |= ids[k] == id;
+    if (!seen && n < 256) ids[n++] = id;
+  }
+  fclose(f);
+  return n ? n : 1;
+}
+
+/* The widest vector extension the CPU reports (the sums' clones use AVX2;
+ * their bits are the same on any: docs/reductions.md). */
+static const char *VectorISA(void)
+{
+  FILE       *f = fopen("/proc/cpuinfo", "r");
+  char        line[8192];
+  const char *isa = "unknown";
+  if (!f) return isa;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) {
+      isa = strstr(line, " avx512f") ? "avx512f" : strstr(line, " avx2") ? "avx2" : strstr(line, " avx") ? "avx" : strstr(line, " sse2") ? "sse2" : strstr(line, " asimd") ? "asimd (neon)" : "scalar";
+      break;
+    }
+  fclose(f);
+  return isa;
+}
+
+PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
+{
+  static const char *const env[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS", "OMPI_MCA_hwloc_base_binding_policy", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_JOB_ID", "SLURM_NNODES", "SLURM_CPU_BIND", "CUDA_VISIBLE_DEVICES", "PETSC_OPTIONS"};
+  char                     host[256] = "unknown", *all = NULL;
+  struct utsname           u;
+  struct sysinfo           si;
+  PetscMPIInt              rank, size, nodes = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  (void)gethostname(host, sizeof host);
+  host[sizeof host - 1] = 0;
+  if (rank == 0) PetscCall(PetscMalloc1((size_t)size * sizeof host, &all));
+  PetscCallMPI(MPI_Gather(host, sizeof host, MPI_CHAR, all, sizeof host, MPI_CHAR, 0, comm));
+  if (rank) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscMPIInt r = 0; r < size; r++) { /* distinct hosts, in rank order */
+    PetscBool seen = PETSC_FALSE;
+    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    nodes += !seen;
+  }
+  fprintf(f, "  nodes: %d\n  node_names: [", nodes);
+  for (PetscMPIInt r = 0, k = 0; r < size; r++) {
+    PetscBool seen = PETSC_FALSE;
+    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(all + (size_t)r * sizeof host));
+  }
+  fprintf(f, "]\n");
+  PetscCall(PetscFree(all));
+  fprintf(f, "  cores_online: %ld\n  sockets: %d\n  vector_isa: %s\n", sysconf(_SC_NPROCESSORS_ONLN), Sockets(), VectorISA());
+  if (!sysinfo(&si)) fprintf(f, "  memory_gib: %.1f\n", (double)si.totalram * si.mem_unit / (1024.0 * 1024.0 * 1024.0));
+  if (!uname(&u)) fprintf(f, "  os: %s\n  kernel: %s\n  arch: %s\n", yaml_str(u.sysname), yaml_str(u.release), yaml_str(u.machine));
+  fprintf(f, "  netcdf_library: %s\n", yaml_str(nc_inq_libvers()));
+  fprintf(f, "  environment:");
+  {
+    int any = 0;
+    for (size_t k = 0; k < sizeof env / sizeof *env; k++) {
+      const char *v = getenv(env[k]);
+      if (!v) continue;
+      fprintf(f, "%s\n    %s: %s", any ? "" : "", env[k], yaml_str(v));
+      any = 1;
+    }
+    if (!any) fprintf(f, " {}");
+    fprintf(f, "\n");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
