@@ -18,7 +18,8 @@ small_*)
   /usr/bin/python3 - "$tmp/r.yaml" $repro <<'PY' || fail "report of $deck"
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
-need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device"],
+need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device",
+                    "nodes", "node_names", "cores_online", "sockets", "vector_isa", "memory_gib", "os", "kernel", "arch", "netcdf_library", "environment"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
         "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
