@@ -104,6 +104,9 @@ __global__ void k_adam(size_t np, float *w, float *m, float *v, const float *g, 
   if (i < np) surr_adam(&w[i], &m[i], &v[i], g[i], c);
 }
 
+/* Blocks for n samples. A rank may hold no samples (the batch is split over
+ * ranks): its per-sample launches are skipped (a GPU refuses an empty grid),
+ * and its gradient partials are gradsum_cuda's empty sums. */
 static unsigned nblk(size_t n) { return (unsigned)((n + TPB - 1) / TPB); }
 
 extern "C" int mlp_cuda_available(void)
@@ -198,9 +201,9 @@ static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
   CK(reserve(m, n));
   CK(cudaMemcpy(m->norm, norm, 2 * (nin + nout) * sizeof(float), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
-  k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
+  if (n) k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
   for (int l = 0; l < m->nlayer; l++)
-    k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+    if (n) k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
   return (int)cudaGetLastError();
 }
 
@@ -208,7 +211,7 @@ extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const fl
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   CK(forward(m, n, in, norm));
-  k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout, m->D[0]);
+  if (n) k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout, m->D[0]);
   CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
   return 0;
 }
@@ -221,17 +224,17 @@ static int grad_refs(mlp_cuda *m, red_strategy_t st, int l, const float *d, size
   int    rc;
   if (!m->ck) CK(cudaMalloc(&m->ck, (m->maxdim + 4) * cap * sizeof(float)));
   float *asum = m->ck, *aabs = asum + cap, *dsum = aabs + cap, *dabs = dsum + cap, *absm = dabs + cap;
-  k_cksums<<<nblk(n), TPB>>>(din, dout, m->A[l], d, n, cap, asum, aabs, dsum, dabs);
+  if (n) k_cksums<<<nblk(n), TPB>>>(din, dout, m->A[l], d, n, cap, asum, aabs, dsum, dabs);
   /* rows: x = d_j, y = asum (pair 2j; pair 2j+1 is the unused sum of d_j) */
   if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, d, cap, asum, cap, n, &m->ws, m->tmp))) return rc;
   for (size_t j = 0; j < dout; j++) out[j] = m->tmp[2 * j];
-  k_abs<<<nblk(n), TPB>>>(dout, d, n, cap, absm);
+  if (n) k_abs<<<nblk(n), TPB>>>(dout, d, n, cap, absm);
   if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws, m->tmp))) return rc;
   for (size_t j = 0; j < dout; j++) out[dout + din + 1 + j] = m->tmp[2 * j];
   /* columns: x = dsum, y = a_k, and the bias column (y = 1) as pair din */
   if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws, m->tmp))) return rc;
   for (size_t k = 0; k <= din; k++) out[dout + k] = m->tmp[k];
-  k_abs<<<nblk(n), TPB>>>(din, m->A[l], n, cap, absm);
+  if (n) k_abs<<<nblk(n), TPB>>>(din, m->A[l], n, cap, absm);
   if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws, m->tmp))) return rc;
   for (size_t k = 0; k <= din; k++) out[2 * dout + din + 1 + k] = m->tmp[k];
   return (int)cudaGetLastError();
@@ -256,7 +259,7 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
   int    L = m->nlayer, cur = 0, rc;
   CK(forward(m, n, in, norm));
   CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
-  k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale, m->D[0], m->E);
+  if (n) k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale, m->D[0], m->E);
   /* loss: one pair, sum over all n*nout errors of e*e */
   if ((rc = gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, &part[m->nparam]))) return rc;
   for (int l = L - 1; l >= 0; l--) {
@@ -268,7 +271,7 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
-      k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
+      if (n) k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
       cur = 1 - cur;
     }
   }

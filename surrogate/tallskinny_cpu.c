@@ -95,6 +95,10 @@ PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partia
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  if (nc == 0) { /* no samples on this rank (the batch is split over ranks): empty sums */
+    for (size_t i = 0; i < P; i++) part[i].d = 0.0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   float *res = g->buf;
   if (g->st == RED_DETERMINISTIC) { /* fixed pairwise tree over the chunks: level by level, left += right */
     for (size_t st = 1; st < nc; st *= 2)
