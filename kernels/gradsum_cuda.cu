@@ -64,24 +64,36 @@ __global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float
   out[p] = q[0];
 }
 
-__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx)
+/* The largest finite |product| of each pair (mx), and which non-finite
+ * products it has (nf: 1 NaN, 2 +Inf, 4 -Inf): kernels/rsum.c keeps those
+ * apart from the bins and sums them as they are, so must the device. */
+__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx, unsigned long long *nf)
 {
-  __shared__ double sh[GS_THREADS];
-  const float      *x, *y;
-  int               p = blockIdx.x, t = threadIdx.x;
+  __shared__ double             sh[GS_THREADS];
+  __shared__ unsigned long long shf[GS_THREADS];
+  const float                  *x, *y;
+  int                           p = blockIdx.x, t = threadIdx.x;
   gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  double m = 0.0;
+  double             m = 0.0;
+  unsigned long long f = 0;
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-    for (size_t i = s0 + t; i < s1; i += GS_THREADS) m = fmax(m, fabs(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i]));
+    for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
+      double v = y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i];
+      if (isfinite(v)) m = fmax(m, fabs(v));
+      else f |= v != v ? 1ull : v > 0 ? 2ull : 4ull;
+    }
   }
-  sh[t] = m;
+  sh[t] = m, shf[t] = f;
   __syncthreads();
   for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
-    if (t < h) sh[t] = fmax(sh[t], sh[t + h]);
+    if (t < h) sh[t] = fmax(sh[t], sh[t + h]), shf[t] |= shf[t + h];
     __syncthreads();
   }
-  if (t == 0) atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[0]));
+  if (t == 0) {
+    atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[0]));
+    if (shf[0]) atomicOr(&nf[p], shf[0]);
+  }
 }
 
 /* bins[(p * nseg + g) * 3 + k]: fold k of pair p over segment g (GS_SEG_LEN samples) */
@@ -98,7 +110,9 @@ __global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const fl
     size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
     long long b[3] = {0, 0, 0}, q[3];
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
-      gradsum_split(y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i], top, q);
+      double v = y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i];
+      if (!isfinite(v)) continue; /* counted apart (absmax's nf) */
+      gradsum_split(v, top, q);
       b[0] += q[0], b[1] += q[1], b[2] += q[2];
     }
     for (int k = 0; k < 3; k++) sh[k][t] = b[k];
@@ -147,19 +161,23 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
   dim3 grid((unsigned)npair, nch < GS_GRID_Y ? (unsigned)nch : GS_GRID_Y);
   if (st == RED_REPRODUCIBLE) {
     int    nseg  = (int)gradsum_nseg(len);
-    size_t bytes = (size_t)npair * (1 + 3 * (size_t)nseg) * sizeof(unsigned long long);
+    size_t bytes = (size_t)npair * (2 + 3 * (size_t)nseg) * sizeof(unsigned long long);
     if ((rc = ws_reserve(ws, bytes, bytes))) return rc;
-    unsigned long long *mx = (unsigned long long *)ws->dev, *bins = mx + npair;
+    unsigned long long *mx = (unsigned long long *)ws->dev, *nf = mx + npair, *bins = nf + npair;
     cudaMemsetAsync(mx, 0, bytes);
-    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, mx);
+    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
     gradsum_bins_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
     if ((rc = (int)cudaMemcpy(ws->host, ws->dev, bytes, cudaMemcpyDeviceToHost))) return rc;
-    const unsigned long long *hm = (const unsigned long long *)ws->host, *hb = hm + npair;
+    const unsigned long long *hm = (const unsigned long long *)ws->host, *hf = hm + npair, *hb = hf + npair;
     for (int p = 0; p < npair; p++) {
       double m;
       memcpy(&m, &hm[p], sizeof m);
       part[p].d = 0.0;
       gradsum_to_rsum(m, (const long long *)&hb[3 * (size_t)p * nseg], nseg, &part[p].r);
+      if (hf[p]) { /* rsum's sum of the non-finite summands: NaN with a NaN or both infinities, else the infinity */
+        part[p].r.nonfinite = 1;
+        part[p].r.special   = (hf[p] & 1) || (hf[p] & 6) == 6 ? (double)NAN : hf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
+      }
     }
   } else {
     int    det   = st == RED_DETERMINISTIC;

@@ -57,6 +57,42 @@ static PetscErrorCode compare(PetscInt nb, PetscInt steps, int *failures)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Non-finite products (issue 26, C2): a target of +Inf in one sample makes
+ * the output layer's gradient products +-Inf and NaN. The device must give
+ * what the CPU gives, entry by entry: NaN, +Inf, -Inf, or the same finite
+ * bits; never a finite value where the CPU has none. */
+static int kind(float v) { return v != v ? 1 : v == INFINITY ? 2 : v == -INFINITY ? 3 : 0; }
+
+static PetscErrorCode nonfinite(int *failures)
+{
+  Surrogate c, g;
+  PetscInt  np, nb = 5000;
+  float    *in, *tgt, *gc, *gg, lc, lg;
+  size_t    bad = 0, special = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(nb * HEAT_NIN, &in, nb, &tgt));
+  heat_samples(7, 0, (size_t)nb, 0.2f, in, tgt);
+  tgt[123] = INFINITY;
+  PetscCall(make("cpu", &c));
+  PetscCall(make("cuda", &g));
+  PetscCall(SurrogateGetNumWeights(c, &np));
+  PetscCall(PetscMalloc2(np, &gc, np, &gg));
+  PetscCall(SurrogateComputeGradient(c, nb, in, tgt, gc, &lc));
+  PetscCall(SurrogateComputeGradient(g, nb, in, tgt, gg, &lg));
+  for (PetscInt i = 0; i < np; i++) {
+    special += kind(gc[i]) != 0;
+    if (kind(gc[i]) != kind(gg[i])) bad++;
+  }
+  printf("non-finite products: %zu of %d gradient entries not finite on the CPU, %zu differ in kind on the device; loss cpu %g device %g\n", special, (int)np, bad, (double)lc, (double)lg);
+  if (!special || bad || kind(lc) != kind(lg)) printf("FAIL: non-finite products: the device does not give the CPU's NaN/Inf\n"), ++*failures;
+  PetscCall(PetscFree2(gc, gg));
+  PetscCall(PetscFree2(in, tgt));
+  PetscCall(SurrogateDestroy(&c));
+  PetscCall(SurrogateDestroy(&g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt big = ((PetscInt)1 << 22) + 4099;
@@ -69,6 +105,7 @@ int main(int argc, char **argv)
     return 77;
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cuda_test_big_n", &big, NULL));
+  PetscCall(nonfinite(&failures));
   PetscCall(compare(16384, 5, &failures));
   if (big > 0) PetscCall(compare(big, 2, &failures));
   PetscCall(PetscFinalize());
