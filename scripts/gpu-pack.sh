@@ -47,8 +47,10 @@ for v in $variants; do
   mkdir -p "$b"
   { cmake -S . -B "$b" -DMINIAPP_SOLVER_REDUCTION="${v%%-*}" -DMINIAPP_SURROGATE_REDUCTION="${v#*-}" -DCMAKE_CUDA_ARCHITECTURES="$arch" &&
     cmake --build "$b" -j "${JOBS:-2}"; } > "$b/gpu-pack.log" 2>&1 || die "the build of $v failed (log: $b/gpu-pack.log)"
-  grep -q "MINIAPP_ENABLE_CUDA:BOOL=ON" "$b/CMakeCache.txt" || die "$b was configured without CUDA (log: $b/gpu-pack.log)"
   for e in $exes; do [ -x "$b/$e" ] || die "$b/$e was not built"; done
+  # the executables themselves, not a cache option that stays ON when CUDA configuration failed
+  # shellcheck disable=SC2086 # a list of paths
+  scripts/gpu-built.sh $(for e in $exes; do echo "$b/$e"; done) || die "$b was built without CUDA (log: $b/gpu-pack.log)"
 done
 first=build/gpu/${variants%% *}
 # shellcheck disable=SC2086 # a list of paths

@@ -14,6 +14,7 @@
   } while (0)
 
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
+const char *SurrogateCUDAUnavailableReason(void) { return mlp_cuda_unavailable_reason(); }
 
 /* The device of this rank: -surrogate_device_id, or the node-local rank
  * modulo the node's device count (ranks may share a device). */

@@ -109,16 +109,24 @@ __global__ void k_adam(size_t np, float *w, float *m, float *v, const float *g, 
  * and its gradient partials are gradsum_cuda's empty sums. */
 static unsigned nblk(size_t n) { return (unsigned)((n + TPB - 1) / TPB); }
 
+/* Whether a device is usable, and if not why (the runtime's words: e.g. a
+ * driver too old for this runtime), for the one-line refusal (C4). */
+static int  avail = -1;
+static char unavail_why[200];
 extern "C" int mlp_cuda_available(void)
 {
-  static int avail = -1;
   if (avail < 0) {
-    int n = 0;
-    avail = (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) ? 1 : 0;
+    int         n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
     cudaGetLastError(); /* clear the sticky "no driver" error */
+    avail = e == cudaSuccess && n > 0;
+    if (e != cudaSuccess) snprintf(unavail_why, sizeof unavail_why, "cudaGetDeviceCount: %s (CUDA error %d)", cudaGetErrorString(e), (int)e);
+    else if (!avail) snprintf(unavail_why, sizeof unavail_why, "the driver reports no CUDA device");
   }
   return avail;
 }
+
+extern "C" const char *mlp_cuda_unavailable_reason(void) { return mlp_cuda_available() ? "" : unavail_why; }
 
 extern "C" int mlp_cuda_device_count(void)
 {
@@ -212,6 +220,7 @@ extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const fl
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   CK(forward(m, n, in, norm));
   if (n) k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout, m->D[0]);
+  CK(cudaGetLastError()); /* a refused launch leaves D[0] stale: no copy of it (C7) */
   CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
   return 0;
 }

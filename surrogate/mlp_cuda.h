@@ -15,6 +15,7 @@ typedef struct mlp_cuda mlp_cuda;
 
 int         mlp_cuda_available(void); /* 1: cudaGetDeviceCount > 0, else 0 */
 int         mlp_cuda_device_count(void); /* 0 when none */
+const char *mlp_cuda_unavailable_reason(void); /* why mlp_cuda_available() is 0; "" when it is 1 */
 /* Make device id current for this process; name (len bytes) gets its name. */
 int         mlp_cuda_select_device(int id, char *name, size_t len);
 const char *mlp_cuda_error_string(int code);

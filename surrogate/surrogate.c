@@ -158,11 +158,11 @@ static PetscErrorCode SurrogateChooseBackend(Surrogate s)
 {
   PetscFunctionBeginUser;
   int have = SurrogateCUDAAvailable();
-  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS,
-             "-surrogate_device cuda: %s", have < 0 ? "this build has no CUDA support" : "no usable CUDA device found");
+  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS, "-surrogate_device cuda: %s%s%s",
+             have < 0 ? "" : "no usable CUDA device (", SurrogateCUDAUnavailableReason(), have < 0 ? "" : ")");
   s->device = (s->device_req == SURROGATE_DEVICE_CPU || have <= 0) ? SURROGATE_DEVICE_CPU : SURROGATE_DEVICE_CUDA;
   if (s->device_req == SURROGATE_DEVICE_AUTO && s->device == SURROGATE_DEVICE_CPU)
-    PetscCall(PetscPrintf(s->comm, "# surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : "no usable CUDA device"));
+    PetscCall(PetscPrintf(s->comm, "# surrogate: %s%s%s; using the CPU backend\n", have < 0 ? "" : "no usable CUDA device (", have < 0 ? "built without CUDA" : SurrogateCUDAUnavailableReason(), have < 0 ? "" : ")"));
   s->ops = &SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
   if (s->device == SURROGATE_DEVICE_CUDA) {
@@ -227,6 +227,7 @@ const char *SurrogateGetStrategyName(void) { return red_strategy_name(SURROGATE_
 
 #if !defined(MINIAPP_HAVE_CUDA)
 int SurrogateCUDAAvailable(void) { return -1; } /* -1: not compiled in */
+const char *SurrogateCUDAUnavailableReason(void) { return "this build has no CUDA support"; }
 #endif
 
 /* The settings that decide the network's arithmetic, as "key: value" lines

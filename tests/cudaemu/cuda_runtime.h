@@ -81,7 +81,8 @@ static inline unsigned long long atomicOr(unsigned long long *p, unsigned long l
 
 enum cudaError_t {
   cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevice = 101,
-  cudaErrorNoDevice = 100, cudaErrorLaunchFailure = 719, cudaErrorIllegalAddress = 700
+  cudaErrorNoDevice = 100, cudaErrorLaunchFailure = 719, cudaErrorIllegalAddress = 700, cudaErrorInsufficientDriver = 35,
+  cudaErrorLaunchOutOfResources = 701
 };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };

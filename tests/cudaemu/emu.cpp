@@ -106,6 +106,11 @@ void launch(dim3 g, dim3 b, const std::function<void()> &k, const char *name, bo
     last_error = cudaErrorInvalidConfiguration; /* as a GPU: the launch does not run */
     return;
   }
+  const char *refuse = getenv("CUDAEMU_FAIL_LAUNCH"); /* a launch the device refuses (e.g. too many registers) */
+  if (refuse && !strcmp(refuse, name)) {
+    last_error = cudaErrorLaunchOutOfResources;
+    return;
+  }
   gdim = g, bdim = b, body = &k, kernel_name = name;
   std::vector<uint3> blocks;
   for (unsigned z = 0; z < g.z; z++)
@@ -261,10 +266,18 @@ const char *cudaGetErrorString(cudaError_t e)
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";
+  case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
   default: return "unknown error";
   }
 }
-cudaError_t cudaGetDeviceCount(int *n) { return *n = 1, cudaSuccess; }
+/* CUDAEMU_DEVICE_ERROR=35 (or 100, ...): no usable device, for that reason */
+cudaError_t cudaGetDeviceCount(int *n)
+{
+  const char *e = getenv("CUDAEMU_DEVICE_ERROR");
+  *n = e ? 0 : 1;
+  return e ? (last_error = (cudaError_t)atoi(e)) : cudaSuccess;
+}
 cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : (last_error = cudaErrorInvalidDevice); }
 cudaError_t cudaGetDevice(int *d) { return *d = 0, cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
