@@ -25,6 +25,17 @@ struct mlp_cuda {
   red_partial_t *tmp; /* host, per-pair partials of one layer */
 };
 
+/* A layer's dout*(din+1) weight-gradient sums are formed MLP_PAIR_CHUNK pairs at
+ * a time, in whole rows (issue 26, C1): the host partials (80 bytes a pair)
+ * and gradsum's device workspace stay bounded for any width, where one call
+ * per layer asked 128 GB at width 40000. Each pair's sum does not depend on
+ * the pairs beside it in a call: the same bits in every strategy. The
+ * emulation sets it small so that its tests cross chunk edges. */
+#ifndef MLP_PAIR_CHUNK
+#define MLP_PAIR_CHUNK ((size_t)1 << 20)
+#endif
+static size_t layer_rows(size_t din) { return MLP_PAIR_CHUNK / (din + 1) ? MLP_PAIR_CHUNK / (din + 1) : 1; } /* rows of W per call */
+
 #define CK(x) \
   do { \
     int e_ = (int)(x); \
@@ -159,7 +170,12 @@ extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *w
   CK(cudaMalloc(&m->w, 4 * nparam * sizeof(float)));
   m->m = m->w + nparam, m->v = m->m + nparam, m->g = m->v + nparam;
   CK(cudaMalloc(&m->norm, 2 * (m->dim[0] + m->dim[nlayer]) * sizeof(float)));
-  m->tmp = (red_partial_t *)malloc((m->maxdim + 1) * m->maxdim * sizeof(red_partial_t));
+  size_t ntmp = 2 * m->maxdim + 2; /* grad_refs; then the largest call of mlp_cuda_grad (see MLP_PAIR_CHUNK) */
+  for (int l = 0; l < nlayer; l++) {
+    size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din), pairs = (rows < dout ? rows : dout) * (din + 1);
+    if (pairs > ntmp) ntmp = pairs;
+  }
+  m->tmp = (red_partial_t *)malloc(ntmp * sizeof(red_partial_t));
   return m->tmp ? 0 : (int)cudaErrorMemoryAllocation;
 }
 
@@ -272,11 +288,14 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
   /* loss: one pair, sum over all n*nout errors of e*e */
   if ((rc = gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, &part[m->nparam]))) return rc;
   for (int l = L - 1; l >= 0; l--) {
-    size_t din = m->dim[l], dout = m->dim[l + 1], npair = dout * (din + 1);
-    if ((rc = gradsum_cuda(st, (int)npair, (int)din, m->D[cur], m->cap, m->A[l], m->cap, n, &m->ws, m->tmp))) return rc;
-    for (size_t j = 0; j < dout; j++) { /* pair j*(din+1)+k -> W[j][k]; k == din -> b[j] */
-      for (size_t k = 0; k < din; k++) part[m->woff[l] + j * din + k] = m->tmp[j * (din + 1) + k];
-      part[m->boff[l] + j] = m->tmp[j * (din + 1) + din];
+    size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din);
+    for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0.., at most max(MLP_PAIR_CHUNK, din+1) pairs */
+      size_t nj = dout - j0 < rows ? dout - j0 : rows;
+      if ((rc = gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, m->tmp))) return rc;
+      for (size_t j = j0; j < j0 + nj; j++) { /* pair (j-j0)*(din+1)+k -> W[j][k]; k == din -> b[j] */
+        for (size_t k = 0; k < din; k++) part[m->woff[l] + j * din + k] = m->tmp[(j - j0) * (din + 1) + k];
+        part[m->boff[l] + j] = m->tmp[(j - j0) * (din + 1) + din];
+      }
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
