@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu-check.sh [options]: the GPU verification and measurements a
 # vendor runs too (issue 10; docs/gpu.md). Steps (-steps, default all):
-#   device    the devices: name, memory, driver, compute capability
+#   device    first contact: driver and runtime CUDA versions, device 0, its
+#             compute mode, one checked launch; stops here when it fails
 #   test      test_surrogate_cuda: CPU and GPU train steps bitwise equal
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on
 #             that test and on a 4-step coupled run: 0 errors each
@@ -121,8 +122,28 @@ gpuonly() { # STEP: true when the step may run; records a skip in a rehearsal
   return 1
 }
 
+finish() {
+  cat "$out/appendix.md" >> "$res" && rm -f "$out/appendix.md"
+  tar -C "$out" -czf "$out/logs.tar.gz" logs 2> /dev/null || true
+}
+
+# First contact: the driver's and the runtime's CUDA versions, device 0, its
+# compute mode and one checked launch. When the device cannot be used (a
+# driver too old for the static runtime, a prohibited compute mode), one line
+# and no further step.
 if gpuonly device; then
-  record device pass "$(nvidia-smi -L | paste -sd ';'); CUDA driver $(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)"
+  if [ -z "$tcuda" ]; then record device fail "test_surrogate_cuda not found under $bin"
+  else
+    probe=$(timeout 120 "$tcuda" -cuda_test_probe 2>&1); rc=$?
+    probe=$(printf '%s\n' "$probe" | tail -n 1)
+    if [ $rc = 0 ]; then record device pass "$probe"
+    else
+      record device fail "${probe:-exit $rc}"
+      finish
+      echo "gpu-check: error: no GPU step can run: ${probe:-test_surrogate_cuda -cuda_test_probe exited $rc}" >&2
+      exit 1
+    fi
+  fi
 fi
 
 if gpuonly test; then
@@ -134,7 +155,11 @@ fi
 
 if gpuonly sanitize; then
   short=(-options_file inputs/grayscott-small.opts -ts_max_steps 4 -surrogate_device cuda)
-  if command -v compute-sanitizer > /dev/null; then
+  # the tool on the one-kernel probe first: where it cannot reach the device
+  # (one of the machine runtimes), a skip, not a failure of our code
+  if command -v compute-sanitizer > /dev/null && ! { [ -n "$tcuda" ] && compute-sanitizer --tool memcheck --error-exitcode 99 "$tcuda" -cuda_test_probe > "$logs/sanitizer-probe.log" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$logs/sanitizer-probe.log"; }; then
+    record compute-sanitizer skip "cannot run here: $(grep -m1 -iE 'error|fail|not supported' "$logs/sanitizer-probe.log" 2>/dev/null || echo "no summary on the probe"), logs/sanitizer-probe.log"
+  elif command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck synccheck initcheck; do
       for what in test app; do
         if [ $what = test ]; then cmd=("$tcuda" -cuda_test_big_n 9000); else cmd=("$app" "${short[@]}"); fi
@@ -239,6 +264,8 @@ if gpuonly profile; then
   nmax=$(printf '%s\n' $bench_n | sort -n | tail -n 1)
   if ! command -v ncu > /dev/null; then record profile skip "ncu (Nsight Compute) not on PATH"
   elif [ -z "$bench" ]; then record profile fail "bench_surrogate not found under $bin"
+  elif ! { [ -n "$tcuda" ] && ncu --section SpeedOfLight --kernel-name k_probe "$tcuda" -cuda_test_probe > "$logs/ncu-probe.log" 2>&1 && grep -q "k_probe" "$logs/ncu-probe.log" && ! grep -q "==ERROR==" "$logs/ncu-probe.log"; }; then
+    record profile skip "ncu cannot run here: $(grep -m1 -E '==ERROR==|==WARNING==' "$logs/ncu-probe.log" 2>/dev/null || echo "the probe's kernel was not profiled"), logs/ncu-probe.log"
   else
     # the reproducible strategy's own kernels (max-exponent search, integer
     # bins), selected by name: bench_surrogate runs atomic, deterministic and
@@ -252,7 +279,6 @@ if gpuonly profile; then
   fi
 fi
 
-cat "$out/appendix.md" >> "$res" && rm -f "$out/appendix.md"
-tar -C "$out" -czf "$out/logs.tar.gz" logs 2> /dev/null || true
+finish
 echo; echo "gpu-check: $fails check(s) failed; results in $res and $yaml"
 [ $fails = 0 ]

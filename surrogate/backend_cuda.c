@@ -15,6 +15,7 @@
 
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
 const char *SurrogateCUDAUnavailableReason(void) { return mlp_cuda_unavailable_reason(); }
+int         SurrogateCUDAProbe(char *line, size_t len) { return mlp_cuda_probe(line, len); }
 
 /* The device of this rank: -surrogate_device_id, or the node-local rank
  * modulo the node's device count (ranks may share a device). */

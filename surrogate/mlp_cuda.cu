@@ -122,7 +122,7 @@ static unsigned nblk(size_t n) { return (unsigned)((n + TPB - 1) / TPB); }
 
 /* Whether a device is usable, and if not why (the runtime's words: e.g. a
  * driver too old for this runtime), for the one-line refusal (C4). */
-static int  avail = -1;
+static int  avail = -1, unavail_err = 0;
 static char unavail_why[200];
 extern "C" int mlp_cuda_available(void)
 {
@@ -130,7 +130,7 @@ extern "C" int mlp_cuda_available(void)
     int         n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     cudaGetLastError(); /* clear the sticky "no driver" error */
-    avail = e == cudaSuccess && n > 0;
+    avail = e == cudaSuccess && n > 0, unavail_err = (int)e;
     if (e != cudaSuccess) snprintf(unavail_why, sizeof unavail_why, "cudaGetDeviceCount: %s (CUDA error %d)", cudaGetErrorString(e), (int)e);
     else if (!avail) snprintf(unavail_why, sizeof unavail_why, "the driver reports no CUDA device");
   }
@@ -138,6 +138,41 @@ extern "C" int mlp_cuda_available(void)
 }
 
 extern "C" const char *mlp_cuda_unavailable_reason(void) { return mlp_cuda_available() ? "" : unavail_why; }
+
+__global__ void k_probe(int *out) { out[threadIdx.x] = 3 * (int)threadIdx.x + 1; }
+
+/* First contact (gpu-check.sh -steps device): the CUDA version the driver
+ * supports and the runtime's, device 0's name, compute capability, memory
+ * and compute mode, and one launch checked on the host. A driver that cannot
+ * run this runtime gives its reason and the runtime's error code. */
+extern "C" int mlp_cuda_probe(char *buf, size_t len)
+{
+  static const char *modes[] = {"default", "exclusive-thread", "prohibited", "exclusive-process"};
+  int                drv = 0, rt = 0, mode = 0, got[32], rc;
+  int               *d   = nullptr;
+  cudaDeviceProp     p;
+  cudaDriverGetVersion(&drv), cudaRuntimeGetVersion(&rt);
+  char dv[48] = "no CUDA driver";
+  if (drv) snprintf(dv, sizeof dv, "driver supports CUDA %d.%d", drv / 1000, drv % 1000 / 10);
+  int n = snprintf(buf, len, "%s, runtime CUDA %d.%d", dv, rt / 1000, rt % 1000 / 10);
+  if (n < 0 || (size_t)n >= len) return (int)cudaErrorInvalidValue;
+  if (!mlp_cuda_available()) {
+    snprintf(buf + n, len - n, ": no usable device: %s", unavail_why);
+    return unavail_err ? unavail_err : (int)cudaErrorNoDevice;
+  }
+  CK(cudaGetDeviceProperties(&p, 0));
+  CK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0));
+  CK(cudaMalloc(&d, sizeof got));
+  k_probe<<<1, 32>>>(d);
+  rc = (int)cudaGetLastError();
+  if (!rc) rc = (int)cudaMemcpy(got, d, sizeof got, cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  for (int i = 0; !rc && i < 32; i++)
+    if (got[i] != 3 * i + 1) rc = (int)cudaErrorLaunchFailure;
+  snprintf(buf + n, len - n, "; device 0: %s, compute capability %d.%d, %.1f GiB, %d SMs, compute mode %s; test launch %s", p.name, p.major, p.minor, p.totalGlobalMem / 1073741824.0, p.multiProcessorCount,
+           mode >= 0 && mode < 4 ? modes[mode] : "unknown", rc ? cudaGetErrorString((cudaError_t)rc) : "ok");
+  return rc;
+}
 
 extern "C" int mlp_cuda_device_count(void)
 {

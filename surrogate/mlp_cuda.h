@@ -15,6 +15,7 @@ typedef struct mlp_cuda mlp_cuda;
 
 int         mlp_cuda_available(void); /* 1: cudaGetDeviceCount > 0, else 0 */
 int         mlp_cuda_device_count(void); /* 0 when none */
+int         mlp_cuda_probe(char *buf, size_t len); /* versions, device 0, compute mode, a checked launch: one line in buf */
 const char *mlp_cuda_unavailable_reason(void); /* why mlp_cuda_available() is 0; "" when it is 1 */
 /* Make device id current for this process; name (len bytes) gets its name. */
 int         mlp_cuda_select_device(int id, char *name, size_t len);

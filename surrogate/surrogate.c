@@ -228,6 +228,11 @@ const char *SurrogateGetStrategyName(void) { return red_strategy_name(SURROGATE_
 #if !defined(MINIAPP_HAVE_CUDA)
 int SurrogateCUDAAvailable(void) { return -1; } /* -1: not compiled in */
 const char *SurrogateCUDAUnavailableReason(void) { return "this build has no CUDA support"; }
+int SurrogateCUDAProbe(char *line, size_t len)
+{
+  snprintf(line, len, "this build has no CUDA support");
+  return -1;
+}
 #endif
 
 /* The settings that decide the network's arithmetic, as "key: value" lines

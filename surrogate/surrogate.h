@@ -95,5 +95,6 @@ PETSC_EXTERN PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, P
 /* 1: a usable CUDA device exists (cudaGetDeviceCount > 0); 0: none; -1: built without CUDA. */
 PETSC_EXTERN int SurrogateCUDAAvailable(void);
 PETSC_EXTERN const char *SurrogateCUDAUnavailableReason(void); /* why SurrogateCUDAAvailable() is not 1 */
+PETSC_EXTERN int         SurrogateCUDAProbe(char *line, size_t len); /* first contact: versions, device, a checked launch; 0 when all is well */
 
 #endif

@@ -54,6 +54,20 @@ scripts/gpu-check.sh -rehearse -bin "$tmp/bad/reproducible" -out "$tmp/gcbad" -s
 has "$tmp/gcbad/result.md" "| deck grayscott-small | fail | exit 3"
 has "$tmp/gcbad/result.md" "| atomic study | skip | no miniapp under -atomic_bin"
 
+# first contact without a usable GPU (this machine; or a build without CUDA):
+# the device step fails with the runtime's reason and no further step runs
+if ! "$build/tests/surrogate/test_surrogate_cuda" -cuda_test_probe > /dev/null 2>&1; then
+  mkdir -p "$tmp/fakebin" # a driver tool that answers, as on a node whose driver is too old
+  printf '#!/bin/sh\necho "0, NVIDIA stand-in, 80 GiB, 470.00, 9.0"\n' > "$tmp/fakebin/nvidia-smi" && chmod +x "$tmp/fakebin/nvidia-smi"
+  rc=0
+  PATH=$tmp/fakebin:$PATH scripts/gpu-check.sh -bin "$tmp/root/reproducible" -out "$tmp/gcdev" -steps device,decks -decks grayscott-small > "$tmp/out" 2> "$tmp/err" || rc=$?
+  [ $rc = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "no usable device gave exit $rc, not 1"; }
+  [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "no usable device: expected one error line"; }
+  has "$tmp/err" "gpu-check: error: no GPU step can run:"
+  has "$tmp/gcdev/result.md" "| device | fail |"
+  ! grep -q "deck grayscott-small" "$tmp/gcdev/result.md" || fail "a step ran after the device step failed"
+fi
+
 # bad arguments: one line, nonzero exit
 for c in "-steps decks,warp" "-widths 3,,4" "-replicas 1" "-np 0" "-bench_n 1e6" "-decks nosuch" "-bin $tmp/nonexistent" "-out /proc/gc" "-sweep_decks nosuch"; do
   rc=0

@@ -278,6 +278,8 @@ cudaError_t cudaGetDeviceCount(int *n)
   *n = e ? 0 : 1;
   return e ? (last_error = (cudaError_t)atoi(e)) : cudaSuccess;
 }
+cudaError_t cudaDriverGetVersion(int *v) { return *v = getenv("CUDAEMU_DEVICE_ERROR") ? 12020 : 13000, cudaSuccess; } /* an old driver with the error */
+cudaError_t cudaRuntimeGetVersion(int *v) { return *v = 13000, cudaSuccess; }
 cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : (last_error = cudaErrorInvalidDevice); }
 cudaError_t cudaGetDevice(int *d) { return *d = 0, cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
@@ -288,7 +290,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
   p->totalGlobalMem = (size_t)1 << 30, p->multiProcessorCount = 2, p->major = 9, p->minor = 0;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) { return *v = a == cudaDevAttrMultiProcessorCount ? 2 : 0, cudaSuccess; }
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) { return *v = a == cudaDevAttrMultiProcessorCount ? 2 : 0, cudaSuccess; } /* compute mode 0: default */
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 struct emu_event {
   double t;

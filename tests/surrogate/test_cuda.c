@@ -96,9 +96,18 @@ static PetscErrorCode nonfinite(int *failures)
 int main(int argc, char **argv)
 {
   PetscInt big = ((PetscInt)1 << 22) + 4099;
-  int      failures = 0;
+  int       failures = 0;
+  PetscBool probe    = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-cuda_test_probe", &probe, NULL));
+  if (probe) { /* first contact (gpu-check.sh -steps device): one line, exit 1 when the device cannot be used */
+    char line[512];
+    int  rc = SurrogateCUDAProbe(line, sizeof line);
+    printf("%s%s\n", rc ? "test_surrogate_cuda: error: " : "", line);
+    PetscCall(PetscFinalize());
+    return rc ? 1 : 0;
+  }
   if (SurrogateCUDAAvailable() <= 0) {
     printf("skipped: %s\n", SurrogateCUDAAvailable() < 0 ? "built without CUDA" : "no usable CUDA device");
     PetscCall(PetscFinalize());
