@@ -1,7 +1,8 @@
 /* kernels/gradsum_cuda.cu: the GPU tall-skinny reductions (see gradsum_cuda.h).
  * Why each strategy is built this way:
  *   atomic: one float partial per (pair, block) of GS_CHUNK samples, added to
- *     the result with atomicAdd in arrival order, like common DL frameworks.
+ *     the result with atomicAdd in arrival order, like common DL frameworks;
+ *     a pair's chunks run in neighbouring blocks, so their adds race.
  *   deterministic: the same partials written to memory and combined by a fixed
  *     pairwise tree per pair; the split depends only on len, never on the GPU.
  *   reproducible: products are exact in double; a first pass finds the largest
@@ -10,8 +11,9 @@
  *     integer atomics (associative), so the bins equal rsum.c's. Each segment
  *     of GS_SEG_LEN samples has its own bins (no int64 bin can overflow); the
  *     host adds the segments' bins exactly in __int128.
- * Every kernel walks its pair's chunks with a stride of gridDim.y (at most
- * 65535 blocks in y), so any len works.
+ * The fixed-order kernels walk a pair's chunks with a stride of gridDim.y (at
+ * most 65535 blocks in y), the atomic one all (pair, chunk) items with a
+ * stride of gridDim.x, so any len works.
  * The CPU counterparts are surrogate/tallskinny_cpu.c and kernels/rsum.c. */
 #include "gradsum_cuda.h"
 
@@ -29,15 +31,25 @@ __device__ __forceinline__ void gs_rows(int p, int ny, const float *X, size_t ld
   *y = k < ny ? Y + (size_t)k * ldy : nullptr;
 }
 
-__global__ void gradsum_float_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, float *partial, float *acc)
+/* Work item w = pair * nchunk + chunk. Atomic (acc): a 1-D grid walks w in
+ * order, so a pair's chunks go to neighbouring blocks, which a GPU runs at the
+ * same time: their atomicAdds race as the strategy means them to (issue 26,
+ * L3; with x = pair and y = chunk, blocks are dispatched x-fastest and each
+ * pair's adds arrived in chunk order, nearly a fixed order). Deterministic
+ * (partial): x = pair, y = chunk with a stride of gridDim.y; order does not
+ * matter there. */
+__global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, float *partial, float *acc)
 {
   __shared__ float sh[GS_THREADS];
   const float     *x, *y;
-  int              p = blockIdx.x, t = threadIdx.x;
-  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
+  int              t    = threadIdx.x;
+  size_t           w    = acc ? blockIdx.x : (size_t)blockIdx.x * nchunk + blockIdx.y;
+  size_t           step = acc ? gridDim.x : gridDim.y, end = acc ? (size_t)npair * nchunk : ((size_t)blockIdx.x + 1) * nchunk;
+  for (; w < end; w += step) {
+    int    p = (int)(w / nchunk), c = (int)(w % nchunk);
     size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
     float  a  = 0.0f;
+    gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) a = __fadd_rn(a, y ? __fmul_rn(x[i], y[i]) : x[i]);
     sh[t] = a;
     __syncthreads();
@@ -185,11 +197,13 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     if ((rc = ws_reserve(ws, bytes, (size_t)npair * sizeof(float)))) return rc;
     float *out = (float *)ws->dev, *partial = out + npair;
     if (det) {
-      gradsum_float_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, partial, nullptr);
+      gradsum_float_kernel<<<grid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, partial, nullptr);
       gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, nchunk, partial, out);
     } else {
       cudaMemsetAsync(out, 0, (size_t)npair * sizeof(float));
-      gradsum_float_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, nullptr, out);
+      size_t   nw   = (size_t)npair * (size_t)nchunk; /* pair-minor work items, see gradsum_float_kernel */
+      unsigned nblk = nw < (size_t)INT_MAX ? (unsigned)nw : (unsigned)INT_MAX;
+      gradsum_float_kernel<<<nblk, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nullptr, out);
     }
     if ((rc = (int)cudaMemcpy(ws->host, out, (size_t)npair * sizeof(float), cudaMemcpyDeviceToHost))) return rc;
     for (int p = 0; p < npair; p++) part[p].d = ((const float *)ws->host)[p];

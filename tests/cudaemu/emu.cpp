@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <algorithm>
 #include <vector>
 
 namespace emu {
@@ -116,7 +117,17 @@ void launch(dim3 g, dim3 b, const std::function<void()> &k, const char *name, bo
   for (unsigned z = 0; z < g.z; z++)
     for (unsigned y = 0; y < g.y; y++)
       for (unsigned x = 0; x < g.x; x++) blocks.push_back(uint3{x, y, z});
-  shuffle(blocks);
+  /* CUDAEMU_WAVE=W: a GPU's dispatch instead: blocks in linear order (x
+   * fastest), W resident at once and finishing in any order (a shuffle
+   * within each group of W). Default: every block order is possible. */
+  const char *wave = getenv("CUDAEMU_WAVE");
+  size_t      W    = wave ? strtoul(wave, NULL, 10) : 0;
+  if (!W) shuffle(blocks);
+  for (size_t b0 = 0; W && b0 < blocks.size(); b0 += W) {
+    std::vector<uint3> g(blocks.begin() + b0, blocks.begin() + std::min(blocks.size(), b0 + W));
+    shuffle(g);
+    std::copy(g.begin(), g.end(), blocks.begin() + b0);
+  }
   if (!use_fibers) { /* no barrier in the kernel: each thread runs to its end, in a shuffled order */
     std::vector<uint3> tids(nthreads);
     for (size_t t = 0; t < nthreads; t++) tids[t] = uint3{(unsigned)(t % b.x), (unsigned)(t / b.x % b.y), (unsigned)(t / ((size_t)b.x * b.y))};
