@@ -13,7 +13,8 @@
 
 #define N 128
 
-__global__ void sum_ok(const float *x, float *out)
+/* A shared-memory tree sum; planted (race): all its barriers but one missing. */
+__global__ void sum(const float *x, float *out, int race)
 {
   __shared__ float sh[N];
   int t = threadIdx.x;
@@ -21,20 +22,7 @@ __global__ void sum_ok(const float *x, float *out)
   __syncthreads();
   for (int h = N / 2; h > 0; h >>= 1) {
     if (t < h) sh[t] += sh[t + h];
-    __syncthreads();
-  }
-  if (t == 0) *out = sh[0];
-}
-
-__global__ void sum_race(const float *x, float *out)
-{
-  __shared__ float sh[N];
-  int t = threadIdx.x;
-  sh[t] = x[t];
-  __syncthreads();
-  for (int h = N / 2; h > 0; h >>= 1) {
-    if (t < h) sh[t] += sh[t + h];
-    if (h == N / 4) __syncthreads(); /* the others are missing */
+    if (!race || h == N / 4) __syncthreads(); /* uniform over the block */
   }
   if (t == 0) *out = sh[0];
 }
@@ -58,12 +46,12 @@ int main(int argc, char **argv)
   cudaMalloc(&x, N * sizeof(float));
   cudaMalloc(&out, N * sizeof(float));
   cudaMemcpy(x, h, N * sizeof(float), cudaMemcpyHostToDevice);
-  if (!strcmp(mode, "good")) sum_ok<<<1, N>>>(x, out);
-  else if (!strcmp(mode, "race")) sum_race<<<1, N>>>(x, out);
+  if (!strcmp(mode, "good")) sum<<<1, N>>>(x, out, 0);
+  else if (!strcmp(mode, "race")) sum<<<1, N>>>(x, out, 1);
   else if (!strcmp(mode, "divergent")) divergent<<<1, N>>>(out);
   else if (!strcmp(mode, "oob")) oob<<<1, 32>>>(x, out, N);
   else if (!strcmp(mode, "memcpy")) cudaMemcpy(h, x, (N + 1) * sizeof(float), cudaMemcpyDeviceToHost);
-  else if (!strcmp(mode, "empty")) { sum_ok<<<0, N>>>(x, out); printf("%s\n", cudaGetErrorString(cudaGetLastError())); return 0; }
+  else if (!strcmp(mode, "empty")) { sum<<<0, N>>>(x, out, 0); printf("%s\n", cudaGetErrorString(cudaGetLastError())); return 0; }
   cudaMemcpy(&r, out, sizeof r, cudaMemcpyDeviceToHost);
   printf("%s: sum %.1f (want %.1f)\n", mode, (double)r, N * (N + 1) / 2.0);
   return r == N * (N + 1) / 2.0f ? 0 : 1;

@@ -58,6 +58,25 @@ static inline size_t count_diff_bits(size_t n, const float *a, const float *b)
   return d;
 }
 
+/* Weights of two surrogates (CPU and device) after training: how many differ
+ * bitwise, their relative L2 distance, and the number of weights. */
+static inline PetscErrorCode weights_diff(Surrogate c, Surrogate g, size_t *dw, double *rel, PetscInt *np)
+{
+  float *wc, *wg;
+  double d2 = 0, n2 = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(SurrogateGetNumWeights(c, np));
+  PetscCall(PetscMalloc2(*np, &wc, *np, &wg));
+  PetscCall(SurrogateGetWeights(c, wc, *np));
+  PetscCall(SurrogateGetWeights(g, wg, *np));
+  for (PetscInt i = 0; i < *np; i++) d2 += (wc[i] - wg[i]) * (double)(wc[i] - wg[i]), n2 += wc[i] * (double)wc[i];
+  *dw  = count_diff_bits((size_t)*np, wc, wg);
+  *rel = sqrt(d2 / n2);
+  PetscCall(PetscFree2(wc, wg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #define CHECK(cond, ...) \
   do { \
     if (!(cond)) { \
