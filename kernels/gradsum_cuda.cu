@@ -117,14 +117,14 @@ __global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const fl
   double               m = __longlong_as_double((long long)mx[p]);
   if (!(m > 0.0)) return; /* uniform across the block */
   gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  int top = gradsum_top_bin(m);
+  gradsum_scale_t sc = gradsum_scale(gradsum_top_bin(m)); /* once per pair (F5) */
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
     long long b[3] = {0, 0, 0}, q[3];
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
       double v = y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i];
       if (!isfinite(v)) continue; /* counted apart (absmax's nf) */
-      gradsum_split(v, top, q);
+      gradsum_split_scaled(v, sc, q);
       b[0] += q[0], b[1] += q[1], b[2] += q[2];
     }
     for (int k = 0; k < 3; k++) sh[k][t] = b[k];

@@ -39,20 +39,39 @@ GS_HD int gradsum_top_bin(double mx)
   return q - 1;
 }
 
-/* The canonical 3-fold split of v under top bin `top`, as integer counts of
- * 2^((top-k)W); the same operations as rsum.c's chunk extraction. */
-GS_HD void gradsum_split(double v, int top, long long q[3])
+/* The powers of two of the canonical split under top bin `top`, formed once
+ * per sum, not per product (issue 26, F5): the shift -top*W, applied as
+ * 2^600 first when it is beyond a double's range, and 2^W, 2^2W. */
+typedef struct {
+  int    big;
+  double pre, s, w1, w2;
+} gradsum_scale_t;
+GS_HD gradsum_scale_t gradsum_scale(int top)
 {
-  int sh = -top * RSUM_W;
-  if (sh > 1000) v = GS_DMUL(v, ldexp(1.0, 600)), sh -= 600;
-  double r  = GS_DMUL(v, ldexp(1.0, sh));
+  gradsum_scale_t c;
+  int             sh = -top * RSUM_W;
+  c.big = sh > 1000, c.pre = ldexp(1.0, 600);
+  if (c.big) sh -= 600;
+  c.s = ldexp(1.0, sh), c.w1 = ldexp(1.0, RSUM_W), c.w2 = ldexp(1.0, 2 * RSUM_W);
+  return c;
+}
+
+/* The canonical 3-fold split of v, as integer counts of 2^((top-k)W); the
+ * same operations as rsum.c's chunk extraction. Products with powers of two
+ * are exact, so this gives the bits of ldexp at each step. */
+GS_HD void gradsum_split_scaled(double v, gradsum_scale_t c, long long q[3])
+{
+  if (c.big) v = GS_DMUL(v, c.pre);
+  double r  = GS_DMUL(v, c.s);
   double q0 = GS_DSUB(GS_DADD(r, 0x1.8p52), 0x1.8p52);
   r         = GS_DSUB(r, q0);
   double q1 = GS_DSUB(GS_DADD(r, 0x1.8p12), 0x1.8p12);
   r         = GS_DSUB(r, q1);
   double q2 = GS_DSUB(GS_DADD(r, 0x1.8p-28), 0x1.8p-28);
-  q[0] = (long long)q0, q[1] = (long long)ldexp(q1, RSUM_W), q[2] = (long long)ldexp(q2, 2 * RSUM_W);
+  q[0] = (long long)q0, q[1] = (long long)GS_DMUL(q1, c.w1), q[2] = (long long)GS_DMUL(q2, c.w2);
 }
+
+GS_HD void gradsum_split(double v, int top, long long q[3]) { gradsum_split_scaled(v, gradsum_scale(top), q); }
 
 /* Samples per bin segment: 2^22 splits, each part below 2^(RSUM_W-1) = 2^39
  * in magnitude, sum to below 2^61, so no int64 bin of a segment overflows. */
