@@ -59,20 +59,24 @@ __global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t l
     }
     if (t == 0) {
       if (acc) atomicAdd(&acc[p], sh[0]);
-      else partial[(size_t)p * nchunk + c] = sh[0];
+      else partial[(size_t)c * npair + p] = sh[0]; /* pair-minor: the tree's threads read neighbours (F3) */
     }
     __syncthreads(); /* sh[0] read before the next chunk writes sh */
   }
 }
 
-/* One thread per pair: level-by-level pairwise tree over its chunk partials. */
+/* One thread per pair: level-by-level pairwise tree over its chunk partials.
+ * Partials are stored chunk-major, pair-minor (partial[c * npair + p]), so a
+ * warp's 32 pairs read 32 neighbouring floats at each step (issue 26, F3;
+ * pair-major had them nchunk floats apart). Same tree, same bits. */
 __global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float *out)
 {
   int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= npair) return;
-  float *q = partial + (size_t)p * nchunk;
+  float *q = partial + p;
+  size_t n = (size_t)npair;
   for (int st = 1; st < nchunk; st *= 2)
-    for (int c = 0; c + st < nchunk; c += 2 * st) q[c] = __fadd_rn(q[c], q[c + st]);
+    for (int c = 0; c + st < nchunk; c += 2 * st) q[c * n] = __fadd_rn(q[c * n], q[(c + st) * n]);
   out[p] = q[0];
 }
 
