@@ -157,12 +157,13 @@ PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const fl
 static PetscErrorCode SurrogateChooseBackend(Surrogate s)
 {
   PetscFunctionBeginUser;
-  int have = SurrogateCUDAAvailable();
-  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS, "-surrogate_device cuda: %s%s%s",
-             have < 0 ? "" : "no usable CUDA device (", SurrogateCUDAUnavailableReason(), have < 0 ? "" : ")");
+  int  have = SurrogateCUDAAvailable();
+  char why[256] = "";
+  if (have == 0) PetscCall(PetscSNPrintf(why, sizeof why, "no usable CUDA device (%s)", SurrogateCUDAUnavailableReason()));
+  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS, "-surrogate_device cuda: %s", have < 0 ? SurrogateCUDAUnavailableReason() : why);
   s->device = (s->device_req == SURROGATE_DEVICE_CPU || have <= 0) ? SURROGATE_DEVICE_CPU : SURROGATE_DEVICE_CUDA;
   if (s->device_req == SURROGATE_DEVICE_AUTO && s->device == SURROGATE_DEVICE_CPU)
-    PetscCall(PetscPrintf(s->comm, "# surrogate: %s%s%s; using the CPU backend\n", have < 0 ? "" : "no usable CUDA device (", have < 0 ? "built without CUDA" : SurrogateCUDAUnavailableReason(), have < 0 ? "" : ")"));
+    PetscCall(PetscPrintf(s->comm, "# surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : why));
   s->ops = &SurrogateOps_CPU;
 #if defined(MINIAPP_HAVE_CUDA)
   if (s->device == SURROGATE_DEVICE_CUDA) {
