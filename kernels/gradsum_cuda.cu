@@ -1,6 +1,6 @@
 /* kernels/gradsum_cuda.cu: the GPU tall-skinny reductions (see gradsum_cuda.h).
  * Why each strategy is built this way:
- *   atomic: one float partial per (pair, block) of GS_CHUNK samples, added to
+ *   atomic: one float partial per (pair, chunk of GS_CHUNK samples), added to
  *     the result with atomicAdd in arrival order, like common DL frameworks;
  *     a pair's chunks run in neighbouring blocks, so their adds race.
  *   deterministic: the same partials written to memory and combined by a fixed
@@ -11,9 +11,10 @@
  *     integer atomics (associative), so the bins equal rsum.c's. Each segment
  *     of GS_SEG_LEN samples has its own bins (no int64 bin can overflow); the
  *     host adds the segments' bins exactly in __int128.
- * The fixed-order kernels walk a pair's chunks with a stride of gridDim.y (at
- * most 65535 blocks in y), the atomic one all (pair, chunk) items with a
- * stride of gridDim.x, so any len works.
+ * A block works on a tile of pairs (F1, below). The fixed-order kernels walk a
+ * tile's chunks with a stride of gridDim.y (at most 65535 blocks in y), the
+ * atomic one all (tile, chunk) items with a stride of gridDim.x, so any len
+ * works. Results wait on the device until gradsum_cuda_flush (F4).
  * The CPU counterparts are surrogate/tallskinny_cpu.c and kernels/rsum.c. */
 #include "gradsum_cuda.h"
 
@@ -23,45 +24,106 @@
 #define GS_THREADS 256
 #define GS_CHUNK   4096
 #define GS_GRID_Y  65535u /* the y-dimension limit of a grid */
+#define CK_GS(x) \
+  do { \
+    int e_ = (int)(x); \
+    if (e_) return e_; \
+  } while (0)
+/* Pair tiles (issue 26, F1): a block sums TJ x rows against TK y rows (the
+ * bias column y = 1 among them), TJ*TK pairs from TJ+TK rows of samples, where
+ * one block per pair read 2 rows: 8x less memory traffic for the float
+ * strategies (8x8), 4x for the reproducible passes (4x4; their per-pair state
+ * is 3 int64 bins). Each thread still adds its lane's samples of a pair in
+ * sample order and the block tree is the same, so every pair's sum has the
+ * bits of the one-pair-per-block kernel: the same order per pair, only more
+ * pairs per block. (Fewer reads would need the sample order split across
+ * warps differently, which changes the deterministic strategy's bits.) */
+#define GS_FT      8  /* float strategies: TJ = TK */
+#define GS_RT      4  /* reproducible passes: TJ = TK */
+#define GS_ROUND   16 /* pairs per round of the block trees (16 KB of floats) */
 
-__device__ __forceinline__ void gs_rows(int p, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, const float **x, const float **y)
+/* Tile geometry: nx x rows (ceil(npair / (ny+1))), ny+1 columns; tile w covers
+ * rows (w / ntk) * T.., columns (w % ntk) * T.. */
+struct gs_tile {
+  int npair, ny, ntk, j0, k0;
+};
+__device__ __forceinline__ gs_tile gs_tile_at(int npair, int ny, int T, size_t w)
 {
-  int j = p / (ny + 1), k = p % (ny + 1);
-  *x = X + (size_t)j * ldx;
-  *y = k < ny ? Y + (size_t)k * ldy : nullptr;
+  gs_tile g;
+  g.npair = npair, g.ny = ny, g.ntk = (ny + 1 + T - 1) / T;
+  g.j0 = (int)(w / g.ntk) * T, g.k0 = (int)(w % g.ntk) * T;
+  return g;
+}
+__host__ __device__ inline size_t gs_ntiles(int npair, int ny, int T)
+{
+  size_t nx = ((size_t)npair + ny) / (ny + 1);
+  return (nx + T - 1) / T * ((ny + 1 + T - 1) / T);
+}
+/* pair index of tile entry (a, b), or -1 outside the npair pairs */
+__device__ __forceinline__ int gs_pair(const gs_tile &g, int a, int b)
+{
+  int k = g.k0 + b;
+  if (k > g.ny) return -1;
+  long long p = (long long)(g.j0 + a) * (g.ny + 1) + k;
+  return p < g.npair ? (int)p : -1;
+}
+/* sample i of the tile's x rows and y columns; rows outside read nothing */
+template <int T> __device__ __forceinline__ void gs_load(const gs_tile &g, const float *X, size_t ldx, const float *Y, size_t ldy, size_t i, float xv[T], float yv[T])
+{
+  int nx = (g.npair + g.ny) / (g.ny + 1);
+#pragma unroll
+  for (int a = 0; a < T; a++) xv[a] = g.j0 + a < nx ? X[(size_t)(g.j0 + a) * ldx + i] : 0.0f;
+#pragma unroll
+  for (int b = 0; b < T; b++) {
+    int k = g.k0 + b;
+    yv[b] = k < g.ny ? Y[(size_t)k * ldy + i] : 1.0f; /* x * 1 is x: the bias sums' bits */
+  }
 }
 
-/* Work item w = pair * nchunk + chunk. Atomic (acc): a 1-D grid walks w in
- * order, so a pair's chunks go to neighbouring blocks, which a GPU runs at the
+/* Work item w = tile * nchunk + chunk. Atomic (acc): a 1-D grid walks w in
+ * order, so a tile's chunks go to neighbouring blocks, which a GPU runs at the
  * same time: their atomicAdds race as the strategy means them to (issue 26,
  * L3; with x = pair and y = chunk, blocks are dispatched x-fastest and each
  * pair's adds arrived in chunk order, nearly a fixed order). Deterministic
- * (partial): x = pair, y = chunk with a stride of gridDim.y; order does not
+ * (partial): x = tile, y = chunk with a stride of gridDim.y; order does not
  * matter there. */
 __global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, float *partial, float *acc)
 {
-  __shared__ float sh[GS_THREADS];
-  const float     *x, *y;
-  int              t    = threadIdx.x;
-  size_t           w    = acc ? blockIdx.x : (size_t)blockIdx.x * nchunk + blockIdx.y;
-  size_t           step = acc ? gridDim.x : gridDim.y, end = acc ? (size_t)npair * nchunk : ((size_t)blockIdx.x + 1) * nchunk;
+  __shared__ float sh[GS_ROUND][GS_THREADS];
+  const int        T = GS_FT;
+  int              t = threadIdx.x;
+  size_t           ntile = gs_ntiles(npair, ny, T);
+  size_t           w     = acc ? blockIdx.x : (size_t)blockIdx.x * nchunk + blockIdx.y;
+  size_t           step = acc ? gridDim.x : gridDim.y, end = acc ? ntile * nchunk : ((size_t)blockIdx.x + 1) * nchunk;
   for (; w < end; w += step) {
-    int    p = (int)(w / nchunk), c = (int)(w % nchunk);
-    size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-    float  a  = 0.0f;
-    gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-    for (size_t i = s0 + t; i < s1; i += GS_THREADS) a = __fadd_rn(a, y ? __fmul_rn(x[i], y[i]) : x[i]);
-    sh[t] = a;
-    __syncthreads();
-    for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* fixed tree inside the block */
-      if (t < h) sh[t] = __fadd_rn(sh[t], sh[t + h]);
+    gs_tile g = gs_tile_at(npair, ny, T, w / nchunk);
+    int     c = (int)(w % nchunk);
+    size_t  s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
+    float   a[T * T], xv[T], yv[T];
+#pragma unroll
+    for (int q = 0; q < T * T; q++) a[q] = 0.0f;
+    for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
+      gs_load<T>(g, X, ldx, Y, ldy, i, xv, yv);
+#pragma unroll
+      for (int q = 0; q < T * T; q++) a[q] = __fadd_rn(a[q], __fmul_rn(xv[q / T], yv[q % T]));
+    }
+#pragma unroll
+    for (int q0 = 0; q0 < T * T; q0 += GS_ROUND) { /* the fixed tree inside the block, GS_ROUND pairs at a time */
+#pragma unroll
+      for (int q = 0; q < GS_ROUND; q++) sh[q][t] = a[q0 + q];
       __syncthreads();
+      for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
+        if (t < h)
+          for (int q = 0; q < GS_ROUND; q++) sh[q][t] = __fadd_rn(sh[q][t], sh[q][t + h]);
+        __syncthreads();
+      }
+      int p = t < GS_ROUND ? gs_pair(g, (q0 + t) / T, (q0 + t) % T) : -1;
+      if (p >= 0) {
+        if (acc) atomicAdd(&acc[p], sh[t][0]);
+        else partial[(size_t)c * npair + p] = sh[t][0]; /* pair-minor: the tree's threads read neighbours (F3) */
+      }
+      __syncthreads(); /* sh read before the next round writes it */
     }
-    if (t == 0) {
-      if (acc) atomicAdd(&acc[p], sh[0]);
-      else partial[(size_t)c * npair + p] = sh[0]; /* pair-minor: the tree's threads read neighbours (F3) */
-    }
-    __syncthreads(); /* sh[0] read before the next chunk writes sh */
   }
 }
 
@@ -82,142 +144,229 @@ __global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float
 
 /* The largest finite |product| of each pair (mx), and which non-finite
  * products it has (nf: 1 NaN, 2 +Inf, 4 -Inf): kernels/rsum.c keeps those
- * apart from the bins and sums them as they are, so must the device. */
-__global__ void gradsum_absmax_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx, unsigned long long *nf)
+ * apart from the bins and sums them as they are, so must the device. Block
+ * (tile, chunk stride gridDim.y); max and or are order-free. */
+__global__ void gradsum_absmax_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx, unsigned long long *nf)
 {
-  __shared__ double             sh[GS_THREADS];
-  __shared__ unsigned long long shf[GS_THREADS];
-  const float                  *x, *y;
-  int                           p = blockIdx.x, t = threadIdx.x;
-  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  double             m = 0.0;
-  unsigned long long f = 0;
+  const int                     T = GS_RT;
+  __shared__ double             sh[T * T][GS_THREADS];
+  __shared__ unsigned long long shf[GS_THREADS]; /* 3 bits per pair */
+  int                           t = threadIdx.x;
+  gs_tile                       g = gs_tile_at(npair, ny, T, blockIdx.x);
+  double                        m[T * T];
+  unsigned long long            f = 0;
+  float                         xv[T], yv[T];
+#pragma unroll
+  for (int q = 0; q < T * T; q++) m[q] = 0.0;
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
-      double v = y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i];
-      if (isfinite(v)) m = fmax(m, fabs(v));
-      else f |= v != v ? 1ull : v > 0 ? 2ull : 4ull;
+      gs_load<T>(g, X, ldx, Y, ldy, i, xv, yv);
+#pragma unroll
+      for (int q = 0; q < T * T; q++) {
+        double v = __dmul_rn((double)xv[q / T], (double)yv[q % T]);
+        if (isfinite(v)) m[q] = fmax(m[q], fabs(v));
+        else f |= (v != v ? 1ull : v > 0 ? 2ull : 4ull) << (3 * q);
+      }
     }
   }
-  sh[t] = m, shf[t] = f;
+#pragma unroll
+  for (int q = 0; q < T * T; q++) sh[q][t] = m[q];
+  shf[t] = f;
   __syncthreads();
   for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
-    if (t < h) sh[t] = fmax(sh[t], sh[t + h]), shf[t] |= shf[t + h];
+    if (t < h) {
+      for (int q = 0; q < T * T; q++) sh[q][t] = fmax(sh[q][t], sh[q][t + h]);
+      shf[t] |= shf[t + h];
+    }
     __syncthreads();
   }
-  if (t == 0) {
-    atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[0]));
-    if (shf[0]) atomicOr(&nf[p], shf[0]);
+  int p = t < T * T ? gs_pair(g, t / T, t % T) : -1;
+  if (p >= 0) {
+    unsigned long long fp = (shf[0] >> (3 * t)) & 7ull;
+    atomicMax(&mx[p], (unsigned long long)__double_as_longlong(sh[t][0]));
+    if (fp) atomicOr(&nf[p], fp);
   }
 }
 
-/* bins[(p * nseg + g) * 3 + k]: fold k of pair p over segment g (GS_SEG_LEN samples) */
-__global__ void gradsum_bins_kernel(int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned long long *mx, unsigned long long *bins)
+/* bins[(p * nseg + g) * 3 + k]: fold k of pair p over segment g (GS_SEG_LEN
+ * samples). Integer adds: any order, any tiling gives the same bins. */
+__global__ void gradsum_bins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned long long *mx, unsigned long long *bins)
 {
-  __shared__ long long sh[3][GS_THREADS];
-  const float         *x, *y;
-  int                  p = blockIdx.x, t = threadIdx.x;
-  double               m = __longlong_as_double((long long)mx[p]);
-  if (!(m > 0.0)) return; /* uniform across the block */
-  gs_rows(p, ny, X, ldx, Y, ldy, &x, &y);
-  gradsum_scale_t sc = gradsum_scale(gradsum_top_bin(m)); /* once per pair (F5) */
+  const int            T = GS_RT, R = 4; /* pairs per round of the block tree: 24 KB */
+  __shared__ long long sh[R][3][GS_THREADS];
+  int                  t = threadIdx.x;
+  gs_tile              g = gs_tile_at(npair, ny, T, blockIdx.x);
+  double               s[T * T]; /* each pair's scale (F5); 0: no finite nonzero product */
+  int                  big = 0;  /* bit q: pair q's scale needs 2^600 first */
+  float                xv[T], yv[T];
+  gradsum_scale_t      sc = gradsum_scale(0);
+#pragma unroll
+  for (int q = 0; q < T * T; q++) {
+    int    p  = gs_pair(g, q / T, q % T);
+    double mq = p >= 0 ? __longlong_as_double((long long)mx[p]) : 0.0;
+    s[q]      = 0.0;
+    if (mq > 0.0) {
+      gradsum_scale_t c = gradsum_scale(gradsum_top_bin(mq));
+      s[q] = c.s, big |= c.big << q;
+    }
+  }
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-    long long b[3] = {0, 0, 0}, q[3];
+    long long b[T * T][3], qv[3];
+#pragma unroll
+    for (int q = 0; q < T * T; q++) b[q][0] = b[q][1] = b[q][2] = 0;
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
-      double v = y ? __dmul_rn((double)x[i], (double)y[i]) : (double)x[i];
-      if (!isfinite(v)) continue; /* counted apart (absmax's nf) */
-      gradsum_split_scaled(v, sc, q);
-      b[0] += q[0], b[1] += q[1], b[2] += q[2];
+      gs_load<T>(g, X, ldx, Y, ldy, i, xv, yv);
+#pragma unroll
+      for (int q = 0; q < T * T; q++) {
+        double v = __dmul_rn((double)xv[q / T], (double)yv[q % T]);
+        if (s[q] == 0.0 || !isfinite(v)) continue; /* non-finite: counted apart (absmax's nf) */
+        sc.s = s[q], sc.big = (big >> q) & 1;
+        gradsum_split_scaled(v, sc, qv);
+        b[q][0] += qv[0], b[q][1] += qv[1], b[q][2] += qv[2];
+      }
     }
-    for (int k = 0; k < 3; k++) sh[k][t] = b[k];
-    __syncthreads();
-    for (int h = GS_THREADS / 2; h > 0; h >>= 1) { /* integer adds: any order is exact */
-      if (t < h)
-        for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
+#pragma unroll
+    for (int q0 = 0; q0 < T * T; q0 += R) {
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        for (int k = 0; k < 3; k++) sh[r][k][t] = b[q0 + r][k];
+      __syncthreads();
+      for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
+        if (t < h)
+          for (int r = 0; r < R; r++)
+            for (int k = 0; k < 3; k++) sh[r][k][t] += sh[r][k][t + h];
+        __syncthreads();
+      }
+      if (t < 3 * R) {
+        int r = t / 3, k = t % 3, p = gs_pair(g, (q0 + r) / T, (q0 + r) % T);
+        if (p >= 0) atomicAdd(&bins[3 * ((size_t)p * nseg + s0 / GS_SEG_LEN) + k], (unsigned long long)sh[r][k][0]);
+      }
       __syncthreads();
     }
-    if (t == 0) {
-      unsigned long long *seg = bins + 3 * ((size_t)p * nseg + s0 / GS_SEG_LEN);
-      for (int k = 0; k < 3; k++) atomicAdd(&seg[k], (unsigned long long)sh[k][0]);
-    }
-    __syncthreads();
   }
 }
 
-static int ws_reserve(gradsum_ws *ws, size_t dbytes, size_t hbytes)
+/* Scratch for the deterministic chunk partials. Growing it frees the old
+ * one: cudaFree waits for the kernels that still use it. */
+static int ws_scratch(gradsum_ws *ws, size_t bytes)
 {
-  if (dbytes > ws->bytes) {
-    cudaFree(ws->dev);
-    ws->dev = nullptr, ws->bytes = 0;
-    cudaError_t e = cudaMalloc(&ws->dev, dbytes);
-    if (e != cudaSuccess) return (int)e;
-    ws->bytes = dbytes;
-  }
-  if (hbytes > ws->hbytes) {
-    free(ws->host);
-    ws->host   = malloc(hbytes);
-    ws->hbytes = ws->host ? hbytes : 0;
-    if (!ws->host) return (int)cudaErrorMemoryAllocation;
-  }
+  if (bytes <= ws->bytes) return 0;
+  cudaFree(ws->dev);
+  ws->dev = nullptr, ws->bytes = 0;
+  CK_GS(cudaMalloc(&ws->dev, bytes));
+  ws->bytes = bytes;
   return 0;
 }
 
-extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part)
+/* Results of the calls not yet flushed live at res (device) and, after the
+ * flush's one copy, at hres (pinned host). A call that does not fit flushes
+ * the pending ones first; the area grows only when nothing is pending, to at
+ * least GS_RES_MIN bytes, so one flush serves a whole train step of a
+ * moderate network and the memory stays bounded for any width. */
+#ifndef GS_RES_MIN /* the emulation sets it small, to cross the flushes */
+#define GS_RES_MIN ((size_t)4 << 20)
+#endif
+static int ws_results(gradsum_ws *ws, size_t bytes, size_t *off)
 {
-  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK;
+  if (ws->rused + bytes > ws->rcap) CK_GS(gradsum_cuda_flush(ws));
+  if (bytes > ws->rcap) {
+    cudaFree(ws->res), cudaFreeHost(ws->hres);
+    ws->res = ws->hres = nullptr, ws->rcap = 0;
+    size_t cap = bytes > GS_RES_MIN ? bytes : GS_RES_MIN;
+    CK_GS(cudaMalloc(&ws->res, cap));
+    CK_GS(cudaMallocHost(&ws->hres, cap));
+    ws->rcap = cap;
+  }
+  if (ws->ncall == ws->ccap) {
+    int   n = ws->ccap ? 2 * ws->ccap : 64;
+    void *c = realloc(ws->call, (size_t)n * sizeof *ws->call);
+    if (!c) return (int)cudaErrorMemoryAllocation;
+    ws->call = (gradsum_call *)c, ws->ccap = n;
+  }
+  *off = ws->rused;
+  ws->rused += (bytes + 7) / 8 * 8;
+  return 0;
+}
+
+/* Pair p's destination (gradsum_dst), or NULL for a dropped bias sum. */
+static red_partial_t *dst_of(const gradsum_dst *d, int ny, size_t p)
+{
+  size_t j = p / ((size_t)ny + 1), k = p % ((size_t)ny + 1);
+  return k < (size_t)ny ? d->w + j * d->ldw + k : d->b ? d->b + j * d->ldb : nullptr;
+}
+
+extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst)
+{
+  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, off;
   if (npair <= 0) return 0;
-  if (nch == 0) {
-    for (int p = 0; p < npair; p++) part[p].d = 0.0, rsum_init(&part[p].r);
+  if (nch == 0) { /* empty sums: nothing for the device */
+    for (int p = 0; p < npair; p++) {
+      red_partial_t *d = dst_of(&dst, ny, (size_t)p);
+      if (d) d->d = 0.0, rsum_init(&d->r);
+    }
     return 0;
   }
   if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
-  int  nchunk = (int)nch, rc;
-  dim3 grid((unsigned)npair, nch < GS_GRID_Y ? (unsigned)nch : GS_GRID_Y);
+  int    nchunk = (int)nch, nseg = (int)gradsum_nseg(len), rc;
+  size_t nty    = nch < GS_GRID_Y ? nch : GS_GRID_Y;
+  dim3   fgrid((unsigned)gs_ntiles(npair, ny, GS_FT), (unsigned)nty), rgrid((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty);
+  size_t bytes = st == RED_REPRODUCIBLE ? (size_t)npair * (2 + 3 * (size_t)nseg) * sizeof(unsigned long long) : (size_t)npair * sizeof(float);
+  if ((rc = ws_results(ws, bytes, &off))) return rc;
+  ws->call[ws->ncall++] = gradsum_call{st, npair, ny, nseg, off, dst};
   if (st == RED_REPRODUCIBLE) {
-    int    nseg  = (int)gradsum_nseg(len);
-    size_t bytes = (size_t)npair * (2 + 3 * (size_t)nseg) * sizeof(unsigned long long);
-    if ((rc = ws_reserve(ws, bytes, bytes))) return rc;
-    unsigned long long *mx = (unsigned long long *)ws->dev, *nf = mx + npair, *bins = nf + npair;
+    unsigned long long *mx = (unsigned long long *)((char *)ws->res + off), *nf = mx + npair, *bins = nf + npair;
     cudaMemsetAsync(mx, 0, bytes);
-    gradsum_absmax_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
-    gradsum_bins_kernel<<<grid, GS_THREADS>>>(ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
-    if ((rc = (int)cudaMemcpy(ws->host, ws->dev, bytes, cudaMemcpyDeviceToHost))) return rc;
-    const unsigned long long *hm = (const unsigned long long *)ws->host, *hf = hm + npair, *hb = hf + npair;
-    for (int p = 0; p < npair; p++) {
-      double m;
-      memcpy(&m, &hm[p], sizeof m);
-      part[p].d = 0.0;
-      gradsum_to_rsum(m, (const long long *)&hb[3 * (size_t)p * nseg], nseg, &part[p].r);
-      if (hf[p]) { /* rsum's sum of the non-finite summands: NaN with a NaN or both infinities, else the infinity */
-        part[p].r.nonfinite = 1;
-        part[p].r.special   = (hf[p] & 1) || (hf[p] & 6) == 6 ? (double)NAN : hf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
-      }
-    }
+    gradsum_absmax_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
+    gradsum_bins_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
+  } else if (st == RED_DETERMINISTIC) {
+    float *out = (float *)((char *)ws->res + off);
+    if ((rc = ws_scratch(ws, (size_t)npair * (size_t)nchunk * sizeof(float)))) return rc;
+    gradsum_float_kernel<<<fgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, (float *)ws->dev, nullptr);
+    gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, nchunk, (float *)ws->dev, out);
   } else {
-    int    det   = st == RED_DETERMINISTIC;
-    size_t bytes = (size_t)npair * sizeof(float) * (det ? (size_t)nchunk + 1 : 1);
-    if ((rc = ws_reserve(ws, bytes, (size_t)npair * sizeof(float)))) return rc;
-    float *out = (float *)ws->dev, *partial = out + npair;
-    if (det) {
-      gradsum_float_kernel<<<grid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, partial, nullptr);
-      gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, nchunk, partial, out);
-    } else {
-      cudaMemsetAsync(out, 0, (size_t)npair * sizeof(float));
-      size_t   nw   = (size_t)npair * (size_t)nchunk; /* pair-minor work items, see gradsum_float_kernel */
-      unsigned nblk = nw < (size_t)INT_MAX ? (unsigned)nw : (unsigned)INT_MAX;
-      gradsum_float_kernel<<<nblk, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nullptr, out);
-    }
-    if ((rc = (int)cudaMemcpy(ws->host, out, (size_t)npair * sizeof(float), cudaMemcpyDeviceToHost))) return rc;
-    for (int p = 0; p < npair; p++) part[p].d = ((const float *)ws->host)[p];
+    float   *out = (float *)((char *)ws->res + off);
+    size_t   nw  = gs_ntiles(npair, ny, GS_FT) * (size_t)nchunk; /* tile-minor work items, see gradsum_float_kernel */
+    unsigned nb  = nw < (size_t)INT_MAX ? (unsigned)nw : (unsigned)INT_MAX;
+    cudaMemsetAsync(out, 0, bytes);
+    gradsum_float_kernel<<<nb, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nullptr, out);
   }
   return (int)cudaGetLastError();
 }
 
+extern "C" int gradsum_cuda_flush(gradsum_ws *ws)
+{
+  int rc = 0;
+  if (ws->rused) rc = (int)cudaMemcpy(ws->hres, ws->res, ws->rused, cudaMemcpyDeviceToHost); /* the one wait */
+  for (int i = 0; !rc && i < ws->ncall; i++) {
+    const gradsum_call *c = &ws->call[i];
+    const char         *h = (const char *)ws->hres + c->off;
+    for (size_t p = 0; p < (size_t)c->npair; p++) {
+      red_partial_t *d = dst_of(&c->dst, c->ny, p);
+      if (!d) continue;
+      d->d = 0.0;
+      if (c->st != RED_REPRODUCIBLE) {
+        d->d = ((const float *)h)[p];
+        continue;
+      }
+      const unsigned long long *hm = (const unsigned long long *)h, *hf = hm + c->npair, *hb = hf + c->npair;
+      double                    m;
+      memcpy(&m, &hm[p], sizeof m);
+      gradsum_to_rsum(m, (const long long *)&hb[3 * p * c->nseg], c->nseg, &d->r);
+      if (hf[p]) { /* rsum's sum of the non-finite summands: NaN with a NaN or both infinities, else the infinity */
+        d->r.nonfinite = 1;
+        d->r.special   = (hf[p] & 1) || (hf[p] & 6) == 6 ? (double)NAN : hf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
+      }
+    }
+  }
+  ws->rused = 0, ws->ncall = 0;
+  return rc;
+}
+
 extern "C" void gradsum_cuda_free(gradsum_ws *ws)
 {
-  cudaFree(ws->dev);
-  free(ws->host);
+  cudaFree(ws->dev), cudaFree(ws->res), cudaFreeHost(ws->hres);
+  free(ws->call);
   memset(ws, 0, sizeof *ws);
 }

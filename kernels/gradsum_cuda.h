@@ -92,19 +92,38 @@ static inline void gradsum_to_rsum(double mx, const long long *bins, int nseg, r
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Workspace grown on demand (device memory); zero-initialize before first use. */
+/* Where a call's pair sums go: pair p = j*(ny+1) + k lands at w[j*ldw + k]
+ * (k < ny) or b[j*ldb] (k == ny, the bias sums; b NULL: not wanted). */
 typedef struct {
-  void  *dev;
-  size_t bytes;
-  void  *host;
-  size_t hbytes;
+  red_partial_t *w;
+  size_t         ldw;
+  red_partial_t *b;
+  size_t         ldb;
+} gradsum_dst;
+typedef struct {
+  red_strategy_t st;
+  int            npair, ny, nseg;
+  size_t         off; /* bytes into the results area */
+  gradsum_dst    dst;
+} gradsum_call;
+/* Workspace grown on demand; zero-initialize before first use. */
+typedef struct {
+  void         *dev; /* scratch: deterministic chunk partials */
+  size_t        bytes;
+  void         *res, *hres; /* pending results: device, pinned host */
+  size_t        rcap, rused;
+  gradsum_call *call; /* the pending calls */
+  int           ncall, ccap;
 } gradsum_ws;
 
-/* Launch on the current stream and copy the npair results to part (host):
- * part[p].d for atomic/deterministic, part[p].r for reproducible. Returns 0 or
- * a cudaError_t value. Any len (segments of GS_SEG_LEN samples keep the
- * int64 bins from overflowing). */
-int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, red_partial_t *part);
+/* Launch on the current stream; the npair results reach dst at the next
+ * gradsum_cuda_flush (issue 26, F4: one device-to-host copy and one wait per
+ * train step, not one per call), or earlier if the pending results outgrow
+ * the workspace: dst must stay valid until then. d for atomic/deterministic,
+ * r for reproducible. Returns 0 or a cudaError_t value. Any len (segments of
+ * GS_SEG_LEN samples keep the int64 bins from overflowing). */
+int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst);
+int  gradsum_cuda_flush(gradsum_ws *ws);
 void gradsum_cuda_free(gradsum_ws *ws);
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * exactly the arithmetic of backend_cpu.c (surrogate_math.h: _rn intrinsics,
  * k and j loops in index order); batch reductions in kernels/gradsum_cuda.cu.
  * A train step copies the inputs in once; only the per-parameter partials
- * (KBs) cross back to the host, where ranks and strategies combine them. */
+ * (KBs) cross back to the host, in one copy at the end of the step (F4),
+ * where ranks and strategies combine them. */
 #include "mlp_cuda.h"
 
 #include <stdio.h>
@@ -21,16 +22,15 @@ struct mlp_cuda {
   float    *w, *m, *v, *g, *norm; /* device */
   float    *in, *tgt, *A[MAXL + 1], *D[2], *E;
   float    *ck; /* ABFT references: 4 per-sample rows + one |matrix| [maxdim][cap]; allocated with checks on */
-  gradsum_ws ws;
-  red_partial_t *tmp; /* host, per-pair partials of one layer */
+  gradsum_ws ws; /* gradient sums: their results reach the host once per step */
 };
 
 /* A layer's dout*(din+1) weight-gradient sums are formed MLP_PAIR_CHUNK pairs at
- * a time, in whole rows (issue 26, C1): the host partials (80 bytes a pair)
- * and gradsum's device workspace stay bounded for any width, where one call
- * per layer asked 128 GB at width 40000. Each pair's sum does not depend on
- * the pairs beside it in a call: the same bits in every strategy. The
- * emulation sets it small so that its tests cross chunk edges. */
+ * a time, in whole rows (issue 26, C1): gradsum's device scratch and pending
+ * results stay bounded for any width, where one call per layer asked 128 GB
+ * at width 40000. Each pair's sum does not depend on the pairs beside it in a
+ * call: the same bits in every strategy. The emulation sets it small so that
+ * its tests cross chunk edges. */
 #ifndef MLP_PAIR_CHUNK
 #define MLP_PAIR_CHUNK ((size_t)1 << 20)
 #endif
@@ -49,15 +49,29 @@ __global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, c
   for (size_t f = 0; f < nin; f++) A0[f * cap + i] = surr_normalize(in[i * nin + f], mu[f], sd[f]);
 }
 
+/* Per sample: z_j = sum_k W[j][k] in_k in k order, FT outputs per pass over
+ * the sample's inputs (issue 26, F2: each input read dout/FT times, not dout
+ * times); every output's own chain is unchanged, so are its bits. */
+#define FT 4
 __global__ void k_forward(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
-  for (size_t j = 0; j < dout; j++) {
-    float acc = 0.0f;
-    for (size_t k = 0; k < din; k++) acc = surr_madd(acc, W[j * din + k], in[k * cap + i]);
-    float z          = SURR_ADD(acc, b[j]);
-    out[j * cap + i] = hidden ? surr_act(z) : z;
+  for (size_t j0 = 0; j0 < dout; j0 += FT) {
+    size_t nj = dout - j0 < FT ? dout - j0 : FT;
+    float  acc[FT];
+#pragma unroll
+    for (int t = 0; t < FT; t++) acc[t] = 0.0f;
+    for (size_t k = 0; k < din; k++) {
+      float x = in[k * cap + i];
+#pragma unroll
+      for (int t = 0; t < FT; t++)
+        if ((size_t)t < nj) acc[t] = surr_madd(acc[t], W[(j0 + t) * din + k], x);
+    }
+    for (size_t t = 0; t < nj; t++) {
+      float z               = SURR_ADD(acc[t], b[j0 + t]);
+      out[(j0 + t) * cap + i] = hidden ? surr_act(z) : z;
+    }
   }
 }
 
@@ -79,14 +93,24 @@ __global__ void k_denormalize(size_t n, size_t nout, size_t cap, const float *z,
   for (size_t j = 0; j < nout; j++) out[i * nout + j] = surr_denormalize(z[j * cap + i], mu[j], sd[j]);
 }
 
+/* Per sample: dprev_k = act'(sum_j W[j][k] d_j in j order), FT inputs per
+ * pass over the sample's deltas (F2), each chain as before. */
 __global__ void k_backdata(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t n, size_t cap)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
-  for (size_t k = 0; k < din; k++) {
-    float acc = 0.0f;
-    for (size_t j = 0; j < dout; j++) acc = surr_madd(acc, W[j * din + k], d[j * cap + i]);
-    dprev[k * cap + i] = surr_act_grad(acc, aprev[k * cap + i]);
+  for (size_t k0 = 0; k0 < din; k0 += FT) {
+    size_t nk = din - k0 < FT ? din - k0 : FT;
+    float  acc[FT];
+#pragma unroll
+    for (int t = 0; t < FT; t++) acc[t] = 0.0f;
+    for (size_t j = 0; j < dout; j++) {
+      float dj = d[j * cap + i];
+#pragma unroll
+      for (int t = 0; t < FT; t++)
+        if ((size_t)t < nk) acc[t] = surr_madd(acc[t], W[j * din + k0 + t], dj);
+    }
+    for (size_t t = 0; t < nk; t++) dprev[(k0 + t) * cap + i] = surr_act_grad(acc[t], aprev[(k0 + t) * cap + i]);
   }
 }
 
@@ -205,13 +229,7 @@ extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *w
   CK(cudaMalloc(&m->w, 4 * nparam * sizeof(float)));
   m->m = m->w + nparam, m->v = m->m + nparam, m->g = m->v + nparam;
   CK(cudaMalloc(&m->norm, 2 * (m->dim[0] + m->dim[nlayer]) * sizeof(float)));
-  size_t ntmp = 2 * m->maxdim + 2; /* grad_refs; then the largest call of mlp_cuda_grad (see MLP_PAIR_CHUNK) */
-  for (int l = 0; l < nlayer; l++) {
-    size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din), pairs = (rows < dout ? rows : dout) * (din + 1);
-    if (pairs > ntmp) ntmp = pairs;
-  }
-  m->tmp = (red_partial_t *)malloc(ntmp * sizeof(red_partial_t));
-  return m->tmp ? 0 : (int)cudaErrorMemoryAllocation;
+  return 0;
 }
 
 static void free_batch(mlp_cuda *m)
@@ -277,26 +295,23 @@ extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const fl
 }
 
 /* Layer l's ABFT references (see mlp_cuda.h) from its delta d and input A[l].
- * gradsum pairs: (x row, y row) with y = 1 for the last pair of each x row. */
+ * gradsum pairs: (x row, y row) with y = 1 for the last pair of each x row;
+ * the results land in out at the step's flush. */
 static int grad_refs(mlp_cuda *m, red_strategy_t st, int l, const float *d, size_t n, red_partial_t *out)
 {
   size_t din = m->dim[l], dout = m->dim[l + 1], cap = m->cap;
-  int    rc;
   if (!m->ck) CK(cudaMalloc(&m->ck, (m->maxdim + 4) * cap * sizeof(float)));
   float *asum = m->ck, *aabs = asum + cap, *dsum = aabs + cap, *dabs = dsum + cap, *absm = dabs + cap;
   if (n) k_cksums<<<nblk(n), TPB>>>(din, dout, m->A[l], d, n, cap, asum, aabs, dsum, dabs);
-  /* rows: x = d_j, y = asum (pair 2j; pair 2j+1 is the unused sum of d_j) */
-  if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, d, cap, asum, cap, n, &m->ws, m->tmp))) return rc;
-  for (size_t j = 0; j < dout; j++) out[j] = m->tmp[2 * j];
+  /* rows: x = d_j, y = asum -> out[j]; x = |d_j|, y = aabs -> out[dout+din+1+j] (their y = 1 sums dropped) */
+  CK(gradsum_cuda(st, (int)(2 * dout), 1, d, cap, asum, cap, n, &m->ws, gradsum_dst{out, 1, nullptr, 0}));
   if (n) k_abs<<<nblk(n), TPB>>>(dout, d, n, cap, absm);
-  if ((rc = gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws, m->tmp))) return rc;
-  for (size_t j = 0; j < dout; j++) out[dout + din + 1 + j] = m->tmp[2 * j];
-  /* columns: x = dsum, y = a_k, and the bias column (y = 1) as pair din */
-  if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws, m->tmp))) return rc;
-  for (size_t k = 0; k <= din; k++) out[dout + k] = m->tmp[k];
+  CK(gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws, gradsum_dst{out + dout + din + 1, 1, nullptr, 0}));
+  /* columns: x = dsum, y = a_k -> out[dout+k], and the bias column (y = 1) -> out[dout+din] */
+  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws, gradsum_dst{out + dout, 0, out + dout + din, 0}));
+  /* absm is rewritten here: the sums above were launched first on the same stream */
   if (n) k_abs<<<nblk(n), TPB>>>(din, m->A[l], n, cap, absm);
-  if ((rc = gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws, m->tmp))) return rc;
-  for (size_t k = 0; k <= din; k++) out[2 * dout + din + 1 + k] = m->tmp[k];
+  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws, gradsum_dst{out + 2 * dout + din + 1, 0, out + 2 * dout + 2 * din + 1, 0}));
   return (int)cudaGetLastError();
 }
 
@@ -321,16 +336,12 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
   CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
   if (n) k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale, m->D[0], m->E);
   /* loss: one pair, sum over all n*nout errors of e*e */
-  if ((rc = gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, &part[m->nparam]))) return rc;
+  CK(gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, gradsum_dst{&part[m->nparam], 0, nullptr, 0}));
   for (int l = L - 1; l >= 0; l--) {
     size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din);
-    for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0.., at most max(MLP_PAIR_CHUNK, din+1) pairs */
+    for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0..: pair (j-j0)*(din+1)+k -> W[j][k], k == din -> b[j] */
       size_t nj = dout - j0 < rows ? dout - j0 : rows;
-      if ((rc = gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, m->tmp))) return rc;
-      for (size_t j = j0; j < j0 + nj; j++) { /* pair (j-j0)*(din+1)+k -> W[j][k]; k == din -> b[j] */
-        for (size_t k = 0; k < din; k++) part[m->woff[l] + j * din + k] = m->tmp[(j - j0) * (din + 1) + k];
-        part[m->boff[l] + j] = m->tmp[(j - j0) * (din + 1) + din];
-      }
+      CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, gradsum_dst{part + m->woff[l] + j0 * din, din, part + m->boff[l] + j0, 1}));
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
@@ -338,7 +349,8 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
       cur = 1 - cur;
     }
   }
-  return (int)cudaGetLastError();
+  CK(cudaGetLastError());
+  return gradsum_cuda_flush(&m->ws); /* every partial of the step in one copy (F4) */
 }
 
 extern "C" int mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c)
@@ -413,6 +425,5 @@ extern "C" void mlp_cuda_destroy(mlp_cuda *m)
   free_batch(m);
   cudaFree(m->w), cudaFree(m->norm);
   gradsum_cuda_free(&m->ws);
-  free(m->tmp);
   free(m);
 }

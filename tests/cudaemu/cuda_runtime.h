@@ -98,6 +98,9 @@ struct cudaDeviceProp {
 cudaError_t cudaMallocBytes(void **p, size_t n);
 template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMallocBytes((void **)p, n); }
 cudaError_t cudaFree(void *p);
+cudaError_t cudaMallocHostBytes(void **p, size_t n);
+template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMallocHostBytes((void **)p, n); }
+cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind);
 cudaError_t cudaMemset(void *p, int v, size_t n);
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s = 0);

@@ -239,6 +239,24 @@ cudaError_t cudaFree(void *p)
   return cudaSuccess;
 }
 
+/* Pinned host memory: plain host memory here, NaN-filled like device memory. */
+cudaError_t cudaMallocHostBytes(void **p, size_t n)
+{
+  *p = malloc(n ? n : 1);
+  if (!*p) return last_error = cudaErrorMemoryAllocation;
+  memset(*p, 0xFF, n);
+  return cudaSuccess;
+}
+cudaError_t cudaFreeHost(void *p)
+{
+  if (p && find(p, 1)) {
+    fprintf(stderr, "cudaemu: cudaFreeHost of %p, a device allocation\n", p);
+    exit(3);
+  }
+  free(p);
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
   int dd = find(dst, n) != NULL, sd = find(src, n) != NULL;

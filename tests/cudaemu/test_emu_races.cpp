@@ -27,7 +27,8 @@ int main()
   memset(&ws, 0, sizeof ws);
   red_partial_t a[npair], b[npair];
   if (cudaMalloc(&X, x.size() * sizeof(float)) || cudaMemcpy(X, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice) ||
-      gradsum_cuda(RED_ATOMIC, npair, 0, X, len, nullptr, 0, len, &ws, a) || gradsum_cuda(RED_ATOMIC, npair, 0, X, len, nullptr, 0, len, &ws, b)) {
+      gradsum_cuda(RED_ATOMIC, npair, 0, X, len, nullptr, 0, len, &ws, gradsum_dst{nullptr, 0, a, 1}) || gradsum_cuda_flush(&ws) ||
+      gradsum_cuda(RED_ATOMIC, npair, 0, X, len, nullptr, 0, len, &ws, gradsum_dst{nullptr, 0, b, 1}) || gradsum_cuda_flush(&ws)) {
     printf("FAIL: the emulated device refused the sums\n");
     return 1;
   }

@@ -1,0 +1,140 @@
+/* tests/cudaemu/test_emu_gradsum.cpp (issue 26, F1 and F4): the tiled GPU
+ * gradient sums against their specification, on the emulated device.
+ *   deterministic: bitwise the one-pair-per-block order: per chunk of 4096
+ *     samples, 256 lanes each adding its samples in order, a fixed 8-level
+ *     tree over the lanes, then the pairwise tree over the chunks;
+ *   reproducible: bitwise kernels/rsum.c's sum of the same products;
+ *   atomic: within a float sum's error of the exact sum.
+ * Shapes with partial tiles (rows and columns not multiples of the tile),
+ * the bias column, a dropped bias, strided destinations and a partial last
+ * chunk; every call of a strategy is launched before one flush, and the
+ * pending results outgrow the workspace (GS_RES_MIN is small in this build),
+ * so the automatic flush is crossed too. Entries a call must not write keep
+ * their sentinel. */
+#include "cuda_runtime.h"
+#include "gradsum_cuda.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+static float              draw(void)
+{
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  if (rng % 17 == 0) return 0.0f;
+  return ldexpf((float)(rng % 2000001) / 1e6f - 1.0f, (int)(rng >> 40) % 41 - 20); /* signs, 2^-21..2^20 */
+}
+
+/* the device's deterministic float order for one pair */
+static float det_ref(const float *x, const float *y, size_t len)
+{
+  const size_t     C = 4096, L = 256;
+  std::vector<float> part;
+  for (size_t s0 = 0; s0 < len; s0 += C) {
+    float lane[L];
+    for (size_t t = 0; t < L; t++) {
+      float a = 0.0f;
+      for (size_t i = s0 + t; i < s0 + C && i < len; i += L) a = a + (y ? x[i] * y[i] : x[i] * 1.0f);
+      lane[t] = a;
+    }
+    for (size_t h = L / 2; h > 0; h >>= 1)
+      for (size_t t = 0; t < h; t++) lane[t] = lane[t] + lane[t + h];
+    part.push_back(lane[0]);
+  }
+  for (size_t st = 1; st < part.size(); st *= 2)
+    for (size_t c = 0; c + st < part.size(); c += 2 * st) part[c] = part[c] + part[c + st];
+  return part.empty() ? 0.0f : part[0];
+}
+
+struct Shape {
+  int  nx, ny;   /* x rows, y rows (pairs: nx * (ny+1), the last of each row y = 1) */
+  bool drop;     /* bias sums not wanted (b = NULL) */
+  bool onepair;  /* the loss's shape: npair 1, ny 1 */
+};
+
+int main()
+{
+  const size_t len = 3 * 4096 + 77;
+  const Shape  shapes[] = {{1, 1, false, true}, {5, 1, true, false}, {17, 12, false, false}, {7, 0, false, false}, {9, 33, false, false}, {40, 40, false, false}};
+  const int    ns = (int)(sizeof shapes / sizeof *shapes);
+  int          fail = 0;
+  std::vector<std::vector<float>> hx(ns), hy(ns);
+  std::vector<float *>            dx(ns), dy(ns);
+  for (int s = 0; s < ns; s++) {
+    hx[s].resize((size_t)shapes[s].nx * len), hy[s].resize((size_t)(shapes[s].ny ? shapes[s].ny : 1) * len);
+    for (float &v : hx[s]) v = draw();
+    for (float &v : hy[s]) v = draw();
+    if (cudaMalloc(&dx[s], hx[s].size() * 4) || cudaMalloc(&dy[s], hy[s].size() * 4) || cudaMemcpy(dx[s], hx[s].data(), hx[s].size() * 4, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(dy[s], hy[s].data(), hy[s].size() * 4, cudaMemcpyHostToDevice))
+      return printf("FAIL: allocation\n"), 1;
+  }
+  const red_strategy_t sts[] = {RED_DETERMINISTIC, RED_REPRODUCIBLE, RED_ATOMIC};
+  for (red_strategy_t st : sts) {
+    gradsum_ws ws;
+    memset(&ws, 0, sizeof ws);
+    std::vector<std::vector<red_partial_t>> out(ns);
+    const int reps = 16; /* the same calls again and again: the pending results outgrow the workspace */
+    std::vector<std::vector<red_partial_t>> again(reps);
+    for (int s = 0; s < ns; s++) {
+      const Shape &sh = shapes[s];
+      int          npair = sh.onepair ? 1 : sh.nx * (sh.ny + 1);
+      out[s].resize((size_t)npair + 1);
+      for (red_partial_t &p : out[s]) p.d = -12345.0;
+      gradsum_dst d = {out[s].data(), (size_t)sh.ny + 1, sh.drop ? nullptr : out[s].data() + sh.ny, (size_t)sh.ny + 1};
+      if (gradsum_cuda(st, npair, sh.ny, dx[s], len, dy[s], len, len, &ws, d)) return printf("FAIL: launch\n"), 1;
+    }
+    for (int r = 0; r < reps; r++) { /* shape 4 repeated: 9 x 34 pairs each */
+      again[r].resize(9 * 34);
+      if (gradsum_cuda(st, 9 * 34, 33, dx[4], len, dy[4], len, len, &ws, gradsum_dst{again[r].data(), 34, again[r].data() + 33, 34})) return printf("FAIL: launch\n"), 1;
+    }
+    int pending = ws.ncall;
+    if (gradsum_cuda_flush(&ws)) return printf("FAIL: flush\n"), 1;
+    int bad = 0, n = 0;
+    for (int s = 0; s < ns; s++) {
+      const Shape &sh = shapes[s];
+      int          npair = sh.onepair ? 1 : sh.nx * (sh.ny + 1);
+      for (int p = 0; p < npair; p++, n++) {
+        int          j = p / (sh.ny + 1), k = p % (sh.ny + 1);
+        const float *x = &hx[s][(size_t)j * len], *y = k < sh.ny ? &hy[s][(size_t)k * len] : nullptr;
+        const red_partial_t &g = out[s][p];
+        if (sh.drop && k == sh.ny) {
+          bad += g.d != -12345.0;
+          continue;
+        }
+        if (st == RED_DETERMINISTIC) {
+          float ref = det_ref(x, y, len), got = (float)g.d;
+          bad += memcmp(&ref, &got, 4) != 0;
+        } else {
+          rsum_t r;
+          rsum_init(&r);
+          rsum_add_fdot(&r, len, x, y);
+          double exact = rsum_value(&r);
+          if (st == RED_REPRODUCIBLE) {
+            double got = rsum_value(&g.r);
+            bad += memcmp(&exact, &got, 8) != 0;
+          } else {
+            double mag = 0.0;
+            for (size_t i = 0; i < len; i++) mag += fabs((double)x[i] * (y ? y[i] : 1.0f));
+            bad += !(fabs(g.d - exact) <= 1e-5 * mag);
+          }
+        }
+      }
+      bad += out[s][npair].d != -12345.0; /* one past the last pair: untouched */
+    }
+    for (int r = 1; r < reps; r++) /* each repeat equal to the first (atomic: within the float error) */
+      for (int p = 0; p < 9 * 34; p++)
+        if (st == RED_ATOMIC) bad += !(fabs(again[r][p].d - again[0][p].d) <= 1e-5 * (fabs(again[0][p].d) + 1e3));
+        else {
+          double a = st == RED_REPRODUCIBLE ? rsum_value(&again[r][p].r) : again[r][p].d, b = st == RED_REPRODUCIBLE ? rsum_value(&again[0][p].r) : again[0][p].d;
+          bad += memcmp(&a, &b, 8) != 0;
+        }
+    printf("%s: %d pair sums of %zu samples in %d shapes, %d calls pending at the flush (the rest flushed on the way): %d wrong\n", red_strategy_name(st), n, len, ns, pending, bad);
+    fail += bad != 0 || pending >= ns + reps;
+    gradsum_cuda_free(&ws);
+  }
+  for (int s = 0; s < ns; s++) cudaFree(dx[s]), cudaFree(dy[s]);
+  if (fail) printf("FAIL: the device's gradient sums differ from their specification\n");
+  return fail != 0;
+}
