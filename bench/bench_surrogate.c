@@ -73,18 +73,25 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Bytes per train step of the CUDA engine (surrogate/mlp_cuda.cu), each
- * array element it reads or writes counted once per kernel (a model: caches
- * can only lower it): normalize (in, A0); forward (A[l], A[l+1]); output
- * (A[L], target, D, E); every gradsum pair reads its two rows, a bias pair
- * one (reproducible: two passes, max then bins); back-data (D, A[l], D'). */
+/* Bytes per train step of the CUDA engine (surrogate/mlp_cuda.cu), counted
+ * as its threads issue the loads and stores (a model: caches can only lower
+ * it): normalize (in, A0); forward, FT = 4 outputs per pass over a sample's
+ * inputs (A[l] read ceil(dout/4) times, A[l+1] written); output (A[L],
+ * target, D, E); the gradient sums in tiles of T x T pairs (T = 8 float, 4
+ * reproducible, which makes two passes: max, then bins), each tile reading its
+ * T delta rows and its T activation rows, the bias column none (issue 26, F1:
+ * one pair per block read 2 rows a pair); back-data, 4 inputs per pass over
+ * the deltas (D read ceil(din/4) times, A[l] read, D' written). */
+static double Tiles(double n, double t) { return ceil(n / t); }
 static double train_bytes(Surrogate s, int st, double n)
 {
-  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, nout = (double)s->dim[s->nlayer];
-  double e      = 2.0 * (double)s->dim[0] + 4.0 * nout + 2.0 * nout * passes;
+  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, T = st == RED_REPRODUCIBLE ? 4.0 : 8.0, nout = (double)s->dim[s->nlayer];
+  double e = 2.0 * (double)s->dim[0] + 4.0 * nout + 2.0 * nout * passes;
   for (int l = 0; l < s->nlayer; l++) {
     double din = (double)s->dim[l], dout = (double)s->dim[l + 1];
-    e += din + dout + dout * (2.0 * din + 1.0) * passes + (l > 0 ? dout + 2.0 * din : 0.0);
+    e += din * Tiles(dout, 4.0) + dout;                                   /* forward */
+    e += passes * (Tiles(din + 1.0, T) * dout + Tiles(dout, T) * din);   /* gradient sums */
+    if (l > 0) e += dout * Tiles(din, 4.0) + 2.0 * din;                  /* back-data */
   }
   return 4.0 * e * n;
 }

@@ -42,6 +42,7 @@ extern uint3 *cur_tid; /* the running fiber's threadIdx */
 extern uint3  block;   /* the running block's blockIdx */
 extern dim3   bdim, gdim;
 void          sync(void);
+bool          is_device(const void *p, size_t n); /* [p, p+n) inside one device allocation */
 void          launch(dim3 grid, dim3 block, const std::function<void()> &body, const char *name, bool fibers);
 } // namespace emu
 

@@ -191,6 +191,8 @@ static const Alloc *find(const void *p, size_t n)
   if (q < it->first || q + n > it->first + it->second.n) return NULL;
   return &it->second;
 }
+bool is_device(const void *p, size_t n) { return find(p, n) != NULL; }
+
 /* A fault in a guard page: an access past the end of a device allocation. */
 static void on_segv(int, siginfo_t *si, void *)
 {

@@ -3,7 +3,8 @@
 change: every kernel launch  k<<<grid, block[, shmem, stream]>>>(args)  becomes
 EMU_LAUNCH(k, grid, block, args)  (cuda_runtime.h). Nothing else is touched:
 the emulation runs the kernels' own source. Kernels with __syncthreads in
-their body launch with EMU_LAUNCH_SYNC (threads as fibers); the others run
+their body, or in a __device__ function they call, launch with
+EMU_LAUNCH_SYNC (threads as fibers); the others run
 their threads one after the other, in a shuffled order. A launch it cannot
 parse stops it."""
 import re
@@ -41,13 +42,21 @@ def split_top(s):
 
 
 def barrier_kernels(src):
-    """Names of the kernels whose bodies call __syncthreads: they run as fibers."""
-    names = set()
-    for m in re.finditer(r"__global__\s+void\s+([A-Za-z_]\w*)\s*\(", src):
-        b = src.index("{", m.end())
-        if "__syncthreads" in src[b:close(src, b, "{", "}")]:
-            names.add(m.group(1))
-    return names
+    """Names of the kernels that reach __syncthreads, in their own body or
+    through the __device__ functions they call: they run as fibers."""
+    bodies = {}
+    for m in re.finditer(r"__(global|device)__\s+[^;{]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", src):
+        b = m.end() - 1
+        bodies[m.group(2)] = (m.group(1), src[b:close(src, b, "{", "}")])
+    sync = {f for f, (_, body) in bodies.items() if "__syncthreads" in body}
+    grew = True
+    while grew:  # callers of barrier functions reach a barrier too
+        grew = False
+        for f, (_, body) in bodies.items():
+            if f not in sync and any(re.search(r"\b" + g + r"\s*\(", body) for g in sync):
+                sync.add(f)
+                grew = True
+    return {f for f in sync if bodies[f][0] == "global"}
 
 
 def main():
