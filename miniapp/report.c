@@ -426,7 +426,9 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
           for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
           if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
         }
-        PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n", ids, yaml_str(dname)));
+        char gpu[512];
+        (void)SurrogateCUDAProbe(gpu, sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+        PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname), yaml_str(gpu)));
       }
       PetscCall(PetscFree(all));
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T]
-#                   [-variant V] [-repeat K]
+#                   [-variant V] [-repeat K] [-bin DIR] [-launcher CMD]
+#                   [-python PY] [-out DIR]
 # Runs DECK (inputs/DECK.opts, or a path) for every ranks x threads pair of
 # powers of two with ranks <= R, threads <= T and ranks x threads <= cores
 # (nproc; R and T default to the core count).
@@ -9,14 +10,20 @@
 #           x ... (p = 2: 2M x N, p = 4: 2M x 2N, p = 8: 4M x 2N), so the
 #           points per core stay constant for p a power of two;
 #           efficiency = T(1x1) / T.
-# Build: V (default reproducible, via scripts/setup.sh; CMAKE_ARGS honoured).
+# Build: V (default reproducible, via scripts/setup.sh; CMAKE_ARGS honoured),
+# or -bin DIR: a prebuilt miniapp (DIR/miniapp, DIR/bin/miniapp or a build
+# tree's DIR/miniapp/miniapp), nothing built. -launcher CMD starts R ranks
+# with %n in CMD replaced by R (e.g. "srun -n %n", "mpiexec -n %n --hostfile
+# hosts"); default mpiexec with Open MPI's flags only for Open MPI
+# (scripts/launch.sh). -python PY makes the table (default python3 on PATH).
 # Each time is the best of K runs (default 1). Reports in
-# out/scaling/<deck>-<mode>/, table in out/scaling/<deck>-<mode>.md, with
+# OUT/<deck>-<mode>/, table in OUT/<deck>-<mode>.md (OUT: -out, default
+# out/scaling), with
 # whether the final state_hash equals the 1 x 1 run's (the reproducible
 # build promises it in strong scaling). docs/sweep.md explains the columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T] [-variant V] [-repeat K]"
+usage="usage: scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T] [-variant V] [-repeat K] [-bin DIR] [-launcher CMD] [-python PY] [-out DIR]"
 die() { echo "scaling: error: $*" >&2; exit 1; }
 cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/scaling.sh $*"
 [ $# -ge 1 ] || die "$usage"
@@ -25,10 +32,14 @@ mode=strong
 if [ $# -gt 0 ] && [[ $1 != -* ]]; then mode=$1; shift; fi
 [[ $mode =~ ^(strong|weak)$ ]] || die "mode '$mode': strong or weak ($usage)"
 cores=$(nproc)
-maxr=$cores maxt=$cores variant=reproducible repeat=1
+maxr=$cores maxt=$cores variant=reproducible repeat=1 bin="" launcher="" py=python3 outdir=out/scaling
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
+    -bin) bin=$2; shift 2; continue ;;
+    -launcher) [[ $2 == *%n* ]] || die "-launcher '$2': must contain %n, the rank count of each run (e.g. \"srun -n %n\")"; launcher=$2; shift 2; continue ;;
+    -python) py=$2; shift 2; continue ;;
+    -out) outdir=$2; shift 2; continue ;;
     -max-ranks) maxr=$2 ;;
     -max-threads) maxt=$2 ;;
     -repeat) repeat=$2 ;;
@@ -43,18 +54,30 @@ done
 if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
-dir=out/scaling/$name-$mode
-mkdir -p "$dir"
+command -v "$py" > /dev/null || die "-python $py: not found"
+"$py" -c "import yaml" 2> /dev/null || die "-python $py: has no PyYAML (Debian: python3-yaml)"
+app=build/$variant/miniapp/miniapp
+if [ -n "$bin" ]; then
+  app=""
+  for c in "$bin/miniapp/miniapp" "$bin/bin/miniapp" "$bin/miniapp"; do [ -f "$c" ] && [ -x "$c" ] && { app=$c; break; }; done
+  [ -n "$app" ] || die "-bin $bin: no miniapp, bin/miniapp or miniapp/miniapp there"
+fi
+dir=$outdir/$name-$mode
+mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 . scripts/manifest.sh
 manifest_begin "$dir" # removes only the files an earlier scaling run wrote here
 manifest_add build.log
 
-echo "scaling: building $variant"
-if [ -f "build/$variant/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
-  cmake --build "build/$variant" -j "${JOBS:-2}" > "$dir/build.log" 2>&1
+if [ -z "$bin" ]; then
+  echo "scaling: building $variant"
+  if [ -f "build/$variant/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
+    cmake --build "build/$variant" -j "${JOBS:-2}" > "$dir/build.log" 2>&1
+  else
+    scripts/setup.sh "$variant" > "$dir/build.log" 2>&1
+  fi || die "build of $variant failed (log: $dir/build.log)"
 else
-  scripts/setup.sh "$variant" > "$dir/build.log" 2>&1
-fi || die "build of $variant failed (log: $dir/build.log)"
+  echo "scaling: prebuilt $app" > "$dir/build.log"
+fi
 
 # ranks x threads pairs, 1 x 1 first (the reference)
 configs=""
@@ -68,27 +91,24 @@ grid() { sed -n "s/^ *-da_grid_$1[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p" "$opts
 gx=$(grid x) gy=$(grid y)
 
 export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. scripts/launch.sh
 for k in $(seq "$repeat"); do
   for c in $configs; do
     r=${c%:*} t=${c#*:} p=$((${c%:*} * ${c#*:})) fx=1 fy=1
     extra=()
     if [ "$mode" = weak ] && [ "$p" -gt 1 ]; then
       if [ -z "$gx" ] || [ -z "$gy" ]; then
-        read -r gx gy < <(/usr/bin/python3 scripts/report_table.py grid "$dir/np1-t1.r1.yaml")
+        read -r gx gy < <("$py" scripts/report_table.py grid "$dir/np1-t1.r1.yaml")
       fi
       while [ $((fx * fy)) -lt "$p" ]; do if [ "$fx" = "$fy" ]; then fx=$((fx * 2)); else fy=$((fy * 2)); fi; done
       # the deck's golden hashes belong to its own grid: clear them
       extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash "" -golden_weights_hash "")
     fi
-    launch=()
-    if [ "$r" -gt 1 ]; then
-      launch=(mpiexec -n "$r")
-      [ "$t" = 1 ] || launch+=(--bind-to none) # Open MPI binds a rank to one core by default
-    fi
+    launch_set "$r" "$t" "$cores" "$launcher"
     out=$dir/np$r-t$t.r$k
     manifest_add "np$r-t$t.r$k.yaml"; manifest_add "np$r-t$t.r$k.log"
     rc=0
-    OMP_NUM_THREADS=$t "${launch[@]}" "build/$variant/miniapp/miniapp" -options_file "$opts" "${extra[@]}" -threads "$t" \
+    OMP_NUM_THREADS=$t "${launch[@]}" "$app" -options_file "$opts" "${extra[@]}" -threads "$t" \
       -deck_name "$name" -report "$out.yaml" > "$out.log" 2>&1 || rc=$?
     case $rc in
       0 | 2) echo "scaling: $r x $t${extra[*]:+ (grid ${extra[1]} x ${extra[3]})}: $(sed -n 's/^ *time_per_step: //p' "$out.yaml") s/step, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
@@ -97,5 +117,5 @@ for k in $(seq "$repeat"); do
   done
 done
 echo
-/usr/bin/python3 scripts/report_table.py scaling "$dir" --mode "$mode" --deck "$name" --command "$cmd" --out "$dir.md"
+"$py" scripts/report_table.py scaling "$dir" --mode "$mode" --deck "$name" --command "$cmd" --out "$dir.md"
 echo "scaling: table in $dir.md, reports and logs in $dir/"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args "OPTS"] [-out DIR]: the cost of
+# scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args "OPTS"]
+#                 [-launcher CMD] [-python PY] [-out DIR]: the cost of
 # determinism. Builds (scripts/setup.sh) the seven variants
 #   atomic deterministic reproducible                 (both halves the same)
 #   deterministic-atomic reproducible-atomic          (the solver half varies)
@@ -15,17 +16,21 @@
 # runtime) or miniapp/miniapp (a build tree), and builds nothing; -args adds
 # options to every run (e.g. "-surrogate_device cuda", as scripts/gpu-check.sh does);
 # -out DIR puts the reports in DIR/<deck> instead of out/sweep/<deck>.
+# -launcher CMD starts the N ranks (%n in CMD becomes N), e.g.
+# "srun -n %n" or "mpiexec -n %n --hostfile hosts"; default mpiexec, with
+# Open MPI's flags only when it is Open MPI (scripts/launch.sh). -python PY
+# makes the table (default: python3 on PATH).
 # Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
 # (passed to setup.sh). docs/sweep.md explains the columns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args \"OPTS\"] [-out DIR]"
+usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args \"OPTS\"] [-launcher CMD] [-python PY] [-out DIR]"
 die() { echo "sweep: error: $*" >&2; exit 1; }
 cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
 cores=$(nproc)
-np=1 threads="" repeat=2 root="" extra="" outdir=out/sweep
+np=1 threads="" repeat=2 root="" extra="" outdir=out/sweep launcher="" py=python3
 all="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
 variants=$all
 while [ $# -gt 0 ]; do
@@ -45,11 +50,15 @@ while [ $# -gt 0 ]; do
     -bin) [ -d "$2" ] || die "-bin $2: not a folder"; root=$2; shift 2; continue ;;
     -args) extra=$2; shift 2; continue ;;
     -out) outdir=$2; shift 2; continue ;;
+    -launcher) [ -n "$2" ] || die "-launcher: empty"; launcher=$2; shift 2; continue ;;
+    -python) py=$2; shift 2; continue ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"
   shift 2
 done
+command -v "$py" > /dev/null || die "-python $py: not found"
+"$py" -c "import yaml" 2> /dev/null || die "-python $py: has no PyYAML (Debian: python3-yaml)"
 if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
@@ -81,12 +90,8 @@ done
 
 # Run: K rounds, each running every variant once, side by side.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-launch=()
-if [ "$np" -gt 1 ]; then
-  launch=(mpiexec -n "$np")
-  [ $((np * threads)) -le "$cores" ] || launch+=(--oversubscribe)
-  [ "$threads" = 1 ] || launch+=(--bind-to none) # Open MPI binds a rank to one core by default
-fi
+. scripts/launch.sh
+launch_set "$np" "$threads" "$cores" "$launcher"
 for k in $(seq "$repeat"); do
   for v in $variants; do
     rc=0
@@ -101,7 +106,6 @@ for k in $(seq "$repeat"); do
   done
 done
 echo
-py=/usr/bin/python3; [ -x $py ] || py=python3 # a GPU node may have its python elsewhere
 manifest_add table.md
-$py scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
+"$py" scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
 echo "sweep: table in $dir/table.md, reports and logs in $dir/"

@@ -19,7 +19,8 @@ small_*)
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
 need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device",
-                    "nodes", "node_names", "cores_online", "sockets", "vector_isa", "memory_gib", "os", "kernel", "arch", "netcdf_library", "environment"],
+                    "nodes", "node_names", "binding", "cores_online", "cores_total", "sockets", "vector_isa", "cpu_flags", "memory_gib", "os", "kernel",
+                    "arch", "netcdf_library", "blas_library", "petsc_configure", "environment"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
         "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
