@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-python PY] -out DIR
+# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-min-seconds S] [-python PY] -out DIR
 # One benchmark submission (docs/benchmark.md): the deck as written (its run
 # rules: a run that is not official stops the submission), N repeats
-# (default 5), each VALID, the golden hashes checked where the build
+# (default 5) and more until the repeats' timed loops add up to the deck's
+# minimum duration (-min-seconds raises it, never lowers it: small decks 0 s,
+# medium 60 s, large 300 s), each VALID, the golden hashes checked where the build
 # promises them; then DIR/submission.yaml (FOM mean, min, max, coefficient of
 # variation; the machine, the build) and DIR/submission.yaml.md.
 #   DECK      a deck name (inputs/DECK.opts, or P/share/fpna-miniapp/inputs of
@@ -17,10 +19,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "benchmark: error: $*" >&2; exit 1; }
-usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-python PY] -out DIR"
+usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-min-seconds S] [-python PY] -out DIR"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
-launcher="" bin="" repeat=5 out="" py=python3
+launcher="" bin="" repeat=5 out="" py=python3 minsec=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     -bin) bin=$2 ;;
     -repeat) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-repeat $2: must be a positive integer"; repeat=$2 ;;
     -python) py=$2 ;;
+    -min-seconds) [[ $2 =~ ^[0-9]+$ ]] || die "-min-seconds $2: must be a whole number of seconds"; minsec=$2 ;;
     -out) out=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
@@ -44,21 +47,35 @@ opts=""
 if [ -f "$deck" ]; then opts=$deck
 else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$deck.opts" "$(dirname "$app")/../share/fpna-miniapp/inputs/$deck.opts"; do [ -f "$c" ] && { opts=$c; break; }; done; fi
 [ -n "$opts" ] || die "unknown deck '$deck' (not a file, not in inputs/)"
+# the run rules' minimum timed duration of a submission (docs/benchmark.md):
+# enough repeats for the statistics to mean something on a fast machine
+case $(basename "$opts" .opts) in
+  *-medium) rule=60 ;;
+  *-large) rule=300 ;;
+  *) rule=0 ;;
+esac
+[ -z "$minsec" ] || [ "$minsec" -ge "$rule" ] || die "-min-seconds $minsec: below the deck's minimum of $rule s (the run rules)"
+minsec=${minsec:-$rule}
 mkdir -p "$out" 2> /dev/null || die "-out $out: cannot create it"
 [ -w "$out" ] || die "-out $out: not writable"
 . "$here/manifest.sh"
 manifest_begin "$out" # removes only what an earlier submission wrote here
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 read -r -a launch <<< "$launcher"
-for k in $(seq "$repeat"); do
+timed=0 k=0
+while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t < m) }'; do
+  k=$((k + 1))
+  [ $k -le 10000 ] || die "10000 repeats did not reach $minsec s of timed runs"
   manifest_add "r$k.yaml"; manifest_add "r$k.log"
   rc=0
   "${launch[@]}" "$app" -options_file "$opts" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
   [ $rc = 0 ] || die "repeat $k: exit $rc ($(grep -m1 'error:' "$out/r$k.log" || grep -m1 '^verification_detail' "$out/r$k.log" || tail -n 1 "$out/r$k.log"))"
   official=$(sed -n 's/^official: //p' "$out/r$k.yaml")
   [ "$official" = true ] || die "repeat $k: not an official run of the deck ($(sed -n 's/^official_why: //p' "$out/r$k.yaml"))"
-  echo "benchmark: repeat $k/$repeat: VALID, official, FOM $(sed -n '/^fom:/,/^[a-z]/s/^  value: //p' "$out/r$k.yaml")"
+  total=$(sed -n '/^timing:/,/^[a-z]/s/^  total: //p' "$out/r$k.yaml")
+  timed=$(awk -v a="$timed" -v b="${total:-0}" 'BEGIN { printf "%.6f", a + b }')
+  echo "benchmark: repeat $k/$repeat: VALID, official, FOM $(sed -n '/^fom:/,/^[a-z]/s/^  value: //p' "$out/r$k.yaml"), $timed of $minsec s timed"
 done
 manifest_add submission.yaml; manifest_add submission.yaml.md
-"$py" "$here/report_table.py" submission "$out" --command "${launcher:+$launcher }$app -options_file $opts" --out "$out/submission.yaml" > /dev/null
+"$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts" --out "$out/submission.yaml" > /dev/null
 echo "benchmark: $out/submission.yaml and $out/submission.yaml.md"

@@ -353,7 +353,10 @@ def submission(args):
     official = all(r.get("official") is True for r in reps)
     fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
     hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
-    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid,
+    timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
+    enough = timed >= args.min_seconds
+    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid and enough,
+           "timed_seconds": round(timed, 3), "min_timed_seconds": args.min_seconds,
            "command": args.command or first.get("command_line"),
            "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
            "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
@@ -424,6 +427,7 @@ def main():
     ap.add_argument("--deck", default="")
     ap.add_argument("--command", default="")
     ap.add_argument("--out", default="")
+    ap.add_argument("--min-seconds", type=float, default=0.0, help="submission: the deck's minimum timed duration (run rules)")
     args = ap.parse_args()
     check_out(args)
     if args.what == "grid":

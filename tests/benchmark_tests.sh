@@ -21,6 +21,15 @@ for np in 2 4; do
   $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom']['n'] == 2 and d['fom']['min'] <= d['fom']['mean'] <= d['fom']['max'] and d['fom']['cv'] >= 0" "$s" || fail "$np ranks: FOM statistics"
   echo "ok: $np ranks, $(key "$s" repeats) repeats, official"
 done
+# the minimum timed duration: -repeat 1 with at least 2 s of timed runs
+# repeats until the runs' timed loops add up to 2 s
+"$bm" grayscott-small -bin "$build" -repeat 1 -min-seconds 2 -python $py -out "$tmp/min" > "$tmp/min.log" 2>&1 || { cat "$tmp/min.log"; fail "benchmark.sh -min-seconds 2 failed"; }
+$py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['official'] and d['min_timed_seconds'] == 2 and d['timed_seconds'] >= 2 and d['repeats'] >= 2, d" "$tmp/min/submission.yaml" ||
+  fail "-min-seconds 2: the submission does not hold 2 s of timed runs"
+echo "ok: -min-seconds 2: $(key "$tmp/min/submission.yaml" repeats) repeats, $(key "$tmp/min/submission.yaml" timed_seconds) s timed"
+# a submission whose reports hold less than its minimum is not official
+$py "$root/scripts/report_table.py" submission "$tmp/min" --min-seconds 1000 > "$tmp/short.yaml" || fail "report_table.py submission failed"
+[ "$(key "$tmp/short.yaml" official)" = false ] || fail "a submission below its minimum duration is official"
 # from a fresh install prefix, with the installed script and deck
 cmake --install "$build" --prefix "$tmp/p" > /dev/null 2>&1 || fail "cmake --install failed"
 (cd "$tmp" && "$tmp/p/share/fpna-miniapp/scripts/benchmark.sh" grayscott-small -bin "$tmp/p" -repeat 3 -python $py -out "$tmp/inst") > "$tmp/inst.log" 2>&1 || { cat "$tmp/inst.log"; fail "benchmark.sh from the install prefix failed"; }
@@ -36,7 +45,7 @@ rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" 
 $py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
 [ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
 # bad arguments: one line, exit 1
-for a in "grayscott-small -repeat 0 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1"; do
+for a in "grayscott-small -repeat 0 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1" "grayscott-medium -min-seconds 10 -out $tmp/x" "grayscott-small -min-seconds 1.5 -out $tmp/x"; do
   rc=0; "$bm" $a > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q '^benchmark: error: ' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want one error line for: $a"; }
 done
