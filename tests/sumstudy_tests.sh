@@ -32,6 +32,10 @@ alpha)
   "$tool" -n 10:1e5:4 -arrays 100 -methods element,block -seed 1 -o "$tmp/a.csv" -samples "$tmp/s.csv" > "$tmp/a.yaml" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "the run failed"; }
   cat "$tmp/a.yaml"
+  # standard output is YAML (docs/fpna-sums.md), with an output path that needs quoting
+  "$tool" -n 100 -arrays 2 -methods element -o "$tmp/odd: #name.csv" > "$tmp/q.yaml" 2> "$tmp/err" || { cat "$tmp/err"; fail "the run with an odd -o failed"; }
+  /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert d["sumstudy"]["output"] == sys.argv[2] and d["sumstudy"]["distributions"] == ["uniform", "normal"] and "element" in d["fits"], d' "$tmp/q.yaml" "$tmp/odd: #name.csv" ||
+    { cat "$tmp/q.yaml"; fail "standard output is not the documented YAML"; }
   au=$(fit element uniform alpha < "$tmp/a.yaml") an=$(fit element normal alpha < "$tmp/a.yaml")
   amu=$(fit element uniform alpha_median < "$tmp/a.yaml") amn=$(fit element normal alpha_median < "$tmp/a.yaml")
   r2=$(fit element uniform r2 < "$tmp/a.yaml")

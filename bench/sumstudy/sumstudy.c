@@ -237,6 +237,19 @@ static void print_fit(const ss_study *st, int m, int d, size_t nmin, const char 
   printf("}\n");
 }
 
+/* A YAML double-quoted string (a path may hold ':', '#', quotes). */
+static void put_str(const char *v)
+{
+  putchar('"');
+  for (; *v; v++) {
+    unsigned char c = (unsigned char)*v;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20 || c == 0x7f) printf("\\x%02x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
 static void print_report(const ss_study *st, double seconds)
 {
   const ss_opts *o = st->o;
@@ -247,11 +260,12 @@ static void print_report(const ss_study *st, double seconds)
   printf("  reference: %s  # %s\n", ss_ref_names[o->ref], refdesc[o->ref]);
   printf("  distributions: [");
   for (int d = 0, k = 0; d < SS_NDISTS; d++)
-    if (o->dist[d]) printf("%s%s", k++ ? ", " : "", d == SS_UNIFORM ? "uniform (on [0,1))" : "normal (standard)");
-  printf("]\n  n: [");
+    if (o->dist[d]) printf("%s%s", k++ ? ", " : "", ss_dist_names[d]);
+  printf("]  # uniform on [0,1), standard normal\n  n: [");
   for (int in = 0; in < o->nn; in++) printf("%s%zu", in ? ", " : "", o->n[in]);
-  printf("]\n  arrays: %d\n  orders: %d\n  block: %zu\n  threads: %d\n  seed: %llu\n  output: %s\n", o->arrays, o->orders, o->block,
-         st->threads, (unsigned long long)o->seed, o->out);
+  printf("]\n  arrays: %d\n  orders: %d\n  block: %zu\n  threads: %d\n  seed: %llu\n  output: ", o->arrays, o->orders, o->block, st->threads, (unsigned long long)o->seed);
+  put_str(o->out);
+  printf("\n");
   printf("  seconds: %.1f\n", seconds);
   printf("fits:  # max|V_s| = beta N^alpha\n");
   for (int m = 0; m < SS_NMETHODS; m++) {
