@@ -97,7 +97,8 @@ PetscErrorCode OutputCreate(Coupled c)
     if (heat) hx = 1.0 / (c->M + 1), hy = 1.0 / (c->N + 1);
     info = (ncout_info){.nx = (int)c->M, .ny = (int)c->N, .ncomp = (int)c->dof, .nreplicas = (int)c->nrep, .nsteps = (int)steps, .output_every = (int)c->output_every,
                         .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na,
-                        .first_step = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0, .first_epoch = (int)c->epoch};
+                        .first_step = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0, .first_epoch = (int)c->epoch,
+                        .closure = c->mode == COUPLING_CLOSURE};
   }
   if (c->restart_step >= 0) { /* an existing -output: the run file of the run this one continues, extended */
     int exists = c->rank == 0 && access(c->output, F_OK) == 0;

@@ -221,8 +221,11 @@ static int define(ncout *o, const ncout_info *info)
     if ((e = put_text(o, o->v_field[c], "comment", comment))) return e;
   }
   if ((e = def_hash(o, step_vars[0].name, o->d_step, step_vars[0].long_name, "time", &o->v_rec[0]))) return e;
-  for (int k = 1; k < NSTEPVARS; k++)
+  for (int k = 1; k < NSTEPVARS; k++) {
+    o->v_rec[k] = -1; /* not in this file: the closure's variables outside closure runs */
+    if (!info->closure && (step_vars[k].offset == REC(closure_error) || step_vars[k].offset == REC(closure_drift))) continue;
     if ((e = def_data(o, step_vars[k].name, k == 1 ? NC_INT : NC_DOUBLE, 2, sr, step_vars[k].long_name, "time", &o->v_rec[k]))) return e;
+  }
   for (int g = 0; g < NCOUT_NGUESS; g++) {
     char name[64], ln[160];
     snprintf(name, sizeof name, "ksp_its_%s", ncout_guess_names[g]);
@@ -363,6 +366,7 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
   /* One row of nrep values per variable, gathered through buf (int rows fit in nrep doubles) or hbuf (hashes). */
   int *its = (int *)o->buf;
   for (int v = 0; v < NSTEPVARS; v++) {
+    if (o->v_rec[v] < 0) continue;
     for (int r = 0; r < o->nrep; r++) {
       const char *p = (const char *)&recs[r] + step_vars[v].offset;
       if (v == 0) {

@@ -29,8 +29,8 @@
  *   per step    state_hash(step, replica, hash_strlen) char: "0x" and 16 hex
  *               digits, as the summary prints it ("" never written),
  *               ksp_its(step, replica) int, ksp_rnorm, start_residual,
- *               increment_error, closure_error, closure_drift, churn (step,
- *               replica), and the metrics against replica 0: vc, vermv,
+ *               increment_error, closure_error and closure_drift (closure
+ *               runs only), churn (step, replica), and the metrics against replica 0: vc, vermv,
  *               rel_l2, max_abs, max_ulp, digits (step, replica) (replica 0
  *               holds 0 / 17 digits); the guesses side by side:
  *               ksp_its_<guess>(step) int (-1: not run) and
@@ -70,6 +70,7 @@ typedef struct {
   int                nattrs;
   int                first_step;   /* the first step recorded: 0, or a restarted run's checkpoint step + 1 */
   int                first_epoch;  /* the number of the first epoch recorded: 0, or a restarted run's */
+  int                closure;      /* a closure run: closure_error and closure_drift are defined (else absent) */
 } ncout_info;
 
 /* Does `step` get a field snapshot? Every output_every-th step and the last.

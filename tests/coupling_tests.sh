@@ -99,6 +99,15 @@ closure) # default closure (warm-up 300, error gate) keeps the pattern; a closur
   "$app" $args -closure_warmup 5 -closure_tol 1 > "$tmp/b.out" 2>&1; rc=$?
   echo "bad closure: rc $rc, $(grep '^verification_detail' "$tmp/b.out")"
   [ $rc = 2 ] && grep -q '^verification: INVALID' "$tmp/b.out" || fail "a closure that drifted was not INVALID (rc $rc)"
+  # the closure's per-step variables are in a closure run's file, not in a guess run's (all NaN there before)
+  "$app" $gs -da_grid_x 16 -da_grid_y 16 -ts_max_steps 4 -coupling closure -output "$tmp/cl.nc" > /dev/null 2>&1 || fail "a short closure run with -output failed"
+  "$app" $gs -da_grid_x 16 -da_grid_y 16 -ts_max_steps 4 -coupling guess -output "$tmp/gu.nc" > /dev/null 2>&1 || fail "a short guess run with -output failed"
+  /usr/bin/python3 -c 'import sys, netCDF4
+c, g = netCDF4.Dataset(sys.argv[1]), netCDF4.Dataset(sys.argv[2])
+for v in ("closure_error", "closure_drift"):
+    assert v in c.variables, "closure run lacks " + v
+    assert v not in g.variables, "guess run has " + v
+print("closure variables: in the closure run, not in the guess run")' "$tmp/cl.nc" "$tmp/gu.nc" || fail "closure variables in the wrong runs"
   ;;
 interrupted) # a killed run leaves no file under the output name
   "$app" $gs -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -coupling guess -output "$tmp/k.nc" > "$tmp/k.log" 2>&1 &

@@ -53,7 +53,7 @@ static void write_run(const char *dir, const variant *v)
   char path[1024], ranks[] = "1", threads[] = "2";
   const ncout_attr attrs[5] = {{"solver_reduction", v->solver, 0}, {"surrogate_reduction", "deterministic", 0},
                                {"mpi_ranks", ranks, 1}, {"omp_threads", threads, 1}, {"device", v->device, 0}};
-  ncout_info info = {.nx = v->nx, .ny = NY, .ncomp = v->ncomp, .nreplicas = v->nrep, .nsteps = NSTEPS,
+  ncout_info info = {.nx = v->nx, .ny = NY, .ncomp = v->ncomp, .nreplicas = v->nrep, .nsteps = NSTEPS, .closure = 1,
                      .output_every = EVERY, .dx = 1.0 / v->nx, .dy = 1.0 / NY, .x0 = 0.5, .y0 = 0.5,
                      .comp_names = comps, .attrs = attrs, .nattrs = 5};
   snprintf(path, sizeof path, "%s/%s", dir, v->name);

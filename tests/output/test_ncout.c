@@ -86,7 +86,7 @@ static void write_file(const char *path, ncout **po)
 {
   static const char *comps[NC] = {"u", "v"};
   static const ncout_attr attrs[3] = {{"solver_reduction", "deterministic", 0}, {"scenario", "grayscott test", 0}, {"mpi_ranks", "3", 1}};
-  ncout_info info = {.nx = NX, .ny = NY, .ncomp = NC, .nreplicas = NR, .nsteps = NSTEPS, .output_every = EVERY,
+  ncout_info info = {.nx = NX, .ny = NY, .ncomp = NC, .nreplicas = NR, .nsteps = NSTEPS, .output_every = EVERY, .closure = 1,
                      .dx = 0.25, .dy = 0.5, .x0 = 0.5, .y0 = 0.5, .comp_names = comps, .attrs = attrs, .nattrs = 3};
   int e = ncout_create(path, &info, po);
   if (e) { printf("FAIL: ncout_create: %s\n", ncout_errmsg(NULL)); exit(1); }
