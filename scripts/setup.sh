@@ -7,7 +7,7 @@
 # Environment: CC, CFLAGS, CMAKE_ARGS (extra configure flags), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs="build-essential cmake pkg-config petsc-dev libopenblas-dev libnetcdf-dev libopenmpi-dev openmpi-bin netcdf-bin python3-yaml python3-netcdf4 python3-matplotlib"
+pkgs="build-essential cmake pkg-config petsc-dev libopenblas-dev libnetcdf-dev libopenmpi-dev openmpi-bin netcdf-bin python3-yaml python3-netcdf4 python3-matplotlib python3-xarray"
 missing=""
 for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"; done
 if [ -n "$missing" ]; then

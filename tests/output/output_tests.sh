@@ -8,6 +8,7 @@
 #   output_tests.sh plot    MAKE_RUNS COMPARE PYTHON PLOT_PY
 #   output_tests.sh run     MAKE_RUNS COMPARE PYTHON MINIAPP
 #   output_tests.sh cf      MAKE_RUNS COMPARE PYTHON MINIAPP   (77: no CF checker installed)
+#   output_tests.sh doc     MAKE_RUNS COMPARE PYTHON MINIAPP DOC (docs/output.md's xarray example)
 set -u
 name=$1 make_runs=$2 compare=$3
 tmp=$(mktemp -d)
@@ -252,6 +253,33 @@ print("gs.nc: snapshots", gs["snapshot_step"][:].tolist(), "state_hash", sg["sta
 print("rs.nc: steps %d..%d, snapshots %s, epochs %d..%d" % (rs["step"][0], rs["step"][-1], rs["snapshot_step"][:].tolist(), rs["epoch"][0], rs["epoch"][-1]))
 print("heat.nc: snapshots", heat["snapshot_step"][:].tolist())
 PY
+  ;;
+doc) # the xarray example of docs/output.md ("Opening it"), run as written on a
+     # real run file: selecting a snapshot by its step gives that step's fields
+  py=$4 app=$5 doc=$6
+  "$py" -c "import xarray" 2> /dev/null || fail "$py lacks the xarray module: install python3-xarray (scripts/setup.sh)"
+  "$app" -scenario grayscott -da_grid_x 16 -da_grid_y 12 -ts_max_steps 120 -replicas 2 -coupling guess -output_every 50 -output run.nc > run.log 2>&1 ||
+    { tail -n 3 run.log; fail "the run for the example failed"; }
+  "$py" - "$doc" > example.py <<'PY' || fail "no python block after '### Opening it' in $doc"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"### Opening it.*?```python\n(.*?)```", text, re.S)
+if not m:
+    sys.exit(1)
+print(m.group(1))
+PY
+  cat >> example.py <<'PY'
+# checks (not in the doc): the step selection is the snapshot of step 100
+import netCDF4
+raw = netCDF4.Dataset("run.nc")
+steps = list(raw["snapshot_step"][:])
+assert steps == [0, 50, 100, 120], steps
+want = raw["u"][steps.index(100)]
+got = ds.u.swap_dims(snapshot="snapshot_step").sel(snapshot_step=100)
+assert (got.values == want).all(), "sel(snapshot_step=100) is not the snapshot of step 100"
+print("docs/output.md example: ok; snapshot_step 100 is snapshot", steps.index(100))
+PY
+  MPLBACKEND=Agg "$py" example.py || fail "the xarray example of docs/output.md failed"
   ;;
 cf) # CF compliance of real run files, a restarted one and comparison files:
     # 0 errors and 0 warnings from every checker found (docs/output.md)
