@@ -141,9 +141,10 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
 
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
-  if (PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n")) return 1;
   (void)OptStrictOneLineErrors("bench_solver"); /* a bad value: one line, not a trace */
-  ierr = Bench();
+  if (PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n")) return 1;
+  ierr = OptStrictCheck(OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH); /* every option by its type, before any work */
+  if (!ierr) ierr = Bench();
   (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
   return ierr ? 1 : 0;
 }

@@ -164,9 +164,10 @@ int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
 
-  if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
   (void)OptStrictOneLineErrors("bench_surrogate"); /* a bad value: one line, not a trace */
-  ierr = Bench();
+  if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
+  ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH); /* every option by its type, before any work */
+  if (!ierr) ierr = Bench();
   (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
   return ierr ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  * SIGTERM/SIGUSR1 after writing the -checkpoint (continue with -restart). */
 #include "blasthreads.h"
 #include "coupling.h"
+#include "optstrict.h"
 #include "outpath.h"
 #include "report.h"
 #include "spincount.h"
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
   ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
   if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
+  if (!ierr) ierr = OptStrictCheck(OPTS_MINIAPP);  /* every option by its declared type, before anything reads it */
   if (!ierr) ierr = Run(&status);
   { /* with -checkpoint the exit code is decided: signals from here on change nothing */
     PetscBool ck = PETSC_FALSE;

@@ -44,6 +44,7 @@ static void Translate(PetscErrorCode n, const char *fun, const char *mess, char 
     snprintf(line, len, "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
     return;
   }
+  if (OptStrictExplain(mess, line, len)) return; /* an undeclared option's parse error: name it */
   /* PetscOptionsFList (-ksp_type, -pc_type, ...): name the option */
   if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) {
     for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);

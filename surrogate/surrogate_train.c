@@ -4,6 +4,7 @@
  * in one line "surrogate-train: error: ..." and exit status 1. */
 #include "surrogate.h"
 #include "heatdata.h"
+#include "optstrict.h" /* miniapp/: every option by its declared type, before any work */
 #include "pathcheck.h"
 
 #include <stdio.h>
@@ -78,7 +79,7 @@ static PetscErrorCode KeepFirstError(MPI_Comm comm, int line, const char *fun, c
 {
   if (p != PETSC_ERROR_INITIAL || first_error[0]) return n;
   if (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11))) snprintf(first_error, sizeof first_error, "out of memory (in %s): reduce -train_batch or -surrogate_layers", mess && mess[0] ? mess : fun);
-  else snprintf(first_error, sizeof first_error, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
+  else if (!OptStrictExplain(mess, first_error, sizeof first_error)) snprintf(first_error, sizeof first_error, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
   return n;
 }
 
@@ -86,10 +87,15 @@ int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
 
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  /* Errors come back as codes; print the specific message once, not a trace. */
-  PetscCall(PetscPushErrorHandler(KeepFirstError, NULL));
-  ierr = Run();
+  /* Errors come back as codes; print the specific message once, not a
+   * trace (also for the options PetscInitialize reads). */
+  (void)PetscPushErrorHandler(KeepFirstError, NULL);
+  if (PetscInitialize(&argc, &argv, NULL, help)) {
+    fprintf(stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "PetscInitialize failed");
+    return 1;
+  }
+  ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN); /* every option by its type, before any work */
+  if (!ierr) ierr = Run();
   if (ierr) PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "unknown error");
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscFinalize());

@@ -2,10 +2,10 @@
 # tests/reliability_tests.sh: bad inputs and faults end in one clear line and
 # the documented exit code (1 bad input or failed run, 2 INVALID), never in a
 # crash, lost data or a false VALID. One ctest entry per class:
-#   reliability_tests.sh NAME MINIAPP COMPARE TRAIN
+#   reliability_tests.sh NAME MINIAPP COMPARE TRAIN [BENCH_SOLVER BENCH_SURROGATE]
 # docs/reliability.md lists every case with the line it gives.
 set -u
-name=$1 app=$2 compare=$3 train=$4
+name=$1 app=$2 compare=$3 train=$4 bsolver=${5:-} bsurrogate=${6:-}
 . "$(dirname "$0")/lib.sh"
 cd "$tmp" || fail "cannot enter $tmp"
 small="-ts_max_steps 2 -da_grid_x 12 -da_grid_y 10"
@@ -196,6 +196,10 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'da_grid_x 4294967299: does not fit a 32-bit integer' "$app" -da_grid_x 4294967299
   bad 'ts_max_steps 4294967297: does not fit a 32-bit integer' "$app" -ts_max_steps 4294967297
   bad 'ksp_max_it 4294967297: does not fit a 32-bit integer' "$app" $small -ksp_max_it 4294967297 # read inside libpetsc
+  bad 'ksp_gmres_restart 4294967297: does not fit a 32-bit integer \(largest 2147483647\)$' "$app" $small -ksp_gmres_restart 4294967297 # read only by GMRES: judged anyway
+  bad 'sub_ksp_max_it 4294967297: does not fit a 32-bit integer' "$app" $small -pc_type bjacobi -sub_ksp_max_it 4294967297 # under a prefix
+  bad 'pc_hypre_x 4294967297: does not fit a 32-bit integer \(largest 2147483647; if -pc_hypre_x takes a real number' "$app" $small -pc_hypre_x 4294967297 # declared by no program
+  bad 'malloc_debug maybe: not a true/false value' "$app" $small -malloc_debug maybe # PETSc's parse error inside PetscInitialize, named
   bad 'ksp_type preonly: applies the preconditioner once' "$app" $small -ksp_type preonly
   bad 'surrogate_layers 8-4: the range 8-4 decreases' "$app" $small -coupling guess -surrogate_layers 8-4
   bad 'options_monitor ascii:f: not a true/false value' "$app" $small -options_monitor ascii:f
@@ -216,6 +220,24 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'SurrogateLoad: checkpoint /tmp is not a regular file' "$train" -train_steps 1 -train_load /tmp
   run s.yaml $small -ts_max_steps +3 -coupling_baselines 0
   [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
+  ;;
+declared) # section 3: every option a program reads is judged by its declared type before any work, whatever the configuration
+  /usr/bin/python3 "$(dirname "$0")/options_declared.py" "$app" "$train" "$bsolver" "$bsurrogate" "$(cd "$(dirname "$0")/.." && pwd)" || fail "an option read but not judged (or judged by the wrong type): see above"
+  ;;
+symbols) # section 3: strict options without symbol interposition: no executable defines a function libpetsc defines
+  command -v nm > /dev/null || { echo "SKIP: no nm (binutils)"; exit 77; }
+  lib=$(ldd "$app" | awk '/libpetsc/ {print $3; exit}')
+  [ -n "$lib" ] || { echo "SKIP: PETSc is linked statically: no shared library to interpose on"; exit 77; }
+  nm -D --defined-only "$lib" | awk '$2 ~ /^[TWi]$/ {sub(/@.*/, "", $3); print $3}' | sort -u > petsc.txt
+  grep -qx PetscOptionsGetInt petsc.txt || fail "nm lists no PetscOptionsGetInt in $lib"
+  for exe in "$app" "$train" "$bsolver" "$bsurrogate"; do
+    [ -n "$exe" ] || continue
+    { nm -g --defined-only "$exe"; nm -D --defined-only "$exe"; } 2> /dev/null | awk 'NF == 3 {sub(/@.*/, "", $3); print $3}' | sort -u > exe.txt
+    [ -s exe.txt ] || fail "nm lists no symbols in $exe"
+    comm -12 petsc.txt exe.txt > both.txt
+    [ ! -s both.txt ] || fail "$(basename "$exe") defines $(head -5 both.txt | tr '\n' ' ')which $(basename "$lib") defines too: symbol interposition (fails to link with a static PETSc, silently off with -Bsymbolic)"
+    echo "ok: $(basename "$exe") defines none of the $(wc -l < petsc.txt) functions of $(basename "$lib")"
+  done
   ;;
 limits) # section 3: too many ranks, too little memory, too large a network: the user's terms
   if command -v mpiexec > /dev/null; then
