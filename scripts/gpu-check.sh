@@ -86,7 +86,7 @@ res=$out/result.md yaml=$out/result.yaml fails=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OPENBLAS_NUM_THREADS=1
 launch=()
 [ "$np" = 1 ] || launch=(mpiexec -n "$np" --bind-to none)
-per=$(( $(nproc) / np )) # the decks' ranks share the cores
+per=$(( $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) / np )) # the decks' ranks share the cores
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(( per > 0 ? per : 1 ))}
 key() { sed -n "s/^ *$2: *//p" "$1" 2> /dev/null | head -n 1 | tr -d '"'; }
 record() { # NAME pass|fail|skip DETAIL

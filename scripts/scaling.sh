@@ -31,7 +31,7 @@ deck=$1; shift
 mode=strong
 if [ $# -gt 0 ] && [[ $1 != -* ]]; then mode=$1; shift; fi
 [[ $mode =~ ^(strong|weak)$ ]] || die "mode '$mode': strong or weak ($usage)"
-cores=$(nproc)
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # the cores this process may use (nproc alone obeys OMP_NUM_THREADS)
 maxr=$cores maxt=$cores variant=reproducible repeat=1 bin="" launcher="" py=python3 outdir=out/scaling
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"

@@ -29,7 +29,7 @@ die() { echo "sweep: error: $*" >&2; exit 1; }
 cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
-cores=$(nproc)
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # the cores this process may use (nproc alone obeys OMP_NUM_THREADS)
 np=1 threads="" repeat=2 root="" extra="" outdir=out/sweep launcher="" py=python3
 all="atomic deterministic reproducible deterministic-atomic reproducible-atomic atomic-deterministic atomic-reproducible"
 variants=$all

@@ -21,7 +21,8 @@ grep -q "^ *ranks: 4" "$tmp/sweep/grayscott-small/atomic.r1.yaml" || fail "sweep
 echo "ok: sweep.sh on 4 ranks through -launcher '$launcher'"
 scripts/scaling.sh grayscott-small strong -max-ranks 2 -max-threads 1 -bin "$build" -launcher "$launcher" -out "$tmp/scaling" > "$tmp/scaling.log" 2>&1 ||
   { cat "$tmp/scaling.log"; fail "scaling.sh with -launcher failed"; }
-for r in 1 2; do grep -q "^ *ranks: $r\$" "$tmp/scaling/grayscott-small-strong/np$r-t1.r1.yaml" || fail "scaling: np$r report does not say $r ranks"; done
+ranks="1 2"; [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ] || ranks=1 # scaling.sh keeps ranks x threads within the cores
+for r in $ranks; do grep -q "^ *ranks: $r\$" "$tmp/scaling/grayscott-small-strong/np$r-t1.r1.yaml" || fail "scaling: np$r report does not say $r ranks"; done
 [ -s "$tmp/scaling/grayscott-small-strong.md" ] || fail "scaling: no table under -out"
 echo "ok: scaling.sh on 1 and 2 ranks through -launcher '$launcher'"
 out=$(scripts/scaling.sh grayscott-small -bin "$build" -launcher "srun" -out "$tmp/x" 2>&1) && fail "scaling.sh took a -launcher without %n"
