@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include "help.h"
 
 
 static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver whose reductions obey a compile-time\n"
@@ -74,6 +75,7 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   PetscFunctionBegin;
   PetscCall(CoupledSetFromOptions(c));
   if (in->help) {
+    HelpFlush();
     *status = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -141,8 +143,10 @@ int main(int argc, char **argv)
   ReportSetCommandLine(argc, argv); /* for the report, as given */
   /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
   (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
+  HelpCapture(); /* -help: the mini-app's options printed first (help.c) */
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return 1;
+  HelpCaptureStdout();
   /* stdout closed early (miniapp ... | head): PETSc's handler turned SIGPIPE
    * into a stack trace and MPI_Abort. Ignored, the write fails with EPIPE;
    * the run completes its files and the check at the end says it in one line. */
@@ -160,6 +164,7 @@ int main(int argc, char **argv)
     if (ck) CheckpointIgnoreSignals();
   }
   if (ierr) status = 1;
+  HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
   (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize(); /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
   /* the summary on stdout is output too: a full disk behind a redirect is an error */

@@ -51,10 +51,10 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   M = N           = s->ops == &HeatScenario ? 64 : 128;
   s->dt           = s->ops == &HeatScenario ? 0.01 : 1.0;
   s->max_steps    = s->ops == &HeatScenario ? 10 : 200;
-  PetscCall(PetscOptionsInt("-da_grid_x", "Grid points in x (heat: interior points)", NULL, M, &M, NULL));
-  PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y", NULL, N, &N, NULL));
-  PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps", NULL, s->max_steps, &s->max_steps, NULL));
-  PetscCall(PetscOptionsReal("-ts_dt", "Time step", NULL, s->dt, &s->dt, NULL));
+  PetscCall(PetscOptionsInt("-da_grid_x", "Grid points in x, 3 .. 65536, at most 2^30 unknowns in all (heat: interior points, default 64)", NULL, M, &M, NULL));
+  PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y (heat: default 64)", NULL, N, &N, NULL));
+  PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps (heat: default 10)", NULL, s->max_steps, &s->max_steps, NULL));
+  PetscCall(PetscOptionsReal("-ts_dt", "Time step (heat: default 0.01)", NULL, s->dt, &s->dt, NULL));
   {
     PetscReal rtol = 1e-10;
     PetscCall(PetscOptionsReal("-ksp_rtol", "Krylov relative tolerance, at most 1e-4: every solve's true residual is verified against 10 x max(-ksp_rtol, 1e-12)", "KSPSetTolerances", rtol, &rtol, NULL));

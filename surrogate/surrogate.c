@@ -80,11 +80,26 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetFromOptions() must come before SurrogateSetUp()");
   PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
   PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
-  /* widths starts as the current layers, so -help shows them as the default
-   * (PetscOptionsIntArray lists the first nw entries of the array) */
+  /* -help shows an array's default as the entries it read: with the option
+   * not given, only the first (<32>). So for -help alone the default goes
+   * into the database while it is read, and out again: <32,32>. */
   for (PetscInt i = 0; i < SURR_MAX_LAYERS; i++) widths[i] = i < s->nhidden ? s->hidden[i] : 0;
-  if (PetscOptionsObject->printhelp) nw = s->nhidden;
-  PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
+  {
+    char      full[256], def[SURR_MAX_LAYERS * 8] = "";
+    PetscBool given = PETSC_TRUE, dflt = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(full, sizeof full, "-%ssurrogate_layers", s->prefix ? s->prefix : ""));
+    if (PetscOptionsObject->printhelp) PetscCall(PetscOptionsHasName(NULL, NULL, full, &given));
+    if (!given && s->nhidden > 0) {
+      for (PetscInt i = 0; i < s->nhidden; i++) PetscCall(PetscSNPrintf(def + strlen(def), sizeof def - strlen(def), "%s%" PetscInt_FMT, i ? "," : "", s->hidden[i]));
+      PetscCall(PetscOptionsSetValue(NULL, full, def));
+      dflt = PETSC_TRUE;
+    }
+    PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
+    if (dflt) {
+      PetscCall(PetscOptionsClearValue(NULL, full));
+      set = PETSC_FALSE;
+    }
+  }
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
   PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate (1e-12 .. 1)", "", lr, &lr, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));

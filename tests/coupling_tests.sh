@@ -147,8 +147,19 @@ bad_input)
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
   # -help lists every option with its default, whatever the mode and scenario
   "$app" -help > "$tmp/help.txt" 2>&1 || fail "-help exits $?"
-  for o in '-surrogate_layers <32' '-heat_D <1' '-gs_F <0.04' '-ksp_rtol <1e-10' '-pc_type <now jacobi' '-checkpoint' '-closure_tol' '-progress'; do
+  for o in '-surrogate_layers <32,32>' '-heat_D <1' '-gs_F <0.04' '-ksp_rtol <1e-10' '-pc_type <now jacobi' '-checkpoint' '-closure_tol' '-progress'; do
     grep -q -- "$o" "$tmp/help.txt" || fail "-help does not list $o"
+  done
+  # ... the mini-app's own sections first, every one before PETSc's (miniapp/help.c)
+  ours=$(grep -n "^==== The mini-app's options" "$tmp/help.txt" | cut -d: -f1) theirs=$(grep -n "^==== PETSc's options" "$tmp/help.txt" | cut -d: -f1)
+  [ -n "$ours" ] && [ -n "$theirs" ] && [ "$ours" -lt "$theirs" ] || fail "-help: no mini-app part before PETSc's"
+  for o in '-threads <' '-gs_F <' '-surrogate_layers <' '-coupling <' '-checkpoint <' '-inject <'; do
+    l=$(grep -n -- "  $o" "$tmp/help.txt" | head -1 | cut -d: -f1)
+    [ -n "$l" ] && [ "$l" -gt "$ours" ] && [ "$l" -lt "$theirs" ] || fail "-help: $o is not in the mini-app's part"
+  done
+  for o in '-ksp_type <' '-pc_type <' '-log_view'; do
+    l=$(grep -n -- "$o" "$tmp/help.txt" | head -1 | cut -d: -f1)
+    [ -n "$l" ] && [ "$l" -gt "$theirs" ] || fail "-help: $o is not in PETSc's part"
   done
   # -progress: a line per step with -progress_interval 0, on stderr only
   "$app" -ts_max_steps 3 -da_grid_x 8 -da_grid_y 8 -progress -progress_interval 0 > "$tmp/p.out" 2> "$tmp/p.err" || fail "-progress run failed"
