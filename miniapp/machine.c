@@ -128,7 +128,8 @@ PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
   for (PetscMPIInt r = 0, k = 0; r < size; r++) {
     PetscBool seen = PETSC_FALSE;
     for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
-    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(all + (size_t)r * sizeof host));
+    char hb[64];
+    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(ReportHostName(all + (size_t)r * sizeof host, hb, sizeof hb)));
   }
   fprintf(f, "]\n  binding: [");
   for (PetscMPIInt r = 0; r < size && r < 64; r++) fprintf(f, "%s%s", r ? ", " : "", yaml_str(affs + (size_t)r * sizeof aff));

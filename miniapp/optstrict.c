@@ -110,7 +110,7 @@ static const struct {
   /* miniapp/ */
   {OPTS_DRIVER, PETSC_FALSE, T_INT, "threads repeat_check checkpoint_every train_every train_epochs replicas output_every guess_history closure_warmup fault_noise_window"},
   {OPTS_DRIVER, PETSC_FALSE, T_REAL, "closure_tol closure_drift_tol progress_interval closure_pattern_factor fault_noise_factor"},
-  {OPTS_DRIVER, PETSC_FALSE, T_BOOL, "guess_projection coupling_baselines progress fault_checks"},
+  {OPTS_DRIVER, PETSC_FALSE, T_BOOL, "guess_projection coupling_baselines progress fault_checks report_anonymize"},
   {OPTS_DRIVER, PETSC_FALSE, T_CHOICE, "coupling=none,guess,closure guess=learned,combined,projection guess_learn=increment,residual fault_action=report,abort,rollback"},
   {OPTS_DRIVER, PETSC_FALSE, T_TEXT, "summary report deck_name golden_state_hash golden_weights_hash output checkpoint restart inject"},
 

@@ -189,6 +189,20 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, d
 
 /* ---- the proxy-app report (-report) -------------------------------------- */
 
+static PetscBool anonymize = PETSC_FALSE;
+
+/* A host name as the report shows it: itself, or with -report_anonymize
+ * "host-" and 48 bits of its FNV-1a hash (the same name for the same host,
+ * so a submission's nodes stay distinct and comparable, none named). */
+const char *ReportHostName(const char *name, char *buf, size_t len)
+{
+  uint64_t h = 1469598103934665603ull;
+  if (!anonymize) return name;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  snprintf(buf, len, "host-%012llx", (unsigned long long)(h >> 16));
+  return buf;
+}
+
 PetscErrorCode ReportGetOptions(ReportOptions *o)
 {
   PetscBool set, gset[2];
@@ -202,6 +216,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
   PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
+  PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
   PetscOptionsEnd();
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
@@ -227,6 +242,10 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
       int       k        = 0;
       if (gethostname(host, sizeof host)) PetscCall(PetscStrncpy(host, "host", sizeof host));
       host[sizeof host - 1] = 0;
+      if (anonymize) {
+        char hb[64];
+        PetscCall(PetscStrncpy(host, ReportHostName(host, hb, sizeof hb), sizeof host));
+      }
       for (char *q = host; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.') *q = '_';
       PetscCallMPI(MPI_Bcast(host, sizeof host, MPI_CHAR, 0, PETSC_COMM_WORLD));
@@ -362,6 +381,10 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mem, 2, MPI_DOUBLE, MPI_MAX, comm)); /* -min, max */
   }
   PetscCall(PetscGetHostName(host, sizeof host));
+  {
+    char hb[64];
+    PetscCall(PetscStrncpy(host, ReportHostName(host, hb, sizeof hb), sizeof host));
+  }
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   if ((ci = fopen("/proc/cpuinfo", "r"))) {
     char line[512];

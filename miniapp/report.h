@@ -23,6 +23,7 @@ PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
 PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
 /* machine.c: nodes, cores, sockets, vector ISA, memory, OS, kernel, NetCDF, environment (collective; rank 0 writes) */
 PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f);
+const char    *ReportHostName(const char *name, char *buf, size_t len); /* itself, or its hash with -report_anonymize */
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
 PetscErrorCode ReportCheckUnusedOptions(PetscBool final);

@@ -30,6 +30,16 @@ echo "ok: -min-seconds 2: $(key "$tmp/min/submission.yaml" repeats) repeats, $(k
 # a submission whose reports hold less than its minimum is not official
 $py "$root/scripts/report_table.py" submission "$tmp/min" --min-seconds 1000 > "$tmp/short.yaml" || fail "report_table.py submission failed"
 [ "$(key "$tmp/short.yaml" official)" = false ] || fail "a submission below its minimum duration is official"
+# -report_anonymize: node names as hashes, nowhere the host's own name; still an official run
+app=$(cd "$build" && pwd)/miniapp/miniapp
+(cd "$tmp" && "$app" -options_file "$root/inputs/grayscott-small.opts" -report_anonymize -report auto > anon.out 2>&1) || { cat "$tmp/anon.out"; fail "-report_anonymize run failed"; }
+anon=$(ls "$tmp"/report-grayscott-small-*.yaml) || fail "-report auto wrote no report"
+$py -c "import re,sys,yaml; d=yaml.safe_load(open(sys.argv[1])); m=d['machine']; assert re.fullmatch('host-[0-9a-f]{12}', m['hostname']) and m['node_names'] == [m['hostname']] and d['official'] is True, m" "$anon" ||
+  fail "-report_anonymize: hostname and node_names are not host-<12 hex digits>, or the run is not official"
+! grep -qF -- "$(hostname)" "$anon" || fail "-report_anonymize: the host name $(hostname) is still in $anon"
+case $(basename "$anon") in *"$(hostname)"*) fail "-report_anonymize: the auto report name $(basename "$anon") holds the host name" ;; esac
+echo "ok: -report_anonymize: $(basename "$anon")"
+rm -f "$anon"
 # from a fresh install prefix, with the installed script and deck
 cmake --install "$build" --prefix "$tmp/p" > /dev/null 2>&1 || fail "cmake --install failed"
 (cd "$tmp" && "$tmp/p/share/fpna-miniapp/scripts/benchmark.sh" grayscott-small -bin "$tmp/p" -repeat 3 -python $py -out "$tmp/inst") > "$tmp/inst.log" 2>&1 || { cat "$tmp/inst.log"; fail "benchmark.sh from the install prefix failed"; }
