@@ -19,12 +19,15 @@ done
 echo "== atomic vs reproducible"
 build/reproducible/miniapp/miniapp-compare out/reproducible.nc out/atomic.nc -o out/compare.nc
 for f in reproducible atomic compare; do $py scripts/plot.py out/$f.nc -o out/plots > /dev/null; done
+# the README's figure: the two builds' replicas on one axes (out/plots/overlay_digits.png)
+$py scripts/plot.py --overlay out/reproducible.nc out/atomic.nc --labels "reproducible build","atomic build (seeded orders)" -o out/plots > /dev/null
 key() { sed -n "s/^$2: *//p" "out/$1.yaml" | tr -d '"[]'; }
 cat <<TXT
 
 Results in out/: reproducible.nc, atomic.nc (fields + per-step/per-epoch series,
 NetCDF, open with xarray or ncview), compare.nc, summaries *.yaml, PNG figures in
-out/plots/ (divergence vs step and epoch, Krylov iterations, final fields).
+out/plots/ (divergence vs step and epoch, Krylov iterations, final fields;
+overlay_digits.png: both builds' replicas on one axes, the README's figure).
 What they show:
  - reproducible build: the two replicas agree bitwise at every step and epoch
    (first divergent step: $(key reproducible replica_first_divergent_step | cut -d, -f2)).
