@@ -28,7 +28,7 @@
 
 static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver whose reductions obey a compile-time\n"
                            "atomic/deterministic/reproducible switch. Options (all via the PETSc options database,\n"
-                           "e.g. -options_file inputs/<deck>.opts); see README.md.\n\n";
+                           "e.g. -options_file inputs/<deck>.opts); docs/options.md explains them.\n\n";
 
 typedef struct {
   PetscInt      threads;
