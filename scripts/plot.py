@@ -179,6 +179,7 @@ def time_axis(ax, step, time):
         return
     top = ax.secondary_xaxis("top", functions=(lambda x: interp_lin(x, s, t), lambda x: interp_lin(x, t, s)))
     top.set_xlabel("model time (nondimensional)", fontsize="small")
+    return top
 
 
 def mark_first_divergence(axes, fds, colors):
@@ -323,6 +324,7 @@ def time_axis_epoch(ax, epoch, estep):
         return
     top = ax.secondary_xaxis("top", functions=(lambda x: interp_lin(x, e, s), lambda x: interp_lin(x, s, e)))
     top.set_xlabel("step", fontsize="small")
+    return top
 
 
 GUESSES = (("ksp_its_none", "no initial guess"), ("ksp_its_extrapolation", "extrapolation 2u^n - u^(n-1)"),

@@ -97,6 +97,34 @@ assert plot.growth_fit(st, np.zeros(200)) is None  # bitwise equal
 # the secondary axes continue the mapping outside the data (np.interp clamps: time 0 sat over step -450)
 s, t = np.array([0.0, 10, 20]), np.array([0.0, 5, 10])
 assert list(plot.interp_lin([-10, 5, 30], s, t)) == [-5, 2.5, 15] and list(plot.interp_lin([-5, 2.5, 15], t, s)) == [-10, 5, 30]
+# ... and on a drawn figure: every top tick (model time) sits over its step, also past the data, where
+# the view's margins are (9000 steps of dt 0.5; a restarted run's steps 4000.., epochs 4 per step)
+import matplotlib.pyplot as plt
+for steps, dt in ((np.arange(0.0, 9001.0), 0.5), (np.arange(4000.0, 4501.0), 2.0)):
+    fig, ax = plt.subplots()
+    ax.plot(steps, np.ones_like(steps))
+    top = plot.time_axis(ax, steps, steps * dt)
+    fig.canvas.draw()
+    lo, hi = ax.get_xlim()
+    for tick in top.get_xticks():
+        x = tick / dt  # the step under this time
+        if lo <= x <= hi:
+            px_top = top.transData.transform((tick, 0))[0] if hasattr(top, "transData") else None
+            px_bottom = ax.transData.transform((x, 0))[0]
+            assert px_top is None or abs(px_top - px_bottom) < 0.5, (tick, x, px_top, px_bottom)
+            assert abs(plot.interp_lin([x], steps, steps * dt)[0] - tick) < 1e-9 * max(1, abs(tick)), (tick, x)
+    assert top.get_xticks()[0] <= lo * dt + 1e-9 or lo < steps[0], "no tick at or before the view's left edge"
+    plt.close(fig)
+epochs, estep = np.arange(0.0, 400.0), np.repeat(np.arange(0.0, 100.0), 4)
+fig, ax = plt.subplots()
+ax.plot(epochs, epochs)
+top = plot.time_axis_epoch(ax, epochs, estep)
+fig.canvas.draw()
+for tick in top.get_xticks():  # steps above epochs: epoch 4 k lies under step k, beyond the data too
+    e = plot.interp_lin([tick], estep, epochs)[0]
+    assert abs(plot.interp_lin([e], epochs, estep)[0] - tick) < 1e-9 * max(1, abs(tick)), tick
+plt.close(fig)
+print("secondary axes: tick positions follow the mapping inside and outside the data")
 PY
   for f in ref.nc single.nc cmp.nc; do
     "$py" "$plot" "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
