@@ -21,13 +21,17 @@ build/reproducible/miniapp/miniapp-compare out/reproducible.nc out/atomic.nc -o 
 for f in reproducible atomic compare; do $py scripts/plot.py out/$f.nc -o out/plots > /dev/null; done
 # the README's figure: the two builds' replicas on one axes (out/plots/overlay_digits.png)
 $py scripts/plot.py --overlay out/reproducible.nc out/atomic.nc --labels "reproducible build","atomic build (seeded orders)" -o out/plots > /dev/null
+$py scripts/plot.py --diffmap out/reproducible.nc out/atomic.nc -o out/plots > /dev/null # the two builds' fields and their difference
 key() { sed -n "s/^$2: *//p" "out/$1.yaml" | tr -d '"[]'; }
 cat <<TXT
 
 Results in out/: reproducible.nc, atomic.nc (fields + per-step/per-epoch series,
 NetCDF, open with xarray or ncview), compare.nc, summaries *.yaml, PNG figures in
 out/plots/ (divergence vs step and epoch, Krylov iterations, final fields;
-overlay_digits.png: both builds' replicas on one axes, the README's figure).
+*_fields_time.png: the pattern forming and where the replicas differ;
+*_coupling.png: the learned guess's error and the churn per step;
+overlay_digits.png: both builds' replicas on one axes, the README's figure;
+diffmap.png: the two builds' fields at the last step and their difference).
 What they show:
  - reproducible build: the two replicas agree bitwise at every step and epoch
    (first divergent step: $(key reproducible replica_first_divergent_step | cut -d, -f2)).

@@ -270,6 +270,127 @@ def plot_run(ds, stem, written):
     # (d) the last snapshot
     plot_fields(ds, stem, name, who, nrep, written)
 
+    # (e) the fields over time: pattern formation, and where the replicas part
+    if ds.dimensions["snapshot"].size > 1:
+        plot_fields_time(ds, stem, name, who, nrep, written)
+
+    # (f) what the network does per step: churn and the learned guess's error (guess), the closure's error and drift
+    plot_coupling(ds, stem, name, who, nrep, step, time, written)
+
+
+def snapshots_shown(nsnap, most=5):
+    """Up to `most` snapshot indices, evenly spread, the first and the last among them."""
+    return sorted(set(int(round(i * (nsnap - 1) / (most - 1))) for i in range(most))) if nsnap > most else list(range(nsnap))
+
+
+def plot_fields_time(ds, stem, name, who, nrep, written):
+    comps = [v.name for v in ds.variables.values() if v.dimensions == ("snapshot", "replica", "y", "x")]
+    c = comps[-1]  # grayscott: v, the pattern; heat: u
+    ks = snapshots_shown(ds.dimensions["snapshot"].size)
+    sstep = var(ds, "snapshot_step")
+    x, y = var(ds, "x"), var(ds, "y")
+    ext = [x[0], x[-1], y[0], y[-1]] if len(x) > 1 and len(y) > 1 else None
+    f = np.asarray(ds.variables[c][ks], dtype=float)  # (k, replica, y, x)
+    rows = 2 if nrep > 1 else 1
+    fig, axes = plt.subplots(rows, len(ks), figsize=(2.9 * len(ks) + 1.2, 2.9 * rows + 1.1), squeeze=False)
+    lo, hi = np.nanmin(f[:, 0]), np.nanmax(f[:, 0])
+    for j, k in enumerate(ks):
+        im = axes[0][j].imshow(f[j, 0], origin="lower", extent=ext, cmap="viridis", vmin=lo, vmax=hi, interpolation="nearest")
+        axes[0][j].set_title(f"step {int(sstep[k])}", fontsize="small")
+    fig.colorbar(im, ax=list(axes[0]), shrink=0.85).set_label(f"{c}, replica 0", fontsize="small")
+    if rows == 2:
+        d = np.abs(f[:, nrep - 1] - f[:, 0])
+        pos = d[d > 0]
+        dlo, dhi = (np.log10(pos.min()), np.log10(pos.max())) if pos.size else (-17.0, -16.0)
+        for j in range(len(ks)):
+            with np.errstate(divide="ignore"):
+                ld = np.where(d[j] > 0, np.log10(np.where(d[j] > 0, d[j], 1.0)), np.nan)
+            im2 = axes[1][j].imshow(ld, origin="lower", extent=ext, cmap="magma", vmin=dlo, vmax=max(dhi, dlo + 1e-9), interpolation="nearest")
+            if not np.any(d[j] > 0):
+                axes[1][j].text(0.5, 0.5, "bitwise equal", transform=axes[1][j].transAxes, ha="center", va="center", fontsize="small")
+        fig.colorbar(im2, ax=list(axes[1]), shrink=0.85).set_label(f"log10 |{c}: replica {nrep - 1} - replica 0|", fontsize="small")
+    for ax in axes.flat:
+        ax.set_xticks([]), ax.set_yticks([])
+    fig.suptitle(f"{name}{who}: {c} over time" + ("; bottom: where replica %d differs from replica 0 (blank: bitwise equal)" % (nrep - 1) if rows == 2 else ""),
+                 fontsize="medium")
+    fig.savefig(f"{stem}_fields_time.png", dpi=110)
+    plt.close(fig)
+    written.append(f"{stem}_fields_time.png")
+
+
+def plot_coupling(ds, stem, name, who, nrep, step, time, written):
+    panels = []
+    if "increment_error" in ds.variables and np.isfinite(var(ds, "increment_error")).any():
+        panels.append(("increment_error", "learned guess: relative error\nof the predicted increment", True))
+    if nrep > 1 and "churn" in ds.variables and np.isfinite(var(ds, "churn")).any():
+        panels.append(("churn", "churn: fraction of points whose\nprediction differs from replica 0's", False))
+    if "closure_error" in ds.variables and np.isfinite(var(ds, "closure_error")).any():
+        panels.append(("closure_error", "closure: relative error\nof the learned term", True))
+        panels.append(("closure_drift", "closure: fields' relative L2\ndifference from the exact-term run", True))
+    if not panels:
+        return
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.9 * len(panels) + 1.0), sharex=True, squeeze=False)
+    axes = axes[:, 0]
+    for ax, (v, label, log) in zip(axes, panels):
+        a = var(ds, v)
+        if v == "churn":
+            for lev, nm in (("churn_10", "by > 10% of the RMS error"), ("churn_50", "by > 50%"), ("churn", "by > 100%")):
+                for r in range(1, nrep):
+                    series(ax, step, 100.0 * var(ds, lev)[:, r], label=f"replica {r}, {nm}" if nrep > 2 else nm, **style(r - 1 + 3 * (lev != "churn_10") + 3 * (lev == "churn"), len(step)))
+            label = label.replace("fraction", "percent")
+        else:
+            for r in range(nrep if v != "closure_drift" else 1):
+                series(ax, step, a[:, r], log=log, label=f"replica {r}", **style(r, len(step)))
+            if log:
+                log_axis(ax, [a])
+        ax.set_ylabel(label, fontsize="small")
+        ax.grid(True, alpha=0.3)
+        legend(ax, loc="best")
+    axes[-1].set_xlabel("step")
+    time_axis(axes[0], step, time)
+    fig.suptitle(f"{name}{who}: what the network does, per step", fontsize="medium")
+    save(fig, f"{stem}_coupling.png", written)
+
+
+def diffmap(a_path, b_path, outdir, labels):
+    """The last common snapshot of two runs (e.g. two builds): replica 0's fields and their difference."""
+    a, b = open_nc(a_path), open_nc(b_path)
+    for d in (a, b):
+        if not is_run(d):
+            fail(f"{d.filepath()}: not a miniapp run file")
+    sa, sb = list(var(a, "snapshot_step").astype(int)), list(var(b, "snapshot_step").astype(int))
+    common = [st for st in sa if st in sb]
+    if not common:
+        fail(f"{a_path} and {b_path} have no snapshot step in common")
+    st = common[-1]
+    comps = [v.name for v in a.variables.values() if v.dimensions == ("snapshot", "replica", "y", "x") and v.name in b.variables]
+    if not comps or a.variables[comps[0]].shape[2:] != b.variables[comps[0]].shape[2:]:
+        fail(f"{a_path} and {b_path}: not the same fields on the same grid")
+    la, lb = labels if labels else (build_name(a) or os.path.basename(a_path), build_name(b) or os.path.basename(b_path))
+    fig, axes = plt.subplots(len(comps), 3, figsize=(13.8, 3.9 * len(comps) + 0.9), squeeze=False)
+    for row, c in enumerate(comps):
+        fa = np.asarray(a.variables[c][sa.index(st), 0], dtype=float)
+        fb = np.asarray(b.variables[c][sb.index(st), 0], dtype=float)
+        d = fb - fa
+        lim = np.nanmax(np.abs(d)) if np.isfinite(d).any() else 0.0
+        e = int(np.floor(np.log10(lim))) if lim > 0 else 0
+        lo, hi = min(np.nanmin(fa), np.nanmin(fb)), max(np.nanmax(fa), np.nanmax(fb))
+        for ax, (img, title, cmap, kw, cl) in zip(axes[row], [
+                (fa, f"{c}: {la}", "viridis", {"vmin": lo, "vmax": hi}, c),
+                (fb, f"{c}: {lb}", "viridis", {"vmin": lo, "vmax": hi}, c),
+                (d / 10.0 ** e, f"{c}: {lb} - {la}\n(max |difference| {lim:.2g}" + (", bitwise equal)" if lim == 0 else ")"), "RdBu_r",
+                 {"vmin": -((lim / 10.0 ** e) or 1.0), "vmax": (lim / 10.0 ** e) or 1.0}, f"difference of {c}" + (f"  (x 1e{e})" if e else ""))]):
+            im = ax.imshow(img, origin="lower", cmap=cmap, interpolation="nearest", **kw)
+            fig.colorbar(im, ax=ax, shrink=0.85).set_label(cl, fontsize="small")
+            ax.set_title(title, fontsize="small")
+            ax.set_xlabel("x (grid points)", fontsize="small")
+            ax.set_ylabel("y (grid points)", fontsize="small")
+    fig.suptitle(f"replica 0 of two runs at step {st}: {os.path.basename(a_path)} and {os.path.basename(b_path)}", fontsize="medium")
+    check_outdir(outdir)
+    path = os.path.join(outdir, "diffmap.png")
+    save(fig, path, written := [])
+    print(path)
+
 
 def plot_epochs(ds, stem, name, who, nrep, written):
     epoch = var(ds, "epoch")  # a restarted run's first epoch is not 0
@@ -755,6 +876,9 @@ def main():
                                      "(default: build and -coupling from the files' attributes)")
     ap.add_argument("--sweep", metavar="SWEEP_OUTPUT",
                     help="out/sweep/<deck>/ of scripts/sweep.sh (or a file in it): cost_of_determinism.png")
+    ap.add_argument("--diffmap", action="store_true",
+                    help="two run files (e.g. two builds): replica 0's fields at their last common snapshot and "
+                         "the difference: diffmap.png")
     ap.add_argument("--list", action="store_true",
                     help="print the legend entries (--overlay) or the bars' ratios (--sweep) instead of drawing")
     args = ap.parse_args()
@@ -764,13 +888,21 @@ def main():
         d = args.sweep if os.path.isdir(args.sweep) else os.path.dirname(args.sweep) or "."
         sweep_bars(args.sweep, args.outdir or d, args.list)
         return
+    if args.diffmap:
+        if len(args.files) != 2 or args.overlay:
+            fail("--diffmap takes two run files (plot.py --diffmap A.nc B.nc)")
+        labels = args.labels.split(",") if args.labels else None
+        if labels and len(labels) != 2:
+            fail("--diffmap --labels: two labels, comma-separated")
+        diffmap(args.files[0], args.files[1], args.outdir or os.path.dirname(args.files[0]) or ".", labels)
+        return
     if args.overlay:
         if not args.files:
             fail("--overlay needs run files (plot.py --overlay A.nc B.nc [C.nc ...])")
         overlay(args.files, args.labels, args.outdir or os.path.dirname(args.files[0]) or ".", args.list)
         return
     if args.labels is not None or args.list:
-        fail("--labels and --list go with --overlay or --sweep")
+        fail("--labels and --list go with --overlay, --diffmap or --sweep")
     if len(args.files) != 1:
         fail(f"expected one file, got {len(args.files)} (several runs on one axes: --overlay)")
     path = args.files[0]

@@ -129,7 +129,7 @@ PY
   for f in ref.nc single.nc cmp.nc; do
     "$py" "$plot" "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
     [ -s list.txt ] || fail "plot.py $f listed no PNG"
-    want=4; [ $f = cmp.nc ] && want=2; [ $f = single.nc ] && want=3
+    want=6; [ $f = cmp.nc ] && want=2; [ $f = single.nc ] && want=5 # runs: + fields over time, per-step coupling
     [ "$(wc -l < list.txt)" = $want ] || fail "plot.py $f listed $(wc -l < list.txt) PNGs, want $want"
     while read -r png; do
       size=$(stat -c %s "$png" 2> /dev/null || echo 0)
@@ -139,6 +139,12 @@ PY
   done
   # one replica: no divergence figure (nothing to compare), the other three
   grep -q _divergence.png <("$py" "$plot" single.nc -o png) && fail "plot.py single.nc drew a divergence figure"
+  grep -q ref_fields_time.png <("$py" "$plot" ref.nc -o png) && grep -q ref_coupling.png <("$py" "$plot" ref.nc -o png) || fail "plot.py ref.nc: no fields-over-time or coupling figure"
+  # --diffmap: two runs' fields at their last common snapshot and the difference
+  "$py" "$plot" --diffmap ref.nc div.nc -o dm > list.txt 2> err.txt || { cat err.txt; fail "plot.py --diffmap failed"; }
+  [ "$(cat list.txt)" = dm/diffmap.png ] && [ "$(stat -c %s dm/diffmap.png 2> /dev/null || echo 0)" -gt 10240 ] || fail "--diffmap: listed '$(cat list.txt)', want a dm/diffmap.png over 10 kB"
+  "$py" "$plot" --diffmap ref.nc > /dev/null 2> err.txt && fail "--diffmap with one file accepted"
+  [ "$(wc -l < err.txt)" = 1 ] || fail "--diffmap with one file: not one line"
   # --overlay: replica 1 against replica 0 of several runs on one axes, legend from the attributes
   "$py" "$plot" --overlay ref.nc same.nc div.nc -o ov > list.txt 2> err.txt || { cat err.txt; fail "plot.py --overlay failed"; }
   [ "$(cat list.txt)" = "$(printf 'ov/overlay_digits.png\nov/overlay_rel_l2.png')" ] || fail "--overlay listed: $(cat list.txt)"
