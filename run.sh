@@ -13,7 +13,7 @@ mkdir -p out/plots
 for v in reproducible atomic; do
   echo "== $v build"
   seed=(); [ $v = atomic ] && seed=(-atomic_order_seed 1)
-  build/$v/miniapp/miniapp -options_file inputs/default.opts "${seed[@]}" -output out/$v.nc -summary out/$v.yaml "$@" \
+  build/$v/miniapp/miniapp -options_file inputs/default.opts "${seed[@]}" -output out/$v.nc -summary out/$v.yaml -report out/$v.report.yaml "$@" \
     | grep -E "^(FPNA|ksp_iterations_total:|replica_final_digits|replica_first_divergent|weights_hash|state_hash|verification)"
 done
 echo "== atomic vs reproducible"
@@ -22,6 +22,7 @@ for f in reproducible atomic compare; do $py scripts/plot.py out/$f.nc -o out/pl
 # the README's figure: the two builds' replicas on one axes (out/plots/overlay_digits.png)
 $py scripts/plot.py --overlay out/reproducible.nc out/atomic.nc --labels "reproducible build","atomic build (seeded orders)" -o out/plots > /dev/null
 $py scripts/plot.py --diffmap out/reproducible.nc out/atomic.nc -o out/plots > /dev/null # the two builds' fields and their difference
+$py scripts/plot.py --phases out/reproducible.report.yaml out/atomic.report.yaml -o out/plots > /dev/null # where the time goes
 key() { sed -n "s/^$2: *//p" "out/$1.yaml" | tr -d '"[]'; }
 cat <<TXT
 
@@ -31,7 +32,8 @@ out/plots/ (divergence vs step and epoch, Krylov iterations, final fields;
 *_fields_time.png: the pattern forming and where the replicas differ;
 *_coupling.png: the learned guess's error and the churn per step;
 overlay_digits.png: both builds' replicas on one axes, the README's figure;
-diffmap.png: the two builds' fields at the last step and their difference).
+diffmap.png: the two builds' fields at the last step and their difference;
+phases.png: where each build's time goes per step, from the reports out/*.report.yaml).
 What they show:
  - reproducible build: the two replicas agree bitwise at every step and epoch
    (first divergent step: $(key reproducible replica_first_divergent_step | cut -d, -f2)).

@@ -16,6 +16,7 @@ no training) is said in its title instead of drawn as an empty panel.
 """
 import argparse
 import os
+import re
 import sys
 
 
@@ -756,6 +757,98 @@ def overlay(paths, labels, outdir, list_only):
 
 # ---- --sweep: the cost of determinism from scripts/sweep.sh's reports --------
 
+PHASES = (("solve", "solve (Krylov)"), ("features", "features"), ("predict", "predict"), ("train", "train"),
+          ("baselines", "side-by-side guesses"), ("metrics", "metrics"), ("output", "output"))
+
+
+def load_reports(paths):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import report_table as rt
+    except ImportError as e:
+        fail(f"{e} (needs PyYAML: apt-get install python3-yaml)")
+    rt.die = fail
+    return rt, [rt.load(p) for p in paths]
+
+
+def phases(paths, labels, outdir):
+    """Where each run's time goes, per step: one stacked bar per -report file (timing section)."""
+    rt, reps = load_reports(paths)
+    rows = []
+    for p, r in zip(paths, reps):
+        steps = rt.num(rt.get(r, "problem.steps"))
+        t = {k: rt.num(rt.get(r, "timing." + k)) for k, _ in PHASES}
+        if not steps or any(v is None for k, v in t.items() if k not in ("baselines",)):
+            fail(f"{p}: not a report with timing.solve .. timing.output and problem.steps (miniapp -report)")
+        b = rt.get(r, "build") or {}
+        rows.append((f"{b.get('solver_reduction')}/{b.get('surrogate_reduction')}" if b else os.path.basename(p), steps, t))
+    if labels:
+        if len(labels) != len(rows):
+            fail(f"--labels has {len(labels)} labels for {len(rows)} reports")
+        rows = [(lab, st, t) for lab, (_, st, t) in zip(labels, rows)]
+    fig, ax = plt.subplots(figsize=(9.5, 1.2 + 0.8 * len(rows)))
+    left = np.zeros(len(rows))
+    for k, (key, name) in enumerate(PHASES):
+        w = np.array([1e3 * (t[key] or 0.0) / st for _, st, t in rows])
+        if not w.any():
+            continue
+        ax.barh(range(len(rows)), w, left=left, color=f"C{k}", label=name)
+        left += w
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("milliseconds per step (the run's phase times over its steps)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(rows) < 3 else -0.2))
+    ax.set_title("Where the time goes, per step (the FOM counts solve, features, predict, train)", fontsize="medium")
+    check_outdir(outdir)
+    path = os.path.join(outdir, "phases.png")
+    save(fig, path, written := [])
+    print(path)
+
+
+def scaling_plot(d, outdir):
+    """scripts/scaling.sh's reports np<R>-t<T>.r<k>.yaml: time per step (best of the repeats) and efficiency against
+    ranks x threads, one marker per split of the cores."""
+    rt, _ = load_reports([])
+    if not os.path.isdir(d):
+        fail(f"{d}: not a directory (scripts/scaling.sh writes out/scaling/<deck>-<mode>/)")
+    runs = rt.collect(d, r"(np\d+-t\d+)")
+    if "np1-t1" not in runs:
+        fail(f"{d}: no 1 x 1 run (np1-t1.r<k>.yaml, written by scripts/scaling.sh)")
+    weak = d.rstrip("/").endswith("-weak")
+    t1 = runs["np1-t1"].t("time_per_step")
+    pts = []
+    for k, r in runs.items():
+        R, T = (int(v) for v in re.findall(r"\d+", k))
+        tp = r.t("time_per_step")
+        if tp:
+            pts.append((R * T, R, T, tp, t1 / (tp * (1 if weak else R * T))))
+    pts.sort()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    for R in sorted({p[1] for p in pts}):
+        sel = [p for p in pts if p[1] == R]
+        lab = f"{R} rank{'s' if R > 1 else ''} x 1, 2, 4 .. threads"
+        a1.plot([p[0] for p in sel], [p[3] for p in sel], marker="o", label=lab)
+        a2.plot([p[0] for p in sel], [100 * p[4] for p in sel], marker="o", label=lab)
+    cores = [p[0] for p in pts]
+    if not weak:
+        a1.plot(cores, [t1 / c for c in cores], color="0.5", linestyle=":", label="ideal (T(1x1) / cores)")
+    a1.set_xscale("log", base=2), a1.set_yscale("log")
+    a2.set_xscale("log", base=2)
+    a2.axhline(100, color="0.5", linestyle=":")
+    a1.set_ylabel("seconds per step"), a2.set_ylabel("efficiency (%)")
+    for a in (a1, a2):
+        a.set_xticks(sorted(set(cores)), [str(c) for c in sorted(set(cores))])
+        a.set_xlabel("cores used (ranks x threads)")
+        a.grid(True, alpha=0.3, which="both")
+        a.legend(fontsize="small")
+    fig.suptitle(f"{'Weak' if weak else 'Strong'} scaling: {os.path.basename(d.rstrip('/'))}", fontsize="medium")
+    check_outdir(outdir)
+    path = os.path.join(outdir, "scaling.png")
+    save(fig, path, written := [])
+    print(path)
+
+
 def sweep_bars(sweep_path, outdir, list_only):
     """Ratios to the atomic build from out/sweep/<deck>/<variant>.r<k>.yaml (the
     -report files scripts/sweep.sh keeps), computed as scripts/report_table.py
@@ -879,6 +972,10 @@ def main():
     ap.add_argument("--diffmap", action="store_true",
                     help="two run files (e.g. two builds): replica 0's fields at their last common snapshot and "
                          "the difference: diffmap.png")
+    ap.add_argument("--phases", action="store_true",
+                    help="-report files (miniapp -report): milliseconds per step by phase, one bar per run: phases.png")
+    ap.add_argument("--scaling", metavar="SCALING_OUTPUT",
+                    help="out/scaling/<deck>-<mode>/ of scripts/scaling.sh: time per step and efficiency: scaling.png")
     ap.add_argument("--list", action="store_true",
                     help="print the legend entries (--overlay) or the bars' ratios (--sweep) instead of drawing")
     args = ap.parse_args()
@@ -887,6 +984,16 @@ def main():
             fail("--sweep takes no other files and no --overlay")
         d = args.sweep if os.path.isdir(args.sweep) else os.path.dirname(args.sweep) or "."
         sweep_bars(args.sweep, args.outdir or d, args.list)
+        return
+    if args.phases:
+        if not args.files or args.overlay or args.diffmap:
+            fail("--phases takes report files (plot.py --phases A.yaml [B.yaml ...])")
+        phases(args.files, args.labels.split(",") if args.labels else None, args.outdir or os.path.dirname(args.files[0]) or ".")
+        return
+    if args.scaling is not None:
+        if args.files:
+            fail("--scaling takes no other files")
+        scaling_plot(args.scaling, args.outdir or args.scaling)
         return
     if args.diffmap:
         if len(args.files) != 2 or args.overlay:

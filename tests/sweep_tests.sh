@@ -82,6 +82,18 @@ report "$s/np2-t1.r1.yaml" reproducible reproducible 12.5 4 2 1 VALID 0xbbbb 200
 $py scripts/report_table.py scaling "$s" --mode weak --out "$s/w.md" > /dev/null || fail "weak scaling table exited nonzero"
 has "$s/w.md" "| 2 | 1 | 200x50 | 0.125 | 0.08 | 80% | VALID | n/a (grid differs) |"
 
+# --- the figures from the same reports: scaling.png (strong) and phases.png (ms per step by phase)
+if $py -c "import matplotlib" 2> /dev/null; then
+  report "$s/np2-t1.r1.yaml" reproducible reproducible 5.0 4 2 1 VALID 0xbbbb
+  [ "$(MPLBACKEND=Agg $py scripts/plot.py --scaling "$s" -o "$tmp/fig")" = "$tmp/fig/scaling.png" ] || fail "plot.py --scaling did not write scaling.png"
+  [ "$(MPLBACKEND=Agg $py scripts/plot.py --phases "$s/np1-t1.r1.yaml" "$s/np2-t1.r1.yaml" --labels one,two -o "$tmp/fig")" = "$tmp/fig/phases.png" ] ||
+    fail "plot.py --phases did not write phases.png"
+  for f in scaling phases; do [ "$(stat -c %s "$tmp/fig/$f.png" 2> /dev/null || echo 0)" -gt 10240 ] || fail "$f.png missing or not over 10 kB"; done
+  MPLBACKEND=Agg $py scripts/plot.py --phases "$s/t.md" > /dev/null 2> "$tmp/e" && fail "plot.py --phases took a Markdown file"
+  [ "$(wc -l < "$tmp/e")" = 1 ] || { cat "$tmp/e"; fail "plot.py --phases on a non-report: not one line"; }
+  echo "ok: scaling.png and phases.png from the reports"
+fi
+
 # --- the scripts reject bad arguments with one line and a nonzero exit, before building
 for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scripts/sweep.sh heat -bogus 1" "scripts/sweep.sh heat -variants atomic,fastest" \
          "scripts/gpu-check.sh -decks nosuch" "scripts/gpu-check.sh -timeout 0" "scripts/gpu-check.sh -bin /nonexistent" "scripts/gpu-check.sh -bogus 1" \
