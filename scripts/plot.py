@@ -200,7 +200,29 @@ def save(fig, path, written):
 
 # ---- divergence (run file: replicas; compare file: pairs) --------------------
 
-def divergence_figure(path, title, step, time, curves, fds, what, written):
+def fault_of(ds):
+    """The injected fault's (step or epoch, text) from the run file's fault_* attributes, or None."""
+    if attr(ds, "fault_site") is None or not attr(ds, "fault_fired", 0):
+        return None
+    at = attr(ds, "fault_step", -1)
+    where = f"step {at}" if at is not None and at >= 0 else f"epoch {attr(ds, 'fault_epoch', '?')}"
+    seen = attr(ds, "fault_first_detection_step", -1)
+    return (at if at is not None and at >= 0 else None,
+            f"fault: {attr(ds, 'fault_site')} of replica {attr(ds, 'fault_replica', '?')}, bit {attr(ds, 'fault_bit', '?')}, "
+            f"entry {attr(ds, 'fault_entry', '?')}, at {where}" + (f"; detected at step {seen}" if seen is not None and seen >= 0 else "; not detected"))
+
+
+def mark_fault(axes, fault):
+    """A solid red line at the fault's step on every panel, the fault said in the top panel."""
+    if not fault or fault[0] is None:
+        return
+    for ax in axes:
+        ax.axvline(fault[0], color="red", linewidth=1.4, alpha=0.8, zorder=0)
+    axes[0].annotate(fault[1], xy=(fault[0], 1.0), xycoords=("data", "axes fraction"), xytext=(4, -12), textcoords="offset points",
+                     fontsize="x-small", color="darkred", va="top", bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1))
+
+
+def divergence_figure(path, title, step, time, curves, fds, what, written, fault=None):
     """V_c, rel_l2 (log) and digits against the step; curves = [(label, vc, rel, digits)].
     Series bitwise equal at every step are drawn at 17 digits only, with a note."""
     equal = [np.nanmax(np.nan_to_num(c[1], nan=0.0)) == 0 and np.nanmax(np.nan_to_num(c[2], nan=0.0)) == 0
@@ -214,6 +236,7 @@ def divergence_figure(path, title, step, time, curves, fds, what, written):
         ax.set_ylabel("digits of agreement\n(17 = bitwise equal)")
         ax.set_xlabel("step")
         time_axis(ax, step, time)
+        mark_fault([ax], fault)
         ax.grid(True, alpha=0.3)
         legend(ax, loc="lower right")
         fig.suptitle(f"{title}\n{what} agree bit for bit at every step (V_c = 0, relative L2 = 0)", fontsize="medium")
@@ -236,10 +259,11 @@ def divergence_figure(path, title, step, time, curves, fds, what, written):
     axes[2].set_xlabel("step")
     time_axis(axes[0], step, time)
     mark_first_divergence(axes, fds, [f"C{k}" for k in range(len(curves))])
+    mark_fault(axes, fault)
     for ax in axes:
         ax.grid(True, alpha=0.3)
     legend(axes[2], loc="lower left")
-    fig.suptitle(f"{title}\n(dotted: first step whose bits differ)", fontsize="medium")
+    fig.suptitle(f"{title}\n(dotted: first step whose bits differ" + ("; red: the injected fault)" if fault else ")"), fontsize="medium")
     save(fig, path, written)
 
 
@@ -259,7 +283,7 @@ def plot_run(ds, stem, written):
         vc, rel, dig = var(ds, "vc"), var(ds, "rel_l2"), var(ds, "digits")
         curves = [(f"replica {r}", vc[:, r], rel[:, r], dig[:, r]) for r in range(1, nrep)]
         divergence_figure(f"{stem}_divergence.png", f"{name}{who}: replicas against replica 0, per step",
-                          step, time, curves, var(ds, "first_divergent_step")[1:], "the replicas", written)
+                          step, time, curves, var(ds, "first_divergent_step")[1:], "the replicas", written, fault=fault_of(ds))
 
     # (b) training per epoch; a run without training (-coupling none) has no figure
     if ds.dimensions["epoch"].size:

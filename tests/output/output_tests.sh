@@ -314,6 +314,21 @@ assert (got.values == want).all(), "sel(snapshot_step=100) is not the snapshot o
 print("docs/output.md example: ok; snapshot_step 100 is snapshot", steps.index(100))
 PY
   MPLBACKEND=Agg "$py" example.py || fail "the xarray example of docs/output.md failed"
+  # a run with an injected fault: its divergence figure marks the fault (step, replica, bit) from the file's attributes
+  "$app" -scenario grayscott -da_grid_x 24 -da_grid_y 24 -ts_max_steps 12 -replicas 2 -inject site=state,step=6,bit=40,entry=100,replica=1 \
+    -output_every 6 -output fault.nc > fault.log 2>&1; [ $? -le 2 ] || { tail -n 3 fault.log; fail "the faulted run failed"; }
+  MPLBACKEND=Agg "$py" - "$(dirname "$doc")/../scripts" <<'PY' || fail "the fault is not marked in the divergence figure"
+import sys, netCDF4
+sys.path.insert(0, sys.argv[1])
+import plot
+ds = netCDF4.Dataset("fault.nc")
+f = plot.fault_of(ds)
+assert f and f[0] == 6 and "state of replica 1, bit 40, entry 100, at step 6" in f[1], f
+written = []
+plot.plot_run(ds, "fault", written)
+assert "fault_divergence.png" in written, written
+print("fault marked:", f[1])
+PY
   ;;
 cf) # CF compliance of real run files, a restarted one and comparison files:
     # 0 errors and 0 warnings from every checker found (docs/output.md)
