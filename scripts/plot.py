@@ -302,6 +302,38 @@ def plot_run(ds, stem, written):
     # (f) what the network does per step: churn and the learned guess's error (guess), the closure's error and drift
     plot_coupling(ds, stem, name, who, nrep, step, time, written)
 
+    # (g) heat: the error against the manufactured solution at the last snapshot
+    if attr(ds, "scenario") == "heat" and "u" in ds.variables:
+        plot_heat_error(ds, stem, name, who, written)
+
+
+def heat_exact(x, y, t):
+    """The heat scenario's manufactured solution (solver/heat.c: a = pi, b = 0.3, c = 4, d = 0.2); the output test
+    checks that the error it gives equals the run's own mms_error_l2."""
+    return np.exp(-t) * np.sin(np.pi * x[None, :] + 0.3) * np.cos(4.0 * y[:, None] + 0.2)
+
+
+def heat_error(ds, k=-1):
+    """(error field u - u*, discrete L2 norm sqrt(hx hy sum e^2), step) of replica 0 at snapshot k."""
+    x, y = var(ds, "x"), var(ds, "y")
+    u = np.asarray(ds.variables["u"][k, 0], dtype=float)
+    e = u - heat_exact(x, y, var(ds, "snapshot_time")[k])
+    hx, hy = (x[1] - x[0]) if len(x) > 1 else 1.0, (y[1] - y[0]) if len(y) > 1 else 1.0
+    return e, float(np.sqrt(hx * hy * np.sum(e * e))), int(var(ds, "snapshot_step")[k])
+
+
+def plot_heat_error(ds, stem, name, who, written):
+    e, l2, st = heat_error(ds)
+    x, y = var(ds, "x"), var(ds, "y")
+    lim = float(np.nanmax(np.abs(e))) or 1.0
+    fig, ax = plt.subplots(figsize=(6.4, 5.4))
+    im = ax.imshow(e, origin="lower", extent=[x[0], x[-1], y[0], y[-1]], cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+    fig.colorbar(im, ax=ax, shrink=0.85).set_label("u - u* (replica 0)", fontsize="small")
+    ax.set_xlabel("x (unit square)"), ax.set_ylabel("y (unit square)")
+    ax.set_title(f"{name}{who}\nerror against the manufactured solution at step {st}\n"
+                 f"u* = exp(-t) sin(pi x + 0.3) cos(4 y + 0.2); discrete L2 error {l2:.3e}", fontsize="small")
+    save(fig, f"{stem}_error.png", written)
+
 
 def snapshots_shown(nsnap, most=5):
     """Up to `most` snapshot indices, evenly spread, the first and the last among them."""

@@ -329,6 +329,21 @@ plot.plot_run(ds, "fault", written)
 assert "fault_divergence.png" in written, written
 print("fault marked:", f[1])
 PY
+  # heat: the error map's field is u - u* with the solver's manufactured solution: its L2 norm is the run's mms_error_l2
+  "$app" -scenario heat -da_grid_x 21 -da_grid_y 17 -ts_max_steps 6 -output_every 3 -output heat.nc -summary heat.yaml > heat.log 2>&1 || { tail -n 3 heat.log; fail "the heat run failed"; }
+  MPLBACKEND=Agg "$py" - "$(dirname "$doc")/../scripts" <<'PY' || fail "plot.py's heat error does not match the run's MMS error"
+import sys, netCDF4
+sys.path.insert(0, sys.argv[1])
+import plot
+ds = netCDF4.Dataset("heat.nc")
+mms = float([l.split(":")[1] for l in open("heat.yaml") if l.startswith("mms_error_l2:")][0])
+e, l2, st = plot.heat_error(ds)
+assert st == 6 and abs(l2 - mms) <= 1e-6 * mms, (l2, mms)
+written = []
+plot.plot_run(ds, "heat", written)
+assert "heat_error.png" in written, written
+print("heat error map: L2 %.6e = the run's mms_error_l2 %.6e" % (l2, mms))
+PY
   ;;
 cf) # CF compliance of real run files, a restarted one and comparison files:
     # 0 errors and 0 warnings from every checker found (docs/output.md)
