@@ -56,6 +56,7 @@ void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
  * q < ny (float rows, products exact in double): the state rsum_add_fdot
  * reaches on each pair, in one pass (rsum_outer.c). */
 void   rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy);
+const char *rsum_outer_isa(void); /* the path rsum_add_outer takes here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
 

@@ -22,6 +22,7 @@
 #include "reduce_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
@@ -36,9 +37,6 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define AI   static inline __attribute__((always_inline))
 #define OSUB 256 /* samples per pass: the scaled rows of a group stay in L1/L2 */
 #define OGRP 16  /* y rows widened at a time */
-#ifndef RSUM_OU
-#define RSUM_OU 4 /* interleaved chains (measured: 1.27 ns per product against 1.44 for 1) */
-#endif
 
 AI double pow2(int e) /* 2^e for -1022 <= e <= 1023 */
 {
@@ -86,54 +84,115 @@ AI double widen(size_t m, size_t m4, const float *x, double *xs, int *e)
   return (double)fm;
 }
 
+
 /* One pair: the 3-fold split of xs[i] ys[i] under the bound's top bin. Returns
- * 0 when the bound's bin is not the products' own (the caller redoes it). */
-AI int pair(rsum_t *r, size_t m4, const double *xs, const double *ys, double bound, int exy)
-{
-  int       eb  = exponent(bound) + RSUM_W; /* rsum_top_bin without frexp: bound is normal */
-  int32_t   top = (eb >= 0 ? eb / RSUM_W : -((-eb + RSUM_W - 1) / RSUM_W)) - 1;
-  int       E   = top * RSUM_W - exy; /* fold-0 unit 2^(top W), in the scaled products */
-  const v4d M0 = (v4d){1.5, 1.5, 1.5, 1.5} * pow2(52 + E), M1 = M0 * 0x1p-40, M2 = M0 * 0x1p-80;
-  rs_v4u    S[RSUM_FOLD] = {{0}, {0}, {0}};
-  v4l       any = {0};
-  /* U independent 4-wide chains per step: the split is a chain of dependent
-   * additions, and interleaving keeps the adders busy. m4 is padded to 4U. */
-  for (size_t i = 0; i < m4; i += 4 * RSUM_OU) {
-    v4d v[RSUM_OU];
-    for (int u = 0; u < RSUM_OU; u++) {
-      v4d a, b;
-      memcpy(&a, xs + i + 4 * u, sizeof a);
-      memcpy(&b, ys + i + 4 * u, sizeof b);
-      v[u] = a * b;
-    }
-    for (int u = 0; u < RSUM_OU; u++) any |= (v4l)rsum_fold3(v[u], M0, M1, M2, S);
+ * 0 when the bound's bin is not the products' own (the caller redoes it).
+ * OU independent 4-wide chains per step: the split is a chain of dependent
+ * additions, and interleaving keeps the pipes busy (m4 is padded to 4 OUMAX). */
+#define OUMAX 8
+#define PAIR(NAME, ATTR, FOLD, OU)                                                                                            \
+  static inline __attribute__((always_inline)) ATTR int NAME(rsum_t *r, size_t m4, const double *xs, const double *ys, double bound, int exy) \
+  {                                                                                                                            \
+    int       eb  = exponent(bound) + RSUM_W; /* rsum_top_bin without frexp: bound is normal */                                \
+    int32_t   top = (eb >= 0 ? eb / RSUM_W : -((-eb + RSUM_W - 1) / RSUM_W)) - 1;                                               \
+    int       E   = top * RSUM_W - exy; /* fold-0 unit 2^(top W), in the scaled products */                                   \
+    const v4d M0 = (v4d){1.5, 1.5, 1.5, 1.5} * pow2(52 + E), M1 = M0 * 0x1p-40, M2 = M0 * 0x1p-80;                              \
+    rs_v4u    S[RSUM_FOLD] = {{0}, {0}, {0}};                                                                                \
+    v4l       any = {0};                                                                                                      \
+    for (size_t i = 0; i < m4; i += 4 * (OU)) {                                                                              \
+      v4d v[OU];                                                                                                              \
+      for (int u = 0; u < (OU); u++) {                                                                                        \
+        v4d a, b;                                                                                                             \
+        memcpy(&a, xs + i + 4 * u, sizeof a);                                                                                 \
+        memcpy(&b, ys + i + 4 * u, sizeof b);                                                                                 \
+        v[u] = a * b;                                                                                                         \
+      }                                                                                                                       \
+      for (int u = 0; u < (OU); u++) any |= (v4l)FOLD(v[u], M0, M1, M2, S);                                                   \
+    }                                                                                                                         \
+    any &= 0x7fffffffffffffffLL; /* -0 is no part */                                                                          \
+    if (!(any[0] | any[1] | any[2] | any[3])) return 0;                                                                       \
+    __int128 c[RSUM_FOLD] = {rsum_fold_count(S[0], m4, M0[0]), rsum_fold_count(S[1], m4, M1[0]), rsum_fold_count(S[2], m4, M2[0])}; \
+    rsum_add_bins(r, top, c);                                                                                                 \
+    return 1;                                                                                                                 \
   }
-  any &= 0x7fffffffffffffffLL; /* -0 is no part */
-  if (!(any[0] | any[1] | any[2] | any[3])) return 0;
-  __int128 c[RSUM_FOLD] = {rsum_fold_count(S[0], m4, M0[0]), rsum_fold_count(S[1], m4, M1[0]), rsum_fold_count(S[2], m4, M2[0])};
-  rsum_add_bins(r, top, c);
-  return 1;
+
+/* The pass over a chunk's rows: groups of OGRP y rows widened, each x row
+ * widened once per group, every pair of the group split while its rows are in
+ * L1. */
+#define OUTER(NAME, ATTR, PAIRFN)                                                                                             \
+  ATTR static void NAME(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy)    \
+  {                                                                                                                            \
+    double xs[OSUB], ys[OGRP][OSUB], ymax[OGRP];                                                                               \
+    int    ey[OGRP], ex = 0;                                                                                                   \
+    for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                  \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 4 * OUMAX - 1) / (4 * OUMAX) * (4 * OUMAX);                            \
+      for (size_t q0 = 0; q0 < ny; q0 += OGRP) {                                                                               \
+        size_t nq = ny - q0 < OGRP ? ny - q0 : OGRP;                                                                           \
+        for (size_t q = 0; q < nq; q++) ymax[q] = widen(m, m4, y + (q0 + q) * ldy + i0, ys[q], &ey[q]);                         \
+        for (size_t p = 0; p < nx; p++) {                                                                                      \
+          const float *xp   = x + p * ldx + i0;                                                                                \
+          double       xmax = widen(m, m4, xp, xs, &ex);                                                                       \
+          for (size_t q = 0; q < nq; q++) {                                                                                    \
+            rsum_t *rp = &r[p * ny + q0 + q];                                                                                  \
+            if (xmax < 0.0 || ymax[q] < 0.0) rsum_add_fdot(rp, m, xp, y + (q0 + q) * ldy + i0); /* Inf or NaN */              \
+            else if (xmax == 0.0 || ymax[q] == 0.0) continue;                                     /* all products are zero */  \
+            else if (!PAIRFN(rp, m4, xs, ys[q], xmax * ymax[q], ex + ey[q])) rsum_add_fdot(rp, m, xp, y + (q0 + q) * ldy + i0); \
+          }                                                                                                                    \
+        }                                                                                                                      \
+      }                                                                                                                        \
+    }                                                                                                                          \
+  }
+
+/* Three builds of the same arithmetic (the same bits: kernels_reduce_isa_*
+ * run the accumulator's tests on each): generic; AVX2, 4 chains (16 vector
+ * registers); AVX-512VL, the same 256-bit code with 32 registers, so 8 chains
+ * (9% faster than 4 on an AMD Zen 4 VM; 16 chains, 512-bit vectors and
+ * subtractions moved to the FMA pipes were each slower or no faster there). */
+PAIR(pair_generic, , rsum_fold3, 4)
+OUTER(outer_generic, , pair_generic)
+#if defined(__x86_64__)
+PAIR(pair_avx2, __attribute__((target("avx2"))), rsum_fold3, 4)
+PAIR(pair_avx512, __attribute__((target("avx512f,avx512vl,avx2"))), rsum_fold3, 8)
+OUTER(outer_avx2, __attribute__((target("avx2"))), pair_avx2)
+OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2"))), pair_avx512)
+#endif
+
+
+typedef void outer_fn(rsum_t *, size_t, size_t, const float *, size_t, size_t, const float *, size_t);
+
+/* The widest the CPU runs, or MINIAPP_RSUM_ISA=generic|avx2|avx512 (for the
+ * tests that compare them; one this CPU lacks falls back to the widest it has). */
+static outer_fn *pick(void)
+{
+  const char *want = getenv("MINIAPP_RSUM_ISA");
+  if (want && !strcmp(want, "generic")) return outer_generic;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  int avx2   = __builtin_cpu_supports("avx2");
+  int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  if (want && !strcmp(want, "avx2") && avx2) return outer_avx2;
+  return avx512 ? outer_avx512 : avx2 ? outer_avx2 : outer_generic;
+#else
+  return outer_generic;
+#endif
 }
 
-__attribute__((target_clones("avx2", "default"))) void rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy)
+static outer_fn *outer_now(void)
 {
-  double xs[OSUB], ys[OGRP][OSUB], ymax[OGRP];
-  int    ey[OGRP], ex = 0;
-  for (size_t i0 = 0; i0 < n; i0 += OSUB) {
-    size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 4 * RSUM_OU - 1) / (4 * RSUM_OU) * (4 * RSUM_OU);
-    for (size_t q0 = 0; q0 < ny; q0 += OGRP) {
-      size_t nq = ny - q0 < OGRP ? ny - q0 : OGRP;
-      for (size_t q = 0; q < nq; q++) ymax[q] = widen(m, m4, y + (q0 + q) * ldy + i0, ys[q], &ey[q]);
-      for (size_t p = 0; p < nx; p++) {
-        const float *xp   = x + p * ldx + i0;
-        double       xmax = widen(m, m4, xp, xs, &ex);
-        for (size_t q = 0; q < nq; q++) {
-          rsum_t *rp = &r[p * ny + q0 + q];
-          if (xmax < 0.0 || ymax[q] < 0.0) rsum_add_fdot(rp, m, xp, y + (q0 + q) * ldy + i0); /* Inf or NaN */
-          else if (xmax == 0.0 || ymax[q] == 0.0) continue;                                     /* all products are zero */
-          else if (!pair(rp, m4, xs, ys[q], xmax * ymax[q], ex + ey[q])) rsum_add_fdot(rp, m, xp, y + (q0 + q) * ldy + i0);
-        }
-      }
-    }
-  }
+  static outer_fn *fn;
+  outer_fn        *f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
+  if (!f) __atomic_store_n(&fn, f = pick(), __ATOMIC_RELAXED);
+  return f;
 }
+
+const char *rsum_outer_isa(void)
+{
+  outer_fn *f = outer_now();
+#if defined(__x86_64__)
+  if (f == outer_avx512) return "avx512";
+  if (f == outer_avx2) return "avx2";
+#endif
+  return f == outer_generic ? "generic" : "?";
+}
+
+void rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy) { outer_now()(r, n, nx, x, ldx, ny, y, ldy); }

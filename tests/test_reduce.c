@@ -388,7 +388,12 @@ static void test_outer(void)
   }
   CHECK(bad == 0, "rsum_add_outer: %d of %d pair states differ from rsum_add", bad, pairs);
   CHECK(redo > 0, "rsum_add_outer: the data must include pairs whose bound is in a higher bin than their max product");
-  printf("rsum_add_outer: %d pairs, %d with the bound in a higher bin, states equal to rsum_add: %s\n", pairs, redo, bad ? "no" : "yes");
+  printf("rsum_add_outer (%s path): %d pairs, %d with the bound in a higher bin, states equal to rsum_add: %s\n", rsum_outer_isa(), pairs, redo, bad ? "no" : "yes");
+  { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
+    const char *want = getenv("MINIAPP_RSUM_ISA");
+    if (want && strcmp(want, rsum_outer_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !__builtin_cpu_supports("avx2")))
+      CHECK(0, "MINIAPP_RSUM_ISA=%s, but rsum_add_outer took the %s path", want, rsum_outer_isa());
+  }
 }
 
 int main(void)
