@@ -56,6 +56,16 @@ has "$t" "command: \`scripts/sweep.sh synthetic\`"
 has "$t" "minimum of 2 repeat(s)"
 has "$d/stdout" "target: deterministic <= 1.05x atomic end to end: met (1.050x)"
 has "$d/stdout" "target: reproducible <= 1.25x atomic end to end: within noise (1.050x..1.260x) (1.260x)"
+# against the fastest of atomic and deterministic: here atomic everywhere; then a faster deterministic build
+has "$t" "| whole loop | reproducible | atomic | 1.260x |"
+has "$t" "| solver half | reproducible-atomic | atomic | 1.500x |"
+mkdir -p "$tmp/fast"; cp "$d"/*.yaml "$tmp/fast/"
+report "$tmp/fast/deterministic.r1.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID
+report "$tmp/fast/deterministic-atomic.r1.yaml" deterministic atomic 10.2 3.2 2.0 1.0 VALID
+$py scripts/report_table.py sweep "$tmp/fast" --deck synthetic > "$tmp/fast/stdout" || fail "report_table.py sweep (fast deterministic) exited nonzero"
+has "$tmp/fast/stdout" "| whole loop | reproducible | deterministic | 1.575x |"
+has "$tmp/fast/stdout" "| whole loop | deterministic | deterministic | 1.000x |"
+has "$tmp/fast/stdout" "| solver half | reproducible-atomic | deterministic-atomic | 1.875x |"
 # one atomic repeat: no spread, a clear verdict
 mkdir -p "$tmp/one"; cp "$d/atomic.r1.yaml" "$d/reproducible.r1.yaml" "$tmp/one/"
 $py scripts/report_table.py sweep "$tmp/one" --deck synthetic > "$tmp/one/stdout" || fail "report_table.py sweep (one repeat) exited nonzero"
