@@ -65,16 +65,13 @@ fi
 dir=$outdir/$name-$mode
 mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 . scripts/manifest.sh
+. scripts/launch.sh
 manifest_begin "$dir" # removes only the files an earlier scaling run wrote here
 manifest_add build.log
 
 if [ -z "$bin" ]; then
   echo "scaling: building $variant"
-  if [ -f "build/$variant/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
-    cmake --build "build/$variant" -j "${JOBS:-2}" > "$dir/build.log" 2>&1
-  else
-    scripts/setup.sh "$variant" > "$dir/build.log" 2>&1
-  fi || die "build of $variant failed (log: $dir/build.log)"
+  build_variant "$variant" "$dir/build.log" || die "build of $variant failed (log: $dir/build.log)"
 else
   echo "scaling: prebuilt $app" > "$dir/build.log"
 fi
@@ -91,7 +88,6 @@ grid() { sed -n "s/^ *-da_grid_$1[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p" "$opts
 gx=$(grid x) gy=$(grid y)
 
 export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. scripts/launch.sh
 for k in $(seq "$repeat"); do
   for c in $configs; do
     r=${c%:*} t=${c#*:} p=$((${c%:*} * ${c#*:})) fx=1 fy=1

@@ -66,6 +66,7 @@ threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
 dir=$outdir/$name
 mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 . scripts/manifest.sh
+. scripts/launch.sh
 manifest_begin "$dir" # removes only the files an earlier sweep wrote here
 
 # Build: setup.sh configures and builds; an existing build directory only
@@ -80,17 +81,12 @@ for v in $variants; do
   fi
   echo "sweep: building $v"
   manifest_add "build-$v.log"
-  if [ -f "build/$v/CMakeCache.txt" ] && [ -z "${CMAKE_ARGS:-}" ]; then
-    cmake --build "build/$v" -j "${JOBS:-2}" > "$dir/build-$v.log" 2>&1
-  else
-    scripts/setup.sh "$v" > "$dir/build-$v.log" 2>&1
-  fi || die "build of $v failed (log: $dir/build-$v.log)"
+  build_variant "$v" "$dir/build-$v.log" || die "build of $v failed (log: $dir/build-$v.log)"
   exe[$v]=build/$v/miniapp/miniapp
 done
 
 # Run: K rounds, each running every variant once, side by side.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$threads OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. scripts/launch.sh
 launch_set "$np" "$threads" "$cores" "$launcher"
 for k in $(seq "$repeat"); do
   for v in $variants; do
