@@ -172,7 +172,12 @@ PetscErrorCode CoupledSetUp(Coupled c)
       PetscCall(FeaturesSetUp(c, p));
       PetscCall(SurrogateSetUp(p->net));
       PetscCall(SurrogateGetNumWeights(p->net, &c->nweights));
-      PetscCall(PetscMalloc4((size_t)c->npts * c->n_in, &p->feat, (size_t)c->npts * c->n_out, &p->out, (size_t)c->npts * c->n_out, &p->target, c->nweights, &p->w32));
+      { /* the batch and the predictions cross to a GPU every step: page-locked there (SurrogateHostMalloc) */
+        size_t nf = (size_t)c->npts * c->n_in, no = (size_t)c->npts * c->n_out;
+        PetscCall(SurrogateHostMalloc(p->net, (nf + 2 * no) * sizeof(float), &p->feat));
+        p->out = p->feat + nf, p->target = p->out + no;
+        PetscCall(PetscMalloc1(c->nweights, &p->w32));
+      }
       if (r == 0 && c->nrep > 1) PetscCall(PetscMalloc1((size_t)c->npts * c->n_out, &c->churn_out));
     }
   }
@@ -589,6 +594,8 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
     Replica *p = &c->rep[r];
     PetscCall(GuessSpaceDestroy(&p->space));
     PetscCall(SolverDestroy(&p->solver));
+    if (p->net) PetscCall(SurrogateHostFree(p->net, &p->feat)); /* before the surrogate: it knows how the batch was allocated */
+    p->out = p->target = NULL;
     PetscCall(SurrogateDestroy(&p->net));
     PetscCall(VecDestroy(&p->prev));
     PetscCall(VecDestroy(&p->d));
@@ -598,7 +605,7 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
     PetscCall(VecDestroy(&p->x0));
     PetscCall(VecDestroy(&p->w));
     PetscCall(PetscFree2(p->q, p->qexact));
-    PetscCall(PetscFree4(p->feat, p->out, p->target, p->w32));
+    PetscCall(PetscFree(p->w32));
   }
   PetscCall(GuessesDestroy(c));
   PetscCall(SolverDestroy(&c->exact));

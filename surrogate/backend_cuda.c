@@ -36,6 +36,15 @@ PetscErrorCode SurrogateCUDASelectDevice_Private(Surrogate s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateCUDAHostAlloc_Private(size_t bytes, void **p)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_host_alloc(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void SurrogateCUDAHostFree_Private(void *p) { mlp_cuda_host_free(p); }
+
 PetscErrorCode SurrogateCUDAPeak_Private(double *gflops, double *gbs)
 {
   PetscFunctionBeginUser;

@@ -218,6 +218,13 @@ extern "C" int mlp_cuda_select_device(int id, char *name, size_t len)
 
 extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorString((cudaError_t)code); }
 
+/* Page-locked host memory for the arrays that cross to the device every
+ * step (the training batch, the predictions): the copies then run at the
+ * DMA engine's speed, not through the driver's pageable staging (issue 26,
+ * F4). */
+extern "C" int  mlp_cuda_host_alloc(void **p, size_t bytes) { return (int)cudaMallocHost(p, bytes ? bytes : 1); }
+extern "C" void mlp_cuda_host_free(void *p) { cudaFreeHost(p); }
+
 extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **out)
 {
   mlp_cuda *m = (mlp_cuda *)calloc(1, sizeof *m);

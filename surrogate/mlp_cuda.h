@@ -20,6 +20,9 @@ const char *mlp_cuda_unavailable_reason(void); /* why mlp_cuda_available() is 0;
 /* Make device id current for this process; name (len bytes) gets its name. */
 int         mlp_cuda_select_device(int id, char *name, size_t len);
 const char *mlp_cuda_error_string(int code);
+/* page-locked host memory (cudaMallocHost): fast copies to and from the device */
+int         mlp_cuda_host_alloc(void **p, size_t bytes);
+void        mlp_cuda_host_free(void *p);
 /* nlayer affine maps; dim[0..nlayer]; parameter offsets as in surrogate_impl.h */
 int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **m);
 int  mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const float *v);

@@ -267,3 +267,35 @@ PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len)
   snprintf(buf + n, len - n, "\nsurrogate_adam: %.9g %.9g %.9g %.9g %.9g\nsurrogate_seed: %llu\nsurrogate_checks: %d\n", (double)s->lr, (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed, (int)s->ck.on);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* p is the address of a pointer (as PetscMalloc's). */
+PetscErrorCode SurrogateHostMalloc(Surrogate s, size_t bytes, void *p)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateHostMalloc() needs SurrogateSetUp() first");
+#if defined(MINIAPP_HAVE_CUDA)
+  if (s->device == SURROGATE_DEVICE_CUDA) {
+    PetscCall(SurrogateCUDAHostAlloc_Private(bytes, (void **)p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(PetscMalloc(bytes ? bytes : 1, (void **)p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateHostFree(Surrogate s, void *p)
+{
+  void **q = (void **)p;
+
+  PetscFunctionBeginUser;
+  if (!*q) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(MINIAPP_HAVE_CUDA)
+  if (s->device == SURROGATE_DEVICE_CUDA) {
+    SurrogateCUDAHostFree_Private(*q);
+    *q = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(PetscFree(*q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -65,6 +65,10 @@ PETSC_EXTERN PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], 
 PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash);
 PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
 PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
+/* after SetUp: host memory for arrays that cross to the device every step (training
+ * inputs and targets, predictions): page-locked on the CUDA device, else PetscMalloc */
+PETSC_EXTERN PetscErrorCode SurrogateHostMalloc(Surrogate s, size_t bytes, void *p);
+PETSC_EXTERN PetscErrorCode SurrogateHostFree(Surrogate s, void *p);
 /* After SetUp: this rank's CUDA device number and name (-1 and "cpu" on the CPU). */
 PETSC_EXTERN PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name);
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */

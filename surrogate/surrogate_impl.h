@@ -91,6 +91,8 @@ PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
 PETSC_INTERN const SurrogateOps SurrogateOps_CUDA;
 PETSC_INTERN PetscErrorCode     SurrogateCUDASelectDevice_Private(Surrogate s);
 PETSC_INTERN PetscErrorCode     SurrogateCUDAPeak_Private(double *gflops, double *gbs); /* mlp_cuda_peak */
+PETSC_INTERN PetscErrorCode     SurrogateCUDAHostAlloc_Private(size_t bytes, void **p);  /* mlp_cuda_host_alloc */
+PETSC_INTERN void               SurrogateCUDAHostFree_Private(void *p);
 #endif
 
 /* CPU backend. The batch is processed in chunks of SURR_CHUNK samples (the
