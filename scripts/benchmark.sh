@@ -45,7 +45,7 @@ for c in "$bin/bin/miniapp" "$bin/miniapp/miniapp" "$bin/miniapp"; do [ -f "$c" 
 [ -n "$app" ] || die "-bin $bin: no bin/miniapp, miniapp/miniapp or miniapp there"
 opts=""
 if [ -f "$deck" ]; then opts=$deck
-else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$deck.opts" "$(dirname "$app")/../share/fpna-miniapp/inputs/$deck.opts"; do [ -f "$c" ] && { opts=$c; break; }; done; fi
+else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$deck.opts" "$(dirname "$app")/../share/fpna-miniapp/inputs/$deck.opts"; do [ -f "$c" ] && { opts=$(cd "$(dirname "$c")" && pwd)/$(basename "$c"); break; }; done; fi
 [ -n "$opts" ] || die "unknown deck '$deck' (not a file, not in inputs/)"
 # the run rules' minimum timed duration of a submission (docs/benchmark.md):
 # enough repeats for the statistics to mean something on a fast machine
