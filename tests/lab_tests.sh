@@ -28,13 +28,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 lab=$src/docs/lab/README.md
 py=/usr/bin/python3
 [ $# -ge 1 ] || { echo "usage: tests/lab_tests.sh BUILD_DIR (the reproducible build)"; exit 1; }
-bdir=$(cd "$1" && pwd) || exit 1
-case $bdir in *reproducible) prefix=${bdir%reproducible} ;; *) echo "SKIP: $bdir is not a reproducible build directory (its name must end in 'reproducible')"; exit 77 ;; esac
-for v in atomic deterministic reproducible; do
-  for exe in miniapp/miniapp bench/sumstudy/miniapp-sumstudy; do
-    [ -x "$prefix$v/$exe" ] || { echo "SKIP: $prefix$v/$exe is missing (the lab needs the three builds: scripts/setup.sh atomic deterministic reproducible)"; exit 77; }
-  done
-done
+. "$src/tests/lab_common.sh"
+lab_builds "$1"
 [ -x $py ] && $py -c 'import matplotlib, netCDF4, numpy, yaml' 2> /dev/null \
   || { echo "SKIP: $py with matplotlib, netCDF4, numpy and yaml is needed (Debian: python3-matplotlib python3-netcdf4 python3-yaml)"; exit 77; }
 [ -f "$lab" ] || { echo "FAIL: $lab is missing"; exit 1; }
