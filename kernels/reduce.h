@@ -57,6 +57,7 @@ void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
  * reaches on each pair, in one pass (rsum_outer.c). */
 void   rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy);
 const char *rsum_outer_isa(void); /* the path rsum_add_outer takes here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
+const char *rsum_outer_set_isa(const char *isa); /* take that path from now on (NULL: the widest); returns the one taken (benchmarks) */
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
 

@@ -146,8 +146,9 @@ AI double widen(size_t m, size_t m4, const float *x, double *xs, int *e)
 /* Three builds of the same arithmetic (the same bits: kernels_reduce_isa_*
  * run the accumulator's tests on each): generic; AVX2, 4 chains (16 vector
  * registers); AVX-512VL, the same 256-bit code with 32 registers, so 8 chains
- * (9% faster than 4 on an AMD Zen 4 VM; 16 chains, 512-bit vectors and
- * subtractions moved to the FMA pipes were each slower or no faster there). */
+ * (bench/bench_rsum times them side by side; docs/performance.md: 16 chains,
+ * 512-bit vectors and subtractions moved to the FMA pipes were each slower
+ * or no faster on an AMD Zen 4). */
 PAIR(pair_generic, , rsum_fold3, 4)
 OUTER(outer_generic, , pair_generic)
 #if defined(__x86_64__)
@@ -162,9 +163,8 @@ typedef void outer_fn(rsum_t *, size_t, size_t, const float *, size_t, size_t, c
 
 /* The widest the CPU runs, or MINIAPP_RSUM_ISA=generic|avx2|avx512 (for the
  * tests that compare them; one this CPU lacks falls back to the widest it has). */
-static outer_fn *pick(void)
+static outer_fn *pick_isa(const char *want)
 {
-  const char *want = getenv("MINIAPP_RSUM_ISA");
   if (want && !strcmp(want, "generic")) return outer_generic;
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -177,12 +177,19 @@ static outer_fn *pick(void)
 #endif
 }
 
+static outer_fn *outer_fn_now;
+
 static outer_fn *outer_now(void)
 {
-  static outer_fn *fn;
-  outer_fn        *f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
-  if (!f) __atomic_store_n(&fn, f = pick(), __ATOMIC_RELAXED);
+  outer_fn *f = __atomic_load_n(&outer_fn_now, __ATOMIC_RELAXED);
+  if (!f) __atomic_store_n(&outer_fn_now, f = pick_isa(getenv("MINIAPP_RSUM_ISA")), __ATOMIC_RELAXED);
   return f;
+}
+
+const char *rsum_outer_set_isa(const char *isa)
+{
+  __atomic_store_n(&outer_fn_now, pick_isa(isa), __ATOMIC_RELAXED);
+  return rsum_outer_isa();
 }
 
 const char *rsum_outer_isa(void)

@@ -1,0 +1,94 @@
+/* bench/bench_rsum.c: the reproducible gradient accumulator's paths side by
+ * side (kernels/rsum_outer.c: generic, AVX2, AVX-512VL; those the CPU lacks
+ * fall back and are said so), in interleaved rounds in one run, on the
+ * surrogate's hidden-layer shape: 32 delta rows x 32 activation rows, the
+ * batch in chunks of 1024 samples, one thread. Prints ns per product (best
+ * of the rounds), the ratio to the widest path, the deterministic float
+ * tree's cost on the same products for comparison, and checks that every
+ * path gives the same bits (it exits 1 if not). Not a test: no pass/fail on
+ * time. Usage: bench_rsum [samples (262144)] [rounds (5)] */
+#include "reduce.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+  const size_t nx = 32, ny = 32, C = 1024;
+  size_t       n = argc > 1 ? strtoull(argv[1], NULL, 10) : 262144, rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : 5;
+  if (n < C || rounds < 1) {
+    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples >= %zu] [rounds >= 1]\n", C);
+    return 1;
+  }
+  n = n / C * C;
+  float             *d = malloc(nx * n * sizeof *d), *a = malloc(ny * n * sizeof *a);
+  rsum_t            *st = malloc(nx * ny * sizeof *st);
+  unsigned long long r = 88172645463325252ull;
+  if (!d || !a || !st) {
+    fprintf(stderr, "bench_rsum: error: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < nx * n; i++) { /* deltas: signs, magnitudes 2^-12..2^-4; activations in [0, 1) */
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    d[i] = ldexpf((float)(r % 2000001) / 1e6f - 1.0f, (int)(r >> 40) % 9 - 12);
+  }
+  for (size_t i = 0; i < ny * n; i++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    a[i] = (float)(r % 1000001) / 1e6f;
+  }
+  const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
+  double      best[3] = {1e30, 1e30, 1e30}, tree = 1e30;
+  uint64_t    hash[3] = {0};
+  for (size_t k = 0; k < rounds; k++) {
+    for (int p = 0; p < 3; p++) {
+      took[p] = rsum_outer_set_isa(isa[p]);
+      for (size_t q = 0; q < nx * ny; q++) rsum_init(&st[q]);
+      double t = now();
+      for (size_t c = 0; c < n; c += C) rsum_add_outer(st, C, nx, d + c, n, ny, a + c, n);
+      t = now() - t;
+      best[p] = t < best[p] ? t : best[p];
+      uint64_t h = 1469598103934665603ull;
+      for (size_t q = 0; q < nx * ny; q++) {
+        double   v = rsum_value(&st[q]);
+        uint64_t b;
+        memcpy(&b, &v, sizeof b);
+        h = (h ^ b) * 1099511628211ull;
+      }
+      hash[p] = h;
+    }
+    { /* the deterministic strategy's float sums of the same products: 8 lanes, pairwise over the chunks */
+      double t = now();
+      float *acc = calloc(nx * ny, sizeof *acc);
+      for (size_t c = 0; c < n; c += C)
+        for (size_t i = 0; i < nx; i++)
+          for (size_t j = 0; j < ny; j++) {
+            float l[8] = {0};
+            for (size_t s = 0; s < C; s += 8)
+              for (int u = 0; u < 8; u++) l[u] += d[i * n + c + s + u] * a[j * n + c + s + u];
+            acc[i * ny + j] += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+          }
+      t = now() - t;
+      tree = t < tree ? t : tree;
+      free(acc);
+    }
+  }
+  double prods = (double)n * nx * ny;
+  printf("bench_rsum: %zu samples x %zu x %zu pairs, 1 thread, best of %zu interleaved rounds\n", n, nx, ny, rounds);
+  printf("%-8s %-8s %12s %10s\n", "asked", "took", "ns/product", "vs widest");
+  for (int p = 0; p < 3; p++) printf("%-8s %-8s %12.3f %10.2f\n", isa[p], took[p], 1e9 * best[p] / prods, best[p] / best[2]);
+  printf("%-17s %12.3f %10.2f  (float products, 8-lane sums: the deterministic strategy's arithmetic)\n", "float tree", 1e9 * tree / prods, tree / best[2]);
+  int same = hash[0] == hash[1] && hash[1] == hash[2];
+  printf("bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
+  free(d), free(a), free(st);
+  return same ? 0 : 1;
+}
