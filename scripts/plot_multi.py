@@ -1,0 +1,345 @@
+"""scripts/plot_multi.py: figures over several runs or reports: --overlay
+(with the growth fit), --phases, --scaling and --sweep (scripts/plot.py)."""
+from plot_common import *  # noqa: F401,F403 (numpy, matplotlib and the shared helpers)
+
+# ---- --overlay: several runs' replica 1 against replica 0 on one axes --------
+
+def growth_fit(step, rel):
+    """The growth rate of miniapp's summary and miniapp-compare (metrics_growth
+    in miniapp/metrics.c, the one definition; docs/metrics.md): least-squares
+    line of log10(rel_l2) against the step over the exponential window only,
+    from the first point at 100x the first nonzero difference to the last one
+    below 1e-2 (saturation). (slope per step, intercept, first, last step), or
+    None when there is no window of 5 points spanning 2 decades, or it does
+    not grow."""
+    n, i = len(rel), 0
+    while i < n and not (np.isfinite(rel[i]) and rel[i] > 0):
+        i += 1
+    if i == n:
+        return None
+    first = rel[i]
+    while i < n and not (rel[i] >= 100 * first):
+        i += 1
+    xs, ys = [], []
+    while i < n and np.isfinite(rel[i]) and rel[i] < 1e-2:
+        if rel[i] > 0:
+            xs.append(float(step[i])), ys.append(float(np.log10(rel[i])))
+        i += 1
+    if len(xs) < 5 or max(ys) - min(ys) < 2:
+        return None
+    x, y = np.array(xs), np.array(ys)
+    npt, sx, sy, sxx, sxy = len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()
+    den = npt * sxx - sx * sx
+    if den == 0:
+        return None
+    slope = (npt * sxy - sx * sy) / den
+    icpt = (sy - slope * sx) / npt
+    return (slope, icpt, xs[0], xs[-1]) if slope > 0 else None
+
+
+def overlay(paths, labels, outdir, list_only):
+    runs = []
+    for p in paths:
+        ds = open_nc(p)
+        if not is_run(ds):
+            fail(f"{p}: not a miniapp run file (--overlay takes run files; a compare.nc is plotted on its own)")
+        nrep = ds.dimensions["replica"].size
+        if nrep < 2:
+            fail(f"{p}: 1 replica: --overlay needs -replicas 2 or more (it draws replica 1 against replica 0)")
+        coupling = attr(ds, "coupling")
+        auto = ", ".join(s for s in (build_name(ds) or os.path.basename(p),
+                                     f"-coupling {coupling}" if coupling else None) if s)
+        runs.append(dict(path=p, label=auto, step=var(ds, "step"), time=var(ds, "time"),
+                         rel=var(ds, "rel_l2")[:, 1], dig=var(ds, "digits")[:, 1],
+                         fds=var(ds, "first_divergent_step")[1]))
+        ds.close()
+    if labels is not None:
+        labels = labels.split(",")
+        if len(labels) != len(runs):
+            fail(f"--labels has {len(labels)} labels for {len(runs)} files")
+        for r, lab in zip(runs, labels):
+            r["label"] = lab
+    else:
+        seen = [r["label"] for r in runs]
+        for r in runs:  # two files of the same build and coupling: name the files too
+            if seen.count(r["label"]) > 1:
+                r["label"] += f" ({os.path.basename(r['path'])})"
+    for r in runs:
+        r["equal"] = not np.any(np.nan_to_num(r["rel"], nan=0.0) > 0)
+        r["fit"] = None if r["equal"] else growth_fit(r["step"], r["rel"])
+    if list_only:
+        print("\n".join(r["label"] for r in runs))
+        return
+    written = []
+    check_outdir(outdir)
+    same_time = all(np.array_equal(r["time"], runs[0]["time"], equal_nan=True) for r in runs)
+
+    # digits of agreement: bitwise-equal runs lie at the cap, in distinct styles
+    fig, ax = plt.subplots(figsize=(9.5, 5))
+    for k, r in enumerate(runs):
+        lab = r["label"] + (" - bitwise equal (17) at every step" if r["equal"] else "")
+        series(ax, r["step"], r["dig"], label=lab, **style(k, len(r["step"])))
+    ax.axhline(DIGITS_CAP, color="0.5", linewidth=0.8, zorder=1)
+    ax.text(0.005, DIGITS_CAP + 0.15, "17 = bitwise equal", transform=ax.get_yaxis_transform(), fontsize="x-small",
+            color="0.35", va="bottom")
+    ax.set_ylim(-0.5, DIGITS_CAP + 1.5)
+    ax.set_xlabel("step")
+    ax.set_ylabel("digits of agreement, replica 1 vs replica 0\n(-log10 relative L2 difference)")
+    if same_time:
+        time_axis(ax, runs[0]["step"], runs[0]["time"])
+    ax.grid(True, alpha=0.3)
+    legend(ax, loc="lower left")
+    ax.set_title("Digits of agreement of two replicas, per step, one line per run", fontsize="medium")
+    save(fig, os.path.join(outdir, "overlay_digits.png"), written)
+
+    # relative L2 on a log axis, with each growing run's fitted exponential
+    # extended (dotted) to DIVERGED: the horizontal gap between two parallel
+    # lines is how many steps earlier one run's replicas come apart
+    fig, ax = plt.subplots(figsize=(9.5, 5.2))
+    vals, reach = [], []
+    xmax = max(np.nanmax(r["step"]) for r in runs)
+    for k, r in enumerate(runs):
+        kw = style(k, len(r["step"]))
+        if r["equal"]:
+            ax.plot([], [], label=r["label"] + ": relative L2 = 0 at every step (bitwise equal), nothing to draw", **kw)
+            continue
+        lab = r["label"]
+        hit = r["step"][np.isfinite(r["rel"]) & (r["rel"] >= DIVERGED)]
+        if hit.size:
+            reach.append((hit[0], r["label"], False))
+            lab += f": {DIVERGED:g} at step {int(hit[0])}"
+        elif r["fit"]:
+            slope, icpt, s0, s1 = r["fit"]
+            s_hit = (np.log10(DIVERGED) - icpt) / slope
+            reach.append((s_hit, r["label"], True))
+            lab += f": {1000 * slope:.2f} decades/1000 steps, {DIVERGED:g} at step ~{s_hit:.0f} (extrapolated)"
+            xs = np.array([s0, s_hit])
+            ax.plot(xs, 10 ** (icpt + slope * xs), color=kw["color"], linestyle=":", linewidth=1.2, zorder=kw["zorder"])
+            ax.plot([s_hit], [DIVERGED], marker="x", color=kw["color"], markersize=8, zorder=kw["zorder"])
+            xmax = max(xmax, s_hit)
+            vals.append([DIVERGED])
+        series(ax, r["step"], r["rel"], log=True, label=lab, **kw)
+        vals.append(r["rel"])
+    if vals:
+        log_axis(ax, vals)
+        ax.axhline(DIVERGED, color="0.5", linewidth=0.8, linestyle="--", zorder=1)
+    else:
+        ax.set_yticks([])
+        note(ax, "every run's replicas are bitwise equal at every step")
+    ax.set_xlim(right=xmax * 1.02)
+    measured = max(np.nanmax(r["step"]) for r in runs)
+    if xmax > measured * 1.05:
+        ax.axvspan(measured, xmax * 1.02, color="0.92", zorder=0)
+        ax.text(measured, 0.98, "  extrapolated (dotted: fit over the second half of each run)", fontsize="x-small",
+                color="0.35", va="top", transform=ax.get_xaxis_transform())
+    title = "Relative L2 difference of two replicas, per step, one line per run"
+    if len(reach) >= 2:
+        reach.sort()
+        (a, la, _), (b, lb, _) = reach[0], reach[-1]
+        gap = float(f"{b - a:.2g}")  # two figures: the fits are estimates
+        title += f"\n{la} reaches {DIVERGED:g} about {gap:.0f} steps before {lb}"
+    ax.set_title(title, fontsize="medium")
+    ax.set_xlabel("step")
+    ax.set_ylabel("relative L2 difference,\nreplica 1 vs replica 0")
+    ax.grid(True, alpha=0.3)
+    legend(ax, loc="lower right")
+    save(fig, os.path.join(outdir, "overlay_rel_l2.png"), written)
+    print("\n".join(written))
+
+
+# ---- --sweep: the cost of determinism from scripts/sweep.sh's reports --------
+
+PHASES = (("solve", "solve (Krylov)"), ("features", "features"), ("predict", "predict"), ("train", "train"),
+          ("baselines", "side-by-side guesses"), ("metrics", "metrics"), ("output", "output"))
+
+
+def load_reports(paths):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import report_table as rt
+    except ImportError as e:
+        fail(f"{e} (needs PyYAML: apt-get install python3-yaml)")
+    rt.die = fail
+    return rt, [rt.load(p) for p in paths]
+
+
+def phases(paths, labels, outdir):
+    """Where each run's time goes, per step: one stacked bar per -report file (timing section)."""
+    rt, reps = load_reports(paths)
+    rows = []
+    for p, r in zip(paths, reps):
+        steps = rt.num(rt.get(r, "problem.steps"))
+        t = {k: rt.num(rt.get(r, "timing." + k)) for k, _ in PHASES}
+        if not steps or any(v is None for k, v in t.items() if k not in ("baselines",)):
+            fail(f"{p}: not a report with timing.solve .. timing.output and problem.steps (miniapp -report)")
+        b = rt.get(r, "build") or {}
+        rows.append((f"{b.get('solver_reduction')}/{b.get('surrogate_reduction')}" if b else os.path.basename(p), steps, t))
+    if labels:
+        if len(labels) != len(rows):
+            fail(f"--labels has {len(labels)} labels for {len(rows)} reports")
+        rows = [(lab, st, t) for lab, (_, st, t) in zip(labels, rows)]
+    fig, ax = plt.subplots(figsize=(9.5, 1.2 + 0.8 * len(rows)))
+    left = np.zeros(len(rows))
+    for k, (key, name) in enumerate(PHASES):
+        w = np.array([1e3 * (t[key] or 0.0) / st for _, st, t in rows])
+        if not w.any():
+            continue
+        ax.barh(range(len(rows)), w, left=left, color=f"C{k}", label=name)
+        left += w
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("milliseconds per step (the run's phase times over its steps)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(rows) < 3 else -0.2))
+    ax.set_title("Where the time goes, per step (the FOM counts solve, features, predict, train)", fontsize="medium")
+    check_outdir(outdir)
+    path = os.path.join(outdir, "phases.png")
+    save(fig, path, written := [])
+    print(path)
+
+
+def scaling_plot(d, outdir):
+    """scripts/scaling.sh's reports np<R>-t<T>.r<k>.yaml: time per step (best of the repeats) and efficiency against
+    ranks x threads, one marker per split of the cores."""
+    rt, _ = load_reports([])
+    if not os.path.isdir(d):
+        fail(f"{d}: not a directory (scripts/scaling.sh writes out/scaling/<deck>-<mode>/)")
+    runs = rt.collect(d, r"(np\d+-t\d+)")
+    if "np1-t1" not in runs:
+        fail(f"{d}: no 1 x 1 run (np1-t1.r<k>.yaml, written by scripts/scaling.sh)")
+    weak = d.rstrip("/").endswith("-weak")
+    t1 = runs["np1-t1"].t("time_per_step")
+    pts = []
+    for k, r in runs.items():
+        R, T = (int(v) for v in re.findall(r"\d+", k))
+        tp = r.t("time_per_step")
+        if tp:
+            pts.append((R * T, R, T, tp, t1 / (tp * (1 if weak else R * T))))
+    pts.sort()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.4))
+    for R in sorted({p[1] for p in pts}):
+        sel = [p for p in pts if p[1] == R]
+        lab = f"{R} rank{'s' if R > 1 else ''} x 1, 2, 4 .. threads"
+        a1.plot([p[0] for p in sel], [p[3] for p in sel], marker="o", label=lab)
+        a2.plot([p[0] for p in sel], [100 * p[4] for p in sel], marker="o", label=lab)
+    cores = [p[0] for p in pts]
+    if not weak:
+        a1.plot(cores, [t1 / c for c in cores], color="0.5", linestyle=":", label="ideal (T(1x1) / cores)")
+    a1.set_xscale("log", base=2), a1.set_yscale("log")
+    a2.set_xscale("log", base=2)
+    a2.axhline(100, color="0.5", linestyle=":")
+    a1.set_ylabel("seconds per step"), a2.set_ylabel("efficiency (%)")
+    for a in (a1, a2):
+        a.set_xticks(sorted(set(cores)), [str(c) for c in sorted(set(cores))])
+        a.set_xlabel("cores used (ranks x threads)")
+        a.grid(True, alpha=0.3, which="both")
+        a.legend(fontsize="small")
+    fig.suptitle(f"{'Weak' if weak else 'Strong'} scaling: {os.path.basename(d.rstrip('/'))}", fontsize="medium")
+    check_outdir(outdir)
+    path = os.path.join(outdir, "scaling.png")
+    save(fig, path, written := [])
+    print(path)
+
+
+def sweep_bars(sweep_path, outdir, list_only):
+    """Ratios to the atomic build from out/sweep/<deck>/<variant>.r<k>.yaml (the
+    -report files scripts/sweep.sh keeps), computed as scripts/report_table.py
+    computes the table: minimum time over the repeats, atomic's as the base."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import report_table as rt
+    except ImportError as e:
+        fail(f"{e} (--sweep needs PyYAML: apt-get install python3-yaml)")
+    rt.die = fail  # its errors as plot.py's one line
+    d = sweep_path if os.path.isdir(sweep_path) else os.path.dirname(sweep_path) or "."
+    if not os.path.exists(sweep_path):
+        fail(f"{sweep_path}: no such file or directory")
+    runs = rt.collect(d, r"([a-z]+(?:-[a-z]+)?)")
+    if not runs:
+        fail(f"{d}: no sweep reports (<variant>.r<k>.yaml, written by scripts/sweep.sh)")
+    if "atomic" not in runs:
+        fail(f"{d}: no report of the atomic build (atomic.r<k>.yaml)")
+    base = runs["atomic"]
+
+    def per_step(r):
+        return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.num(rt.get(r, "problem.steps")))
+
+    def surr(r):
+        tr, pr = rt.num(rt.get(r, "timing.train")), rt.num(rt.get(r, "timing.predict"))
+        return tr + pr if tr is not None and pr is not None and tr + pr > 0 else None
+
+    def loop(r):
+        return rt.num(rt.get(r, "timing.time_per_step"))
+
+    parts = [("solver half", "PETSc Krylov solves", per_step, lambda sol, sur, s: sol == s and sur == "atomic"),
+             ("surrogate half", "training + inference", surr, lambda sol, sur, s: sur == s and sol == "atomic"),
+             ("whole loop", "time per step", loop, lambda sol, sur, s: sol == s and sur == s)]
+    bars = []  # (part, strategy, variant, ratio, lo, hi, target, verdict, valid)
+    for part, _, f, match in parts:
+        bv = [v for v in map(f, base.reports) if v is not None]
+        for s in ("deterministic", "reproducible"):
+            name = next((n for n, sol, sur in rt.VARIANTS if match(sol, sur, s)), None)
+            x = runs.get(name)
+            xv = [v for v in map(f, x.reports) if v is not None] if x else []
+            if not xv or not bv:
+                bars.append((part, s, name, None, None, None, None, "not run" if not x else "n/a", True))
+                continue
+            r = min(xv) / min(bv)
+            lo, hi = (min(xv) / max(bv), max(xv) / min(bv)) if len(xv) > 1 or len(bv) > 1 else (None, None)
+            tgt = rt.TARGETS.get(s) if part == "whole loop" else None
+            bars.append((part, s, name, r, lo, hi, tgt, rt.verdict(r, tgt, lo, hi) if tgt else "",
+                         x.verification() == "VALID"))
+    if list_only:
+        for part, s, name, r, lo, hi, tgt, verd, valid in bars:
+            txt = "n/a" if r is None else f"{r:.3f}x" + (f" ({lo:.3f}x..{hi:.3f}x)" if lo is not None else "")
+            extra = f" target <= {tgt:.2f}x {verd}" if tgt and r is not None else f" {verd}" if r is None else ""
+            print(f"{part}: {s} ({name}) {txt}{extra}{'' if valid else ' INVALID'}")
+        return
+    check_outdir(outdir)
+    first = base.first
+    fig, ax = plt.subplots(figsize=(9.5, 5.4))
+    colors = {"deterministic": "C0", "reproducible": "C1"}
+    width, top = 0.36, 1.0
+    for gi, (part, sub, _, _) in enumerate(parts):
+        for si, s in enumerate(("deterministic", "reproducible")):
+            b = next(b for b in bars if b[0] == part and b[1] == s)
+            x = gi + (si - 0.5) * width
+            _, _, name, r, lo, hi, tgt, verd, valid = b
+            if r is None:
+                ax.text(x, 0.05, f"{s}:\n{verd}", ha="center", va="bottom", fontsize="x-small", rotation=90, color="0.35")
+                continue
+            err = [[r - lo], [hi - r]] if lo is not None else None
+            ax.bar(x, r, width * 0.92, color=colors[s], hatch=None if valid else "//", edgecolor="0.2",
+                   yerr=err, capsize=4, ecolor="0.2", label=s if gi == 2 or part == "whole loop" else None)
+            lab = f"{r:.2f}x" + ("" if valid else "\nINVALID")
+            ytxt = (hi if hi is not None else r)
+            top = max(top, ytxt, tgt or 0)
+            if tgt:
+                ax.plot([x - width * 0.5, x + width * 0.5], [tgt, tgt], color="k", linestyle="--", linewidth=1.3, zorder=5)
+                lab += f"\ntarget <= {tgt:.2f}x:\n{verd.split(' (')[0]}"
+            ax.text(x, ytxt * 1.01, lab, ha="center", va="bottom", fontsize="x-small")
+    ax.axhline(1.0, color="0.3", linewidth=1, zorder=1)
+    ax.text(2.6, 1.0, "atomic\n= 1", fontsize="x-small", va="center", ha="left", color="0.3")
+    ax.set_xticks(range(3))
+    ax.set_xticklabels([f"{p}\n({s})" for p, s, _, _ in parts])
+    ax.set_xlim(-0.6, 2.85)
+    ax.set_ylim(0, top * 1.25)
+    ax.set_ylabel("time of the build / time of the atomic build\n(minimum over the repeats)")
+    h, lb = ax.get_legend_handles_labels()
+    uniq = dict(zip(lb, h))
+    ax.legend(uniq.values(), [f"{k} build" for k in uniq], fontsize="small", loc="upper left")
+    reps = max(len(x.reports) for x in runs.values())
+    deck = os.path.basename(os.path.abspath(d))
+    grid = "x".join(str(g) for g in rt.get(first, "problem.grid") or []) or "?"
+    spread = "error bars: fastest against slowest repeat, both ways" if reps > 1 else "one repeat: no error bars"
+    ax.set_title(f"Cost of determinism: {deck} ({rt.get(first, 'problem.scenario')} {grid}, "
+                 f"{rt.get(first, 'problem.steps')} steps, coupling {rt.get(first, 'problem.coupling')})\n"
+                 f"{rt.get(first, 'machine.ranks')} rank(s) x {rt.get(first, 'machine.threads')} thread(s), "
+                 f"{rt.get(first, 'machine.hostname') or ''}; best of {reps} repeat(s); {spread}", fontsize="medium")
+    ax.grid(True, axis="y", alpha=0.3)
+    written = []
+    save(fig, os.path.join(outdir, "cost_of_determinism.png"), written)
+    print("\n".join(written))
+
+
+# ---- command line ------------------------------------------------------------
