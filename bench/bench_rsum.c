@@ -1,5 +1,5 @@
 /* bench/bench_rsum.c: the reproducible gradient accumulator's paths side by
- * side (kernels/rsum_outer.c: generic, AVX2, AVX-512VL; those the CPU lacks
+ * side (kernels/gsum.c, gsum_add_outer: generic, AVX2, AVX-512VL; those the CPU lacks
  * fall back and are said so), in interleaved rounds in one run, on the
  * surrogate's hidden-layer shape: 32 delta rows x 32 activation rows, the
  * batch in chunks of 1024 samples, one thread. Prints ns per product (best
@@ -32,7 +32,8 @@ int main(int argc, char **argv)
   }
   n = n / C * C;
   float             *d = malloc(nx * n * sizeof *d), *a = malloc(ny * n * sizeof *a);
-  rsum_t            *st = malloc(nx * ny * sizeof *st);
+  gsum_t            *st = malloc(nx * ny * sizeof *st);
+  int32_t            ex[32], ey[32];
   unsigned long long r = 88172645463325252ull;
   if (!d || !a || !st) {
     fprintf(stderr, "bench_rsum: error: out of memory\n");
@@ -46,20 +47,24 @@ int main(int argc, char **argv)
     r ^= r << 13, r ^= r >> 7, r ^= r << 17;
     a[i] = (float)(r % 1000001) / 1e6f;
   }
+  for (size_t i = 0; i < nx; i++) ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
+  for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
   const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
   double      best[3] = {1e30, 1e30, 1e30}, tree = 1e30;
   uint64_t    hash[3] = {0};
   for (size_t k = 0; k < rounds; k++) {
     for (int p = 0; p < 3; p++) {
       took[p] = rsum_outer_set_isa(isa[p]);
-      for (size_t q = 0; q < nx * ny; q++) rsum_init(&st[q]);
+      for (size_t q = 0; q < nx * ny; q++) gsum_init(&st[q]);
       double t = now();
-      for (size_t c = 0; c < n; c += C) rsum_add_outer(st, C, nx, d + c, n, ny, a + c, n);
+      for (size_t c = 0; c < n; c += C) gsum_add_outer(st, NULL, C, nx, d + c, n, ex, ny, a + c, n, ey);
       t = now() - t;
       best[p] = t < best[p] ? t : best[p];
       uint64_t h = 1469598103934665603ull;
       for (size_t q = 0; q < nx * ny; q++) {
-        double   v = rsum_value(&st[q]);
+        rsum_t   rs;
+        gsum_to_rsum(&st[q], ex[q / ny], ey[q % ny], &rs);
+        double   v = rsum_value(&rs);
         uint64_t b;
         memcpy(&b, &v, sizeof b);
         h = (h ^ b) * 1099511628211ull;

@@ -89,6 +89,40 @@ static inline void gradsum_to_rsum(double mx, const long long *bins, int nseg, r
     for (int g = 0; g < nseg; g++) r->bin[k] += (__int128)bins[3 * g + k];
 }
 
+/* kernels/gsum.c on the device (the reproducible weight gradients): the
+ * exponent of a row's max|x| (frexp's; GSUM_ZERO, GSUM_NONFINITE), and the two
+ * folds of one scaled product v = x y 2^-(ex+ey), |v| < 1: q0 = v to the
+ * nearest multiple of 2^-51, q1 = the rest to the nearest multiple of 2^-102,
+ * as integers (the bits of b0 = v + 3 and b1 = v + ((3 + 1.5 2^-50) - b0),
+ * the same operations as gsum.c's generic path: the same integers). */
+GS_HD int gsum_exp_of(float m)
+{
+  if (!(m < INFINITY)) return GSUM_NONFINITE;
+  if (m == 0.0f) return GSUM_ZERO;
+  int e;
+  (void)frexp((double)m, &e);
+  return e;
+}
+GS_HD long long gs_bits(double d)
+{
+#if defined(__CUDA_ARCH__)
+  return __double_as_longlong(d);
+#else
+  long long b;
+  memcpy(&b, &d, sizeof b);
+  return b;
+#endif
+}
+GS_HD void gsum_fold(double v, long long *q0, long long *q1)
+{
+  double b0 = GS_DADD(v, 3.0), b1 = GS_DADD(v, GS_DSUB(3.0 + 0x1.8p-50, b0));
+  *q0 = gs_bits(b0) - gs_bits(3.0), *q1 = gs_bits(b1) - gs_bits(0x1.8p-50);
+}
+/* Digits of a thread's fold sums for the block trees and the segments' int64
+ * bins: a = hi 2^32 + lo, lo in [0, 2^32) (a 2^22-sample segment's lo sums
+ * stay below 2^50 and its hi sums below 2^45). */
+#define GS_GDIG 4 /* c0 hi, c0 lo, c1 hi, c1 lo */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -102,6 +136,7 @@ typedef struct {
 } gradsum_dst;
 typedef struct {
   red_strategy_t st;
+  int            outer; /* a gradsum_cuda_outer call */
   int            npair, ny, nseg;
   size_t         off; /* bytes into the results area */
   gradsum_dst    dst;
@@ -123,6 +158,14 @@ typedef struct {
  * r for reproducible. Returns 0 or a cudaError_t value. Any len (segments of
  * GS_SEG_LEN samples keep the int64 bins from overflowing). */
 int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst);
+/* The reproducible weight gradients (kernels/gsum.c's sums, the same states
+ * the CPU reaches): pairs as in gradsum_cuda, st is RED_REPRODUCIBLE. The
+ * rows' maxima over len samples are found first; rowmax (NULL on one rank)
+ * turns them, n floats on the host, into the maxima over all ranks (an
+ * MPI_MAX; every rank must make the same calls, len 0 included); then every
+ * product is rounded to its pair's unit and added in integers. */
+typedef int (*gradsum_rowmax_fn)(float *m, size_t n, void *ctx);
+int  gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx);
 int  gradsum_cuda_flush(gradsum_ws *ws);
 void gradsum_cuda_free(gradsum_ws *ws);
 #ifdef __cplusplus

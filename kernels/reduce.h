@@ -52,14 +52,44 @@ void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double 
  * is NULL) of floats, each product formed exactly in double; the same state
  * rsum_add reaches on the widened values. */
 void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
-/* Serial: r[p * ny + q] += sum_{i<n} x[p * ldx + i] y[q * ldy + i] for p < nx,
- * q < ny (float rows, products exact in double): the state rsum_add_fdot
- * reaches on each pair, in one pass (rsum_outer.c). */
-void   rsum_add_outer(rsum_t *r, size_t n, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy);
-const char *rsum_outer_isa(void); /* the path rsum_add_outer takes here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
+const char *rsum_outer_isa(void); /* the path gsum_add_outer takes here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
 const char *rsum_outer_set_isa(const char *isa); /* take that path from now on (NULL: the widest); returns the one taken (benchmarks) */
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
+
+/* Global-unit sums of float products (kernels/gsum.c; the surrogate's weight
+ * and bias gradients in the reproducible strategy, on CPU and GPU). The unit
+ * is fixed before the sum from the rows' largest magnitudes over the whole
+ * batch, all ranks included (a max is order-free): with ex, ey the exponents
+ * of max|x| and max|y| (gsum_exponent), every product x_i y_i (exact in
+ * double) is rounded once to the nearest multiple of U = 2^(ex + ey - 102)
+ * (ties to even), and the integers are added exactly. The state is therefore
+ * a function of the multiset of products and the two maxima alone: the same
+ * for any thread count, chunking, sample order, rank count, CPU or GPU.
+ * Error: |sum - exact| <= n U / 2 <= n 2^-101 max|x| max|y|, then the one
+ * rounding of rsum_value. Each product takes two folds: q0 = nearest multiple
+ * of 2^51 U, q1 = the remainder's nearest multiple of U (two integers of at
+ * most 52 bits; q0 + q1 is the product rounded to U). */
+#define GSUM_ZERO      INT32_MIN /* gsum_exponent of an all-zero row */
+#define GSUM_NONFINITE INT32_MAX /* ... of a row holding an Inf or NaN */
+typedef struct {
+  __int128 c0, c1;    /* sum of q0 / 2^51 U and of q1 / U                    */
+  int32_t  nonfinite; /* a product was Inf or NaN: special is their sum      */
+  double   special;
+} gsum_t;
+void    gsum_init(gsum_t *g);
+float   gsum_absmax(size_t n, const float *x); /* max |x_i|; +Inf if some x_i is Inf or NaN */
+int32_t gsum_exponent(float absmax);           /* e with absmax = f 2^e, 0.5 <= f < 1; GSUM_ZERO, GSUM_NONFINITE */
+/* Serial: r[p * ny + q] += sum_{i<n} x[p * ldx + i] y[q * ldy + i] (p < nx,
+ * q < ny) and, when rb is not NULL, rb[p] += sum_i x[p * ldx + i] (the bias
+ * sums: y = 1, exponent 1), under the units of the global exponents ex[p],
+ * ey[q]. Rows must lie within their exponents (|x| < 2^ex). */
+void    gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey);
+void    gsum_merge(gsum_t *a, const gsum_t *b); /* exact: a += b (same exponents) */
+/* The rsum state of the exact value (e = ex + ey, or a marker): bins aligned
+ * so that the value is held exactly, with a top that depends on e only, so
+ * that rank partials merge exactly with rsum_merge and round with rsum_value. */
+void    gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r);
 
 /* A rank-local partial of one reduction, in the form its strategy combines. */
 typedef struct {

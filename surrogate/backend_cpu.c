@@ -194,7 +194,7 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
       }
     }
   }
-  PetscCall(SurrogateGradEnd_CPU(s, &b->g, part));
+  PetscCall(SurrogateGradEnd_CPU(s, &b->g, b->D, b->A, n, b->cap, part));
   red_local(s->strategy, RED_OP_SUMSQ, (size_t)s->n_out * n, b->E, NULL, &part[s->nparam]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -89,13 +89,21 @@ static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, floa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The row maxima of the reproducible gradient sums over all ranks (a max is
+ * exact in any order); called by every rank for the same rows. */
+static int RowMaxAllRanks(float *m, size_t n, void *ctx)
+{
+  Surrogate s = (Surrogate)ctx;
+  return n > (size_t)PETSC_MPI_INT_MAX || MPI_Allreduce(MPI_IN_PLACE, m, (int)n, MPI_FLOAT, MPI_MAX, s->comm) != MPI_SUCCESS;
+}
+
 static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale, red_partial_t *part)
 {
   float *norm;
 
   PetscFunctionBeginUser;
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff));
+  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff, s->size > 1 ? RowMaxAllRanks : NULL, s));
   PetscCall(PetscFree(norm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -335,7 +335,8 @@ extern "C" double mlp_cuda_gradsum_depth(red_strategy_t st, long long N)
   return 16 + 8 + depth;
 }
 
-extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff)
+extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
+                             int (*rowmax)(float *, size_t, void *), void *ctx)
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   int    L = m->nlayer, cur = 0, rc;
@@ -348,7 +349,10 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
     size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din);
     for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0..: pair (j-j0)*(din+1)+k -> W[j][k], k == din -> b[j] */
       size_t nj = dout - j0 < rows ? dout - j0 : rows;
-      CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, gradsum_dst{part + m->woff[l] + j0 * din, din, part + m->boff[l] + j0, 1}));
+      gradsum_dst dst{part + m->woff[l] + j0 * din, din, part + m->boff[l] + j0, 1};
+      if (st == RED_REPRODUCIBLE) /* kernels/gsum.c's sums, under the batch's units (all ranks) */
+        CK(gradsum_cuda_outer((int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst, rowmax, ctx));
+      else CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst));
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {

@@ -32,8 +32,11 @@ int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm,
 /* part[nparam] gradient partials, part[nparam] (one more) loss partial.
  * ck (NULL: checks off): layer l's ABFT gradient references at ck + ckoff[l]:
  * row sums [dout], column sums [din + 1] (last: bias), then the same with
- * |d| |a| (surrogate_checks.c); per-sample sums in float, batch sums with st. */
-int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff);
+ * |d| |a| (surrogate_checks.c); per-sample sums in float, batch sums with st.
+ * rowmax (reproducible, more than one rank; else NULL): replaces n row maxima
+ * on the host by their maxima over all ranks (kernels/gradsum_cuda.h). */
+int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
+                   int (*rowmax)(float *m, size_t n, void *ctx), void *ctx);
 /* gamma index of one float gradient entry of gradsum_cuda (atomic, deterministic) over <= N samples */
 double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);

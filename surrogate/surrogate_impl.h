@@ -112,12 +112,17 @@ typedef struct {
   size_t         nc, nth;
   float         *buf; /* float strategies: chunk partials or shared sums + per-thread scratch */
   size_t         nbuf;
-  rsum_t        *rs; /* reproducible: nth x nparam states */
-  size_t         nrs;
+  gsum_t        *gs; /* reproducible: nth x nparam states */
+  size_t         ngs;
+  float         *cmax; /* reproducible: nc x nrow chunk row maxima (rows: layer l's dout delta rows, then its din input rows, at rowoff[l]) */
+  int32_t       *ex;   /* reproducible: nrow global exponents */
+  size_t         ncmax, nrow, rowoff[SURR_MAX_LAYERS];
 } SurrogateGradAcc;
 PETSC_INTERN PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n);
 PETSC_INTERN void           SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid);
-PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partial_t *part);
+/* D[l], A[l]: the step's deltas and layer inputs, n samples, row stride cap
+ * (the reproducible strategy sums them here, under the batch's global units) */
+PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part);
 PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 /* Combine np per-rank partials into values (rank order on every rank). */
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);

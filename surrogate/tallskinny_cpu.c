@@ -10,9 +10,12 @@
  *     (#pragma omp atomic), or, with an atomic order seed, in a permutation
  *     drawn from (seed, step, layer); deterministic combines the chunks by a
  *     fixed pairwise tree.
- *   reproducible: the float products are exact in double; kernels/ rsum sums
- *     them order-independently (one state per weight and thread, merged
- *     exactly), and the result is rounded once to float after the ranks merge.
+ *   reproducible: the float products are exact in double; kernels/ gsum sums
+ *     them order-independently under a unit fixed from the batch's row maxima
+ *     (all ranks), so the chunks only record their rows' maxima, and End
+ *     makes the sums in a second pass over the stored deltas and inputs (one
+ *     state per weight and thread, merged exactly); the result is rounded once
+ *     to float after the ranks merge.
  * The chunk partials of layer l sit at offset woff[l] of an nparam vector:
  * weights j * din + k, then the biases (the parameter layout). */
 #include "surrogate_impl.h"
@@ -33,14 +36,21 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
   if (g->st == RED_REPRODUCIBLE) {
     /* one state per weight and thread: at most 1 GiB of them (a wide network
      * then runs its gradient on fewer threads rather than run out of memory) */
-    size_t most = ((size_t)1 << 30) / (P * sizeof(rsum_t));
+    size_t most = ((size_t)1 << 30) / (P * sizeof(gsum_t));
     g->nth      = PetscMax(1, PetscMin(g->nth, most));
-    if (g->nrs < g->nth * P) {
-      PetscCall(PetscFree(g->rs));
-      PetscCall(PetscMalloc1(g->nth * P, &g->rs));
-      g->nrs = g->nth * P;
+    if (g->ngs < g->nth * P) {
+      PetscCall(PetscFree(g->gs));
+      PetscCall(PetscMalloc1(g->nth * P, &g->gs));
+      g->ngs = g->nth * P;
     }
-    for (size_t i = 0; i < g->nth * P; i++) rsum_init(&g->rs[i]);
+    for (size_t i = 0; i < g->nth * P; i++) gsum_init(&g->gs[i]);
+    g->nrow = 0;
+    for (int l = 0; l < s->nlayer; l++) g->rowoff[l] = g->nrow, g->nrow += (size_t)s->dim[l + 1] + (size_t)s->dim[l];
+    if (g->ncmax < (nc + 1) * g->nrow) {
+      PetscCall(PetscFree2(g->cmax, g->ex));
+      PetscCall(PetscMalloc2((nc + 1) * g->nrow, &g->cmax, g->nrow, &g->ex));
+      g->ncmax = (nc + 1) * g->nrow;
+    }
   } else {
     size_t need = (g->st == RED_ATOMIC && g->seed == 0) ? P + g->nth * P : nc * P;
     if (g->nbuf < need) {
@@ -60,10 +70,11 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
   size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], P = s->nparam, off = s->woff[l], np = dout * din + dout;
 
   switch (g->st) {
-  case RED_REPRODUCIBLE: {
-    rsum_t *r = g->rs + (size_t)tid * P + off;
-    rsum_add_outer(r, m, dout, d, cap, din, a, cap);
-    for (size_t j = 0; j < dout; j++) rsum_add_fdot(&r[dout * din + j], m, d + j * cap, NULL);
+  case RED_REPRODUCIBLE: { /* the rows' maxima while they are in cache; the sums in End */
+    float *mx = g->cmax + c * g->nrow + g->rowoff[l];
+    for (size_t j = 0; j < dout; j++) mx[j] = gsum_absmax(m, d + j * cap);
+    for (size_t k = 0; k < din; k++) mx[dout + k] = gsum_absmax(m, a + k * cap);
+    (void)tid, (void)P, (void)off;
   } break;
   case RED_ATOMIC:
     if (g->seed == 0) { /* completion order: added element-wise as soon as done */
@@ -83,16 +94,53 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
 /* part[0..nparam): the rank's partials. The reproducible partial is the rsum
  * state (exact, merged across ranks); the float strategies hand over their
  * float result widened to double. */
-PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partial_t *part)
+/* The reproducible sums: the batch's row maxima (over the chunks, then the
+ * ranks: a max is order-free) fix every pair's unit; then every chunk's sums,
+ * in any order, on any thread; the thread states merge exactly. */
+static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part)
+{
+  size_t   P = s->nparam, nc = g->nc, R = g->nrow;
+  float   *mx = g->cmax + nc * R; /* the row after the chunks' */
+  int32_t *e  = g->ex;
+
+  PetscFunctionBeginUser;
+  for (size_t r = 0; r < R; r++) mx[r] = 0.0f;
+  for (size_t c = 0; c < nc; c++)
+    for (size_t r = 0; r < R; r++) mx[r] = PetscMax(mx[r], g->cmax[c * R + r]); /* +Inf marks a non-finite value: no NaN here */
+  if (s->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mx, (PetscMPIInt)R, MPI_FLOAT, MPI_MAX, s->comm));
+  for (size_t r = 0; r < R; r++) e[r] = gsum_exponent(mx[r]);
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->nth) if (nc > 1)
+  for (size_t c = 0; c < nc; c++) {
+    size_t  s0 = c * SURR_CHUNK, m = PetscMin(SURR_CHUNK, n - s0);
+    gsum_t *gs = g->gs + (size_t)omp_get_thread_num() * P;
+    for (int l = 0; l < s->nlayer; l++) {
+      size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
+      gsum_add_outer(gs + s->woff[l], gs + s->boff[l], m, dout, D[l] + s0, cap, e + g->rowoff[l], din, A[l] + s0, cap, e + g->rowoff[l] + dout);
+    }
+  }
+  for (int l = 0; l < s->nlayer; l++) {
+    size_t         din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
+    const int32_t *ex = e + g->rowoff[l], *ey = ex + dout;
+    for (size_t j = 0; j < dout; j++)
+      for (size_t k = 0; k <= din; k++) { /* k == din: the bias (y = 1, exponent 1) */
+        size_t i = k < din ? s->woff[l] + j * din + k : s->boff[l] + j;
+        for (size_t t = 1; t < g->nth; t++) gsum_merge(&g->gs[i], &g->gs[t * P + i]);
+        gsum_to_rsum(&g->gs[i], ex[j], k < din ? ey[k] : 1, &part[i].r);
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* part[0..nparam): the rank's partials. The reproducible partial is the rsum
+ * state (exact, merged across ranks); the float strategies hand over their
+ * float result widened to double. */
+PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part)
 {
   size_t P = s->nparam, nc = g->nc;
 
   PetscFunctionBeginUser;
   if (g->st == RED_REPRODUCIBLE) {
-    for (size_t i = 0; i < P; i++) {
-      rsum_init(&part[i].r);
-      for (size_t t = 0; t < g->nth; t++) rsum_merge(&part[i].r, &g->rs[t * P + i]);
-    }
+    PetscCall(GradEndReproducible(s, g, D, A, n, cap, part));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (nc == 0) { /* no samples on this rank (the batch is split over ranks): empty sums */
@@ -133,9 +181,10 @@ PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, red_partia
 PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(g->rs));
+  PetscCall(PetscFree(g->gs));
+  PetscCall(PetscFree2(g->cmax, g->ex));
   PetscCall(PetscFree(g->buf));
-  g->nrs = g->nbuf = 0;
+  g->ngs = g->nbuf = g->ncmax = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

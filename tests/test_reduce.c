@@ -326,11 +326,12 @@ static void test_scatter(void)
   free(tg), free(tg2), free(val), free(val2);
 }
 
-/* rsum_add_outer (one pass over float rows, top bin from the rows' bound)
- * must reach exactly the state of rsum_add on each pair's widened products:
- * rows over many binades, subnormal floats, zeros of both signs, a zero row,
- * Inf and NaN, and pairs whose bound max|x| max|y| lies in a higher bin than
- * their largest product (the redo path); added twice onto one state. */
+/* gsum_add_outer (the global-unit sums of the reproducible gradient): every
+ * pair's state must equal a scalar model written independently (rint instead
+ * of the magic constants, __int128 sums), whatever the ISA path
+ * (MINIAPP_RSUM_ISA), the chunking and the order of the chunks; on rows over
+ * many binades, subnormal floats, zeros of both signs, a zero row, Inf and
+ * NaN, and rows whose maximum sits at another sample than the other row's. */
 static float outer_value(uint64_t seed, size_t r, size_t i)
 {
   uint64_t h = mix64(seed ^ mix64(r * 1000003u + i));
@@ -348,52 +349,111 @@ static float outer_value(uint64_t seed, size_t r, size_t i)
   }
 }
 
+/* The model: q0 = rint(v 2^51), q1 = rint((v - q0 2^-51) 2^102) of each
+ * scaled product v = x y 2^-(ex+ey), summed in __int128. */
+static void gsum_model(size_t n, const float *x, const float *y, int32_t ex, int32_t ey, gsum_t *g)
+{
+  gsum_init(g);
+  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE) {
+    for (size_t i = 0; i < n; i++) {
+      double v = (double)x[i] * (y ? (double)y[i] : 1.0);
+      if (!isfinite(v)) g->special = g->nonfinite ? g->special + v : v, g->nonfinite = 1;
+    }
+    return;
+  }
+  if (ex == GSUM_ZERO || ey == GSUM_ZERO) return;
+  for (size_t i = 0; i < n; i++) {
+    double v  = ldexp((double)x[i] * (y ? (double)y[i] : 1.0), -(ex + ey));
+    double q0 = rint(ldexp(v, 51)), q1 = rint(ldexp(v - ldexp(q0, -51), 102));
+    g->c0 += (__int128)q0, g->c1 += (__int128)q1;
+  }
+}
+
+static int gsum_same(const gsum_t *a, const gsum_t *b)
+{
+  if (a->nonfinite || b->nonfinite) return a->nonfinite && b->nonfinite && (isnan(a->special) ? isnan(b->special) != 0 : bits(a->special) == bits(b->special));
+  return a->c0 == b->c0 && a->c1 == b->c1;
+}
+
 static void test_outer(void)
 {
   size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
-  int    redo = 0, pairs = 0, bad = 0;
+  int    pairs = 0, bad = 0, badsplit = 0, offmax = 0;
   for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
-    size_t  n = sizes[t], nx = 11, ny = 13, ld = n + 5;
-    float  *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
-    double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
-    rsum_t *r = malloc(nx * ny * sizeof *r), ref;
-    for (size_t p = 0; p < nx; p++)
+    size_t   n = sizes[t], nx = 11, ny = 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n};
+    float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
+    gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
+    int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
+    for (size_t p = 0; p < nx; p++) {
       for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p, i);
-    for (size_t q = 0; q < ny; q++)
+      ex[p] = gsum_exponent(gsum_absmax(n, x + p * ld));
+    }
+    for (size_t q = 0; q < ny; q++) {
       for (size_t i = 0; i < n; i++) y[q * ld + i] = outer_value(2, q + 3, i);
-    for (size_t k = 0; k < nx * ny; k++) rsum_init(&r[k]);
-    rsum_add_outer(r, n, nx, x, ld, ny, y, ld);
-    rsum_add_outer(r, n / 2, nx, x + n - n / 2, ld, ny, y, ld); /* a second batch onto the same states */
+      ey[q] = gsum_exponent(gsum_absmax(n, y + q * ld));
+    }
+    for (size_t k = 0; k < nx * (ny + 1); k++) gsum_init(&r[k]), gsum_init(&r2[k]);
+    gsum_add_outer(r, r + nx * ny, n, nx, x, ld, ex, ny, y, ld, ey);
+    for (int c = 2; c >= 0; c--) /* three pieces, last first */
+      gsum_add_outer(r2, r2 + nx * ny, cut[c + 1] - cut[c], nx, x + cut[c], ld, ex, ny, y + cut[c], ld, ey);
     for (size_t p = 0; p < nx; p++)
-      for (size_t q = 0; q < ny; q++) {
-        double bx = 0, by = 0, bp = 0;
-        rsum_init(&ref);
-        for (size_t i = 0; i < n; i++) xd[i] = x[p * ld + i], yd[i] = y[q * ld + i];
-        rsum_add(&ref, RED_OP_DOT, n, xd, yd);
-        for (size_t i = 0; i < n / 2; i++) xd[i] = x[p * ld + n - n / 2 + i], yd[i] = y[q * ld + i];
-        rsum_add(&ref, RED_OP_DOT, n / 2, xd, yd);
-        for (size_t i = 0; i < n; i++) {
-          bx = fmax(bx, fabs((double)x[p * ld + i])), by = fmax(by, fabs((double)y[q * ld + i]));
-          bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
+      for (size_t q = 0; q <= ny; q++) {
+        const gsum_t *a = q < ny ? &r[p * ny + q] : &r[nx * ny + p], *a2 = q < ny ? &r2[p * ny + q] : &r2[nx * ny + p];
+        gsum_model(n, x + p * ld, q < ny ? y + q * ld : NULL, ex[p], q < ny ? ey[q] : 1, &ref);
+        if (!gsum_same(a, &ref) && bad++ < 3) printf("  outer n=%zu pair (%zu,%zu): state differs from the model\n", n, p, q);
+        if (!gsum_same(a, a2)) badsplit++;
+        if (q < ny && !ref.nonfinite) { /* a pair whose rows peak at different samples: the bound exceeds every product */
+          double bp = 0;
+          for (size_t i = 0; i < n; i++) bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
+          if (bp > 0 && ldexp(bp, 4) < (double)gsum_absmax(n, x + p * ld) * gsum_absmax(n, y + q * ld)) offmax++;
         }
-        if (bp > 0 && isfinite(bx * by) && rsum_top_bin(bx * by) != rsum_top_bin(bp)) redo++;
-        const rsum_t *a = &r[p * ny + q];
-        double va = rsum_value(a), vr = rsum_value(&ref);
-        int    same = ref.nonfinite ? a->nonfinite && (isnan(vr) ? isnan(va) != 0 : bits(va) == bits(vr)) /* the bins do not count then */
-                                    : !a->nonfinite && a->top == ref.top && memcmp(a->bin, ref.bin, sizeof a->bin) == 0 && bits(va) == bits(vr);
-        if (!same && bad++ < 3) printf("  outer n=%zu pair (%zu,%zu): %.17g, rsum_add %.17g\n", n, p, q, va, vr);
         pairs++;
       }
-    free(x), free(y), free(xd), free(yd), free(r);
+    free(x), free(y), free(r), free(r2), free(ex), free(ey);
   }
-  CHECK(bad == 0, "rsum_add_outer: %d of %d pair states differ from rsum_add", bad, pairs);
-  CHECK(redo > 0, "rsum_add_outer: the data must include pairs whose bound is in a higher bin than their max product");
-  printf("rsum_add_outer (%s path): %d pairs, %d with the bound in a higher bin, states equal to rsum_add: %s\n", rsum_outer_isa(), pairs, redo, bad ? "no" : "yes");
+  CHECK(bad == 0, "gsum_add_outer: %d of %d pair states differ from the model", bad, pairs);
+  CHECK(badsplit == 0, "gsum_add_outer: %d of %d pair states depend on the chunking", badsplit, pairs);
+  CHECK(offmax > 0, "gsum_add_outer: the data must include pairs whose bound is far above their largest product");
+  printf("gsum_add_outer (%s path): %d pairs (%d with the bound 16x above every product), states equal to the model and to three pieces in reverse: %s\n", rsum_outer_isa(), pairs, offmax,
+         bad || badsplit ? "no" : "yes");
   { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
     const char *want = getenv("MINIAPP_RSUM_ISA");
-    if (want && strcmp(want, rsum_outer_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !__builtin_cpu_supports("avx2")))
-      CHECK(0, "MINIAPP_RSUM_ISA=%s, but rsum_add_outer took the %s path", want, rsum_outer_isa());
+    if (want && strcmp(want, rsum_outer_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
+      CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_outer_isa());
   }
+}
+
+/* The global-unit sums' accuracy on the hard data sets (as floats), n up to
+ * 2^24 + 3: |value - exact| <= n 2^(ex+ey-103) + 2 eps |exact|, i.e. n 2^-101
+ * max|x| max|y| plus the final rounding; and, where the bound is not far
+ * above the products (gradients), orders of magnitude below the float tree's
+ * error bound (log2 n + 8) 2^-24 sum |x y|, the deterministic strategy's. */
+static void test_outer_accuracy(size_t n)
+{
+  double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
+  float  *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  for (int kind = 0; kind <= NDATA; kind++) {
+    if (kind < NDATA) make_data(kind, n, 77 + kind, xd, yd);
+    else /* floats over 2^-120 .. 2^20: most products have bits below the unit */
+      for (size_t i = 0; i < n; i++) {
+        double u = rng_uniform(91, 2 * i), w = rng_uniform(91, 2 * i + 1);
+        xd[i] = (2 * u - 1) * ldexp(1.0, (int)(w * 140) - 120), yd[i] = 1.0 + w;
+      }
+    for (size_t i = 0; i < n; i++) x[i] = (float)xd[i], y[i] = (float)yd[i], xd[i] = x[i], yd[i] = y[i];
+    int32_t ex = gsum_exponent(gsum_absmax(n, x)), ey = gsum_exponent(gsum_absmax(n, y));
+    gsum_t  g;
+    rsum_t  rs;
+    gsum_init(&g);
+    for (size_t c = 0; c < n; c += 1024) gsum_add_outer(&g, NULL, n - c < 1024 ? n - c : 1024, 1, x + c, n, &ex, 1, y + c, n, &ey);
+    gsum_to_rsum(&g, ex, ey, &rs);
+    double v = rsum_value(&rs), ref = exact_sum(RED_OP_DOT, n, xd, yd), err = fabs(v - ref);
+    double bound = (double)n * ldexp(1.0, ex + ey - 103) + 2 * DBL_EPSILON * fabs(ref);
+    double tree  = (ceil(log2((double)n + 1)) + 8) * 0x1p-24 * abs_sum(RED_OP_DOT, n, xd, yd);
+    CHECK(err <= bound, "gsum n=%zu %s: |%.17g - %.17g| = %g > bound %g", n, kind < NDATA ? data_name[kind] : "float-wide", v, ref, err, bound);
+    CHECK(err <= 1e-6 * tree, "gsum n=%zu %s: error %g is not 6 orders of magnitude below the float tree's bound %g", n, kind < NDATA ? data_name[kind] : "float-wide", err, tree);
+    if (n > 1000000) printf("gsum n=%zu %s: error %.3g, bound %.3g, float tree bound %.3g\n", n, kind < NDATA ? data_name[kind] : "float-wide", err, bound, tree);
+  }
+  free(xd), free(yd), free(x), free(y);
 }
 
 int main(void)
@@ -408,6 +468,9 @@ int main(void)
   test_exact_rounding();
   test_scatter();
   test_outer();
+  test_outer_accuracy(1000);
+  test_outer_accuracy(65537);
+  test_outer_accuracy(((size_t)1 << 24) + 3);
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
   return failures ? 1 : 0;
 }

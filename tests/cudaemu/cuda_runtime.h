@@ -71,6 +71,8 @@ static inline long long __double_as_longlong(double d) { long long l; std::memcp
 static inline double    __longlong_as_double(long long l) { double d; std::memcpy(&d, &l, 8); return d; }
 static inline int       __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 static inline float     __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+static inline unsigned  __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
+static inline float     __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
 
 /* Fibers switch only at __syncthreads: an atomic is a plain read-modify-write. */
 static inline float              atomicAdd(float *p, float v) { float o = *p; *p = o + v; return o; }
@@ -78,12 +80,13 @@ static inline double             atomicAdd(double *p, double v) { double o = *p;
 static inline int                atomicAdd(int *p, int v) { int o = *p; *p = o + v; return o; }
 static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { unsigned long long o = *p; *p = o + v; return o; }
 static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v) { unsigned long long o = *p; if (v > o) *p = v; return o; }
+static inline unsigned           atomicMax(unsigned *p, unsigned v) { unsigned o = *p; if (v > o) *p = v; return o; }
 static inline unsigned long long atomicOr(unsigned long long *p, unsigned long long v) { unsigned long long o = *p; *p = o | v; return o; }
 
 enum cudaError_t {
   cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevice = 101,
   cudaErrorNoDevice = 100, cudaErrorLaunchFailure = 719, cudaErrorIllegalAddress = 700, cudaErrorInsufficientDriver = 35,
-  cudaErrorLaunchOutOfResources = 701
+  cudaErrorLaunchOutOfResources = 701, cudaErrorUnknown = 999
 };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };

@@ -4,6 +4,10 @@
  *     samples, 256 lanes each adding its samples in order, a fixed 8-level
  *     tree over the lanes, then the pairwise tree over the chunks;
  *   reproducible: bitwise kernels/rsum.c's sum of the same products;
+ *   reproducible weight gradients (gradsum_cuda_outer, issue 28): the same
+ *     rsum state as kernels/gsum.c on the CPU (state, not only the rounded
+ *     value), also on rows with zeros, Inf, NaN and subnormals, and with the
+ *     row maxima raised by another "rank" (the rowmax hook);
  *   atomic: within a float sum's error of the exact sum.
  * Shapes with partial tiles (rows and columns not multiples of the tile),
  * the bias column, a dropped bias, strided destinations and a partial last
@@ -53,6 +57,78 @@ struct Shape {
   bool drop;     /* bias sums not wanted (b = NULL) */
   bool onepair;  /* the loss's shape: npair 1, ny 1 */
 };
+
+/* rsum states equal: the same top and bins, or the same non-finite sum */
+static bool same_state(const rsum_t &a, const rsum_t &b)
+{
+  if (a.nonfinite || b.nonfinite) return a.nonfinite && b.nonfinite && (std::isnan(a.special) ? std::isnan(b.special) : a.special == b.special);
+  return a.top == b.top && memcmp(a.bin, b.bin, sizeof a.bin) == 0;
+}
+
+/* The other "rank"'s row maxima, raised into the device's by the hook. */
+static std::vector<float> other_max;
+static int raise_max(float *m, size_t n, void *)
+{
+  for (size_t i = 0; i < n && i < other_max.size(); i++) m[i] = m[i] > other_max[i] ? m[i] : other_max[i];
+  return 0;
+}
+
+/* gradsum_cuda_outer against gsum on the host, on nx x rows and ny y rows
+ * (pairs nx * (ny + 1), the bias last); with hook, the maxima of a second
+ * data set xo, yo count too. Returns the number of differing states. */
+static int outer_case(int nx, int ny, size_t len, const float *hx, const float *hy, const float *xo, const float *yo)
+{
+  int    npair = nx * (ny + 1), bad = 0;
+  float *dx, *dy;
+  if (cudaMalloc(&dx, (size_t)nx * len * 4) || cudaMalloc(&dy, (size_t)(ny ? ny : 1) * len * 4) || cudaMemcpy(dx, hx, (size_t)nx * len * 4, cudaMemcpyHostToDevice) ||
+      (ny && cudaMemcpy(dy, hy, (size_t)ny * len * 4, cudaMemcpyHostToDevice)))
+    return printf("FAIL: allocation\n"), 1;
+  std::vector<int32_t> ex(nx), ey(ny ? ny : 1);
+  other_max.assign((size_t)nx + ny, 0.0f);
+  for (int j = 0; j < nx; j++) {
+    float m = gsum_absmax(len, hx + (size_t)j * len), o = xo ? gsum_absmax(len, xo + (size_t)j * len) : 0.0f;
+    other_max[j] = o, ex[j] = gsum_exponent(m > o ? m : o);
+  }
+  for (int k = 0; k < ny; k++) {
+    float m = gsum_absmax(len, hy + (size_t)k * len), o = yo ? gsum_absmax(len, yo + (size_t)k * len) : 0.0f;
+    other_max[nx + k] = o, ey[k] = gsum_exponent(m > o ? m : o);
+  }
+  std::vector<gsum_t>        g((size_t)nx * (ny + 1));
+  std::vector<red_partial_t> out((size_t)npair);
+  for (gsum_t &v : g) gsum_init(&v);
+  gsum_add_outer(g.data(), g.data() + (size_t)nx * ny, len, nx, hx, len, ex.data(), ny, hy, len, ey.data());
+  gradsum_ws ws;
+  memset(&ws, 0, sizeof ws);
+  if (gradsum_cuda_outer(npair, ny, dx, len, dy, len, len, &ws, gradsum_dst{out.data(), (size_t)ny + 1, out.data() + ny, (size_t)ny + 1}, xo ? raise_max : nullptr, nullptr) || gradsum_cuda_flush(&ws))
+    return printf("FAIL: outer launch\n"), 1;
+  for (int j = 0; j < nx; j++)
+    for (int k = 0; k <= ny; k++) {
+      rsum_t ref;
+      gsum_to_rsum(k < ny ? &g[(size_t)j * ny + k] : &g[(size_t)nx * ny + j], ex[j], k < ny ? ey[k] : 1, &ref);
+      bad += !same_state(out[(size_t)j * (ny + 1) + k].r, ref);
+    }
+  gradsum_cuda_free(&ws);
+  cudaFree(dx), cudaFree(dy);
+  return bad;
+}
+
+/* Hostile rows: kind by row index (zero, Inf, NaN, subnormal, wide, plain). */
+static void hostile(std::vector<float> &v, int rows, size_t len, int salt)
+{
+  v.resize((size_t)rows * len);
+  for (int r = 0; r < rows; r++)
+    for (size_t i = 0; i < len; i++) {
+      float u = draw(), &o = v[(size_t)r * len + i];
+      switch ((r + salt) % 6) {
+      case 0: o = 0.0f; break;
+      case 1: o = i == 1000 ? INFINITY : u; break;
+      case 2: o = i == 7 ? NAN : u; break;
+      case 3: o = ldexpf(u, -125); break; /* subnormals among them */
+      case 4: o = ldexpf(u, (int)(i % 61) - 30); break;
+      default: o = u;
+      }
+    }
+}
 
 int main()
 {
@@ -133,6 +209,19 @@ int main()
     printf("%s: %d pair sums of %zu samples in %d shapes, %d calls pending at the flush (the rest flushed on the way): %d wrong\n", red_strategy_name(st), n, len, ns, pending, bad);
     fail += bad != 0 || pending >= ns + reps;
     gradsum_cuda_free(&ws);
+  }
+  { /* the reproducible weight gradients: gsum's states */
+    int bad = 0, n = 0;
+    for (int s = 0; s < ns; s++)
+      if (!shapes[s].onepair) bad += outer_case(shapes[s].nx, shapes[s].ny, len, hx[s].data(), hy[s].data(), nullptr, nullptr), n += shapes[s].nx * (shapes[s].ny + 1);
+    std::vector<float> ax, ay, bx, by;
+    hostile(ax, 13, len, 0), hostile(ay, 11, len, 3), hostile(bx, 13, len, 5), hostile(by, 11, len, 1);
+    bad += outer_case(13, 11, len, ax.data(), ay.data(), nullptr, nullptr);
+    bad += outer_case(13, 11, len, ax.data(), ay.data(), bx.data(), by.data()); /* another rank's maxima */
+    bad += outer_case(13, 11, 0, ax.data(), ay.data(), bx.data(), by.data());   /* this rank without samples */
+    n += 3 * 13 * 12;
+    printf("reproducible weight gradients (gsum): %d pair states, hostile rows and another rank's maxima included: %d differ from the CPU's\n", n, bad);
+    fail += bad != 0;
   }
   for (int s = 0; s < ns; s++) cudaFree(dx[s]), cudaFree(dy[s]);
   if (fail) printf("FAIL: the device's gradient sums differ from their specification\n");

@@ -1,0 +1,315 @@
+/* kernels/gsum.c: global-unit sums of float products (reduce.h), the
+ * reproducible strategy's weight and bias gradients: r[p][q] += sum_i x_p[i]
+ * y_q[i] over a chunk of samples, every product rounded once to the pair's
+ * unit U = 2^(ex[p] + ey[q] - 102), fixed in advance from the rows' maxima
+ * over the whole batch.
+ *
+ * Why a unit fixed in advance: kernels/rsum.c splits every value at fixed
+ * binary boundaries 40 bits apart and keeps three folds, because a chunk
+ * cannot know the batch's largest value; with up to 40 bits of that window
+ * unused, three folds are needed for n 2^-80 max. Knowing the bound first,
+ * two folds of 51 bits hold a product to 2^-101 of the bound, and no chunk
+ * ever needs a redo. The cost per 4 products (one 256-bit vector):
+ *   b0 = fma(x, y, M0)       q0 = b0 - M0: x y to the nearest multiple of 2^-51
+ *                            (in units of 2^(ex+ey)), M0 = 3
+ *   t  = (M0 + M1) - b0      = M1 - q0, exact
+ *   b1 = fma(x, y, t)        = r + M1 rounded once, r = x y - q0 (|r| <= 2^-52):
+ *                            q1 = b1 - M1, r to the nearest multiple of 2^-102
+ * and two integer adds of the bits of b0 and b1 (b0 stays in [2, 4) and b1
+ * in [2^-50, 2^-49), so their bits count the folds in units: the lanes wrap,
+ * and the count is corrected once per chunk, exact while the true count fits
+ * in 63 bits). rsum's three folds took a multiply, 7 dependent additions and 3
+ * integer adds. fma(x, y, c) equals (x*y) + c bitwise here, since x*y of two
+ * widened floats is exact in double: the generic path multiplies and adds.
+ * The rows are widened to double and scaled by 2^-ex (exact), so that
+ * |x| < 1, |y| < 1 and |x y| < 1 - 2^-24: b0 never reaches 4.
+ * The same arithmetic runs on the GPU (gradsum_cuda.cu, gsum_split in
+ * gradsum_cuda.h): the same integers, the same bits. */
+#include "reduce.h"
+#include "reduce_impl.h"
+#include "gradsum_cuda.h" /* gsum_exp_of: the same exponent on the device */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+typedef rs_v4d v4d;
+typedef float  v4f __attribute__((vector_size(16)));
+
+#define AI   static inline __attribute__((always_inline))
+#define OSUB 512 /* samples per pass: the scaled rows of a group stay in L1/L2; 512 2^51 < 2^63 */
+#define OGRP 16   /* y rows widened at a time */
+
+#define GSUM_M0 3.0          /* 1.5 2^1: ulp 2^-51 */
+#define GSUM_M1 0x1.8p-50    /* 1.5 2^-50: ulp 2^-102 */
+
+void gsum_init(gsum_t *g) { memset(g, 0, sizeof *g); }
+
+void gsum_merge(gsum_t *a, const gsum_t *b)
+{
+  if (b->nonfinite) {
+    a->special   = a->nonfinite ? a->special + b->special : b->special;
+    a->nonfinite = 1;
+  }
+  a->c0 += b->c0, a->c1 += b->c1;
+}
+
+/* The largest |x_i| as the largest magnitude bits (an integer max, which
+ * vectorizes): Inf and NaN bits lie above every finite float's. */
+float gsum_absmax(size_t n, const float *x)
+{
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t b;
+    memcpy(&b, &x[i], sizeof b);
+    b &= 0x7fffffffu;
+    m = b > m ? b : m;
+  }
+  if (m >= 0x7f800000u) return INFINITY;
+  float f;
+  memcpy(&f, &m, sizeof f);
+  return f;
+}
+
+int32_t gsum_exponent(float absmax) { return gsum_exp_of(absmax); } /* shared with the device */
+
+void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
+{
+  rsum_init(r);
+  if (g->nonfinite) {
+    r->nonfinite = 1, r->special = g->special;
+    return;
+  }
+  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE || ex == GSUM_ZERO || ey == GSUM_ZERO) return;
+  /* value = (c0 2^51 + c1) 2^eu, eu = ex + ey - 102: bin 2's unit 2^(40 (top-2))
+   * at or below 2^eu, sh = eu - 40 (top-2) in [0, 40) */
+  int32_t eu  = ex + ey - 102;
+  int32_t t2  = eu >= 0 ? eu / RSUM_W : -((-eu + RSUM_W - 1) / RSUM_W);
+  int     sh  = eu - t2 * RSUM_W;
+  __int128 b[RSUM_FOLD] = {0, 0, 0}, lo = g->c1, hi = g->c0;
+  /* c1 2^sh and c0 2^(51+sh) = c0 2^(11+sh) 2^40, each split into 40-bit
+   * digits first so that no shift overflows (|c| < 2^76 for n < 2^24) */
+  __int128 m40 = ((__int128)1 << RSUM_W) - 1;
+  b[2] += (lo & m40) << sh, b[1] += (lo >> RSUM_W) << sh;
+  b[1] += (hi & m40) << (11 + sh), b[0] += (hi >> RSUM_W) << (11 + sh);
+  r->top = t2 + 2;
+  rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
+}
+
+AI double pow2(int e) /* 2^e for -1022 <= e <= 1023 */
+{
+  uint64_t b = (uint64_t)(e + 1023) << 52;
+  double   d;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+/* Row x[0..m) widened into xs[0..m4) (zero padding), scaled by 2^-e (exact:
+ * a float times a power of two within double's range). */
+AI void widen(size_t m, size_t m4, const float *x, double *xs, int32_t e)
+{
+  const double s = pow2(-e);
+  size_t       i = 0;
+  for (; i + 4 <= m; i += 4) {
+    v4f v;
+    memcpy(&v, x + i, sizeof v);
+    v4d w = __builtin_convertvector(v, v4d) * s;
+    memcpy(xs + i, &w, sizeof w);
+  }
+  for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * s : 0.0;
+}
+
+AI void ones(size_t m, size_t m4, double *ys) /* the bias row: 1 scaled by 2^-1 */
+{
+  for (size_t i = 0; i < m4; i++) ys[i] = i < m ? 0.5 : 0.0;
+}
+
+/* Folds of 4 products. b1 takes one operation less than (v - q0) + M1: with
+ * t = (M0 + M1) - b0 = M1 - q0 (exact: a multiple of 2^-51 below 2 in
+ * magnitude; M0 + M1 is exact too), v + t is the exact r + M1 rounded once,
+ * which is b1. Generic: multiply, then add (the product is exact). */
+#define GSUM_M01 (GSUM_M0 + GSUM_M1)
+AI void fold_generic(v4d a, v4d b, rs_v4u *S0, rs_v4u *S1)
+{
+  const v4d M0 = {GSUM_M0, GSUM_M0, GSUM_M0, GSUM_M0}, M01 = {GSUM_M01, GSUM_M01, GSUM_M01, GSUM_M01};
+  v4d       v = a * b, b0 = v + M0, b1 = v + (M01 - b0);
+  *S0 += (rs_v4u)b0, *S1 += (rs_v4u)b1;
+}
+
+#if defined(__x86_64__)
+/* The same with the multiply fused into the two additions (bitwise equal):
+ * 2 FMA, 1 subtraction and 2 integer adds per 4 products. */
+#define FOLD_FMA(NAME, TGT)                                                              \
+  __attribute__((target(TGT))) AI void NAME(v4d a, v4d b, rs_v4u *S0, rs_v4u *S1)       \
+  {                                                                                      \
+    __m256d x = (__m256d)a, y = (__m256d)b;                                              \
+    __m256d b0 = _mm256_fmadd_pd(x, y, _mm256_set1_pd(GSUM_M0));                         \
+    __m256d b1 = _mm256_fmadd_pd(x, y, _mm256_sub_pd(_mm256_set1_pd(GSUM_M01), b0));     \
+    *S0 += (rs_v4u)b0, *S1 += (rs_v4u)b1;                                                \
+  }
+#endif
+
+/* The folds' counts after m4 products (lanes summed, m4 bits(M) taken off). */
+AI void counts(gsum_t *g, rs_v4u S0, rs_v4u S1, size_t m4)
+{
+  g->c0 += rsum_fold_count(S0, m4, GSUM_M0);
+  g->c1 += rsum_fold_count(S1, m4, GSUM_M1);
+}
+
+/* A block of BX x rows by BY y rows over m4 scaled samples: each loaded
+ * vector serves BY (or BX) pairs, so a vector of 4 products costs about one
+ * load instead of two; the pairs' folds are independent chains. */
+#define BLOCK(NAME, ATTR, FOLD, BX, BY)                                                                  \
+  ATTR AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys)             \
+  {                                                                                                      \
+    rs_v4u S0[BX][BY], S1[BX][BY];                                                                       \
+    for (int u = 0; u < (BX); u++)                                                                       \
+      for (int v = 0; v < (BY); v++) S0[u][v] = S1[u][v] = (rs_v4u){0, 0, 0, 0};                         \
+    for (size_t i = 0; i < m4; i += 4) {                                                                 \
+      v4d a[BX], b[BY];                                                                                  \
+      for (int u = 0; u < (BX); u++) memcpy(&a[u], xs[u] + i, sizeof a[u]);                              \
+      for (int v = 0; v < (BY); v++) memcpy(&b[v], ys[v] + i, sizeof b[v]);                              \
+      for (int u = 0; u < (BX); u++)                                                                     \
+        for (int v = 0; v < (BY); v++) FOLD(a[u], b[v], &S0[u][v], &S1[u][v]);                           \
+    }                                                                                                    \
+    for (int u = 0; u < (BX); u++)                                                                       \
+      for (int v = 0; v < (BY); v++) counts(g[u * (BY) + v], S0[u][v], S1[u][v], m4);                    \
+  }
+
+/* A pair whose bound is non-finite: the sum of its non-finite products (as
+ * rsum.c keeps them apart; order-free); its finite products do not count. */
+static void pair_nonfinite(gsum_t *g, size_t m, const float *x, const float *y)
+{
+  for (size_t i = 0; i < m; i++) {
+    double v = (double)x[i] * (y ? (double)y[i] : 1.0);
+    if (!isfinite(v)) g->special = g->nonfinite ? g->special + v : v, g->nonfinite = 1;
+  }
+}
+
+AI int plain_exp(int32_t e) { return e != GSUM_NONFINITE && e != GSUM_ZERO; }
+
+/* Row x[0..m) scaled into xs (zeros for a zero or non-finite row: its pairs
+ * then add nothing to the folds; the non-finite ones are summed apart). */
+AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
+{
+  if (plain_exp(e)) widen(m, m4, x, xs, e);
+  else memset(xs, 0, m4 * sizeof *xs);
+}
+
+/* The pass over a chunk's rows: groups of OGRP y rows (the bias row last)
+ * widened, then BX x rows at a time, every pair of the group folded in blocks
+ * of BX x BY while its rows are in L1 (the edges in narrower blocks). */
+#define OUTER(NAME, ATTR, B11, B1Y, BX1, BXY, BX, BY)                                                                                  \
+  ATTR static void NAME(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
+  {                                                                                                                                     \
+    double xs[BX][OSUB], ys[OGRP][OSUB];                                                                                                \
+    size_t nyb = ny + (rb != NULL);                                                                                                     \
+    for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                           \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 3) / 4 * 4;                                                                   \
+      for (size_t q0 = 0; q0 < nyb; q0 += OGRP) {                                                                                       \
+        size_t        nq = nyb - q0 < OGRP ? nyb - q0 : OGRP;                                                                           \
+        const double *yp[OGRP];                                                                                                         \
+        for (size_t q = 0; q < nq; q++) {                                                                                               \
+          if (q0 + q == ny) ones(m, m4, ys[q]);                                                                                         \
+          else widen_row(m, m4, y + (q0 + q) * ldy + i0, ys[q], ey[q0 + q]);                                                            \
+          yp[q] = ys[q];                                                                                                                \
+        }                                                                                                                               \
+        for (size_t p0 = 0; p0 < nx; p0 += (BX)) {                                                                                      \
+          size_t        np = nx - p0 < (BX) ? nx - p0 : (BX);                                                                           \
+          const double *xp[BX];                                                                                                         \
+          for (size_t u = 0; u < np; u++) widen_row(m, m4, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u];                  \
+          for (size_t q = 0; q < nq;) {                                                                                                 \
+            size_t  w = nq - q >= (BY) ? (BY) : 1, h = np == (BX) ? (BX) : 1;                                                          \
+            for (size_t u = 0; u < np; u += h) {                                                                                        \
+              gsum_t *g[(BX) * (BY)];                                                                                                   \
+              for (size_t a = 0; a < h; a++)                                                                                            \
+                for (size_t b = 0; b < w; b++) g[a * w + b] = q0 + q + b < ny ? &r[(p0 + u + a) * ny + q0 + q + b] : &rb[p0 + u + a];  \
+              if (h == (BX) && w == (BY)) BXY(g, m4, xp + u, yp + q);                                                                    \
+              else if (h == (BX)) BX1(g, m4, xp + u, yp + q);                                                                           \
+              else if (w == (BY)) B1Y(g, m4, xp + u, yp + q);                                                                           \
+              else B11(g, m4, xp + u, yp + q);                                                                                          \
+            }                                                                                                                           \
+            q += w;                                                                                                                     \
+          }                                                                                                                             \
+          for (size_t u = 0; u < np; u++) /* pairs with a non-finite bound: their non-finite products, apart */                        \
+            for (size_t q = 0; q < nq; q++) {                                                                                           \
+              int32_t eq = q0 + q < ny ? ey[q0 + q] : 1;                                                                                \
+              if (ex[p0 + u] == GSUM_NONFINITE || eq == GSUM_NONFINITE)                                                                 \
+                pair_nonfinite(q0 + q < ny ? &r[(p0 + u) * ny + q0 + q] : &rb[p0 + u], m, x + (p0 + u) * ldx + i0, q0 + q < ny ? y + (q0 + q) * ldy + i0 : NULL); \
+            }                                                                                                                           \
+        }                                                                                                                               \
+      }                                                                                                                                 \
+    }                                                                                                                                   \
+  }
+
+/* Three builds of the same integers (kernels_reduce_isa_* hold each to a
+ * scalar model; bench_rsum_bits compares them): generic; AVX2 with FMA,
+ * blocks of 2 x 2 pairs (16 vector registers); AVX-512VL, the same 256-bit
+ * code with 32 registers, blocks of 2 x 4. */
+#define ISA(SUF, ATTR, FOLD, BX, BY)                    \
+  BLOCK(b11_##SUF, ATTR, FOLD, 1, 1)                    \
+  BLOCK(b1y_##SUF, ATTR, FOLD, 1, BY)                   \
+  BLOCK(bx1_##SUF, ATTR, FOLD, BX, 1)                   \
+  BLOCK(bxy_##SUF, ATTR, FOLD, BX, BY)                  \
+  OUTER(outer_##SUF, ATTR, b11_##SUF, b1y_##SUF, bx1_##SUF, bxy_##SUF, BX, BY)
+ISA(generic, , fold_generic, 2, 2)
+#if defined(__x86_64__)
+FOLD_FMA(fold_fma, "avx2,fma")
+FOLD_FMA(fold_fma512, "avx512f,avx512vl,avx2,fma")
+ISA(avx2, __attribute__((target("avx2,fma"))), fold_fma, 2, 2)
+ISA(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), fold_fma512, 2, 4)
+#endif
+
+typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);
+
+/* The widest the CPU runs, or MINIAPP_RSUM_ISA=generic|avx2|avx512 (for the
+ * tests that compare them; one this CPU lacks falls back to the widest it has). */
+static outer_fn *pick_isa(const char *want)
+{
+  if (want && !strcmp(want, "generic")) return outer_generic;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  int avx2   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  if (want && !strcmp(want, "avx2") && avx2) return outer_avx2;
+  return avx512 ? outer_avx512 : avx2 ? outer_avx2 : outer_generic;
+#else
+  return outer_generic;
+#endif
+}
+
+static outer_fn *outer_fn_now;
+
+static outer_fn *outer_now(void)
+{
+  outer_fn *f = __atomic_load_n(&outer_fn_now, __ATOMIC_RELAXED);
+  if (!f) __atomic_store_n(&outer_fn_now, f = pick_isa(getenv("MINIAPP_RSUM_ISA")), __ATOMIC_RELAXED);
+  return f;
+}
+
+const char *rsum_outer_set_isa(const char *isa)
+{
+  __atomic_store_n(&outer_fn_now, pick_isa(isa), __ATOMIC_RELAXED);
+  return rsum_outer_isa();
+}
+
+const char *rsum_outer_isa(void)
+{
+  outer_fn *f = outer_now();
+#if defined(__x86_64__)
+  if (f == outer_avx512) return "avx512";
+  if (f == outer_avx2) return "avx2";
+#endif
+  return f == outer_generic ? "generic" : "?";
+}
+
+void gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey)
+{
+  outer_now()(r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey);
+}
