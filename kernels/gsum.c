@@ -44,7 +44,7 @@ typedef float  v4f __attribute__((vector_size(16)));
 
 #define AI   static inline __attribute__((always_inline))
 #define OSUB 512 /* samples per pass: the scaled rows of a group stay in L1/L2; 512 2^51 < 2^63 */
-#define OGRP 16   /* y rows widened at a time */
+#define OGRP 34   /* y rows widened at a time */
 
 #define GSUM_M0 3.0          /* 1.5 2^1: ulp 2^-51 */
 #define GSUM_M1 0x1.8p-50    /* 1.5 2^-50: ulp 2^-102 */
@@ -61,8 +61,9 @@ void gsum_merge(gsum_t *a, const gsum_t *b)
 }
 
 /* The largest |x_i| as the largest magnitude bits (an integer max, which
- * vectorizes): Inf and NaN bits lie above every finite float's. */
-float gsum_absmax(size_t n, const float *x)
+ * vectorizes; cloned for AVX2's 8-wide max): Inf and NaN bits lie above
+ * every finite float's. */
+__attribute__((target_clones("avx2", "default"))) float gsum_absmax(size_t n, const float *x)
 {
   uint32_t m = 0;
   for (size_t i = 0; i < n; i++) {
@@ -211,7 +212,13 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
     double xs[BX][OSUB], ys[OGRP][OSUB];                                                                                                \
     size_t nyb = ny + (rb != NULL);                                                                                                     \
     for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                           \
-      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 3) / 4 * 4;                                                                   \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 7) / 8 * 8; /* 8: the 512-bit blocks */                                       \
+      /* the next block's rows while this one computes (they come from memory); past n too: a caller walking a row     \
+       * chunk by chunk (surrogate/tallskinny_cpu.c) reads that next. A prefetch never faults. */                      \
+      for (size_t i = i0 + OSUB; i < i0 + 2 * OSUB; i += 16) {                                                                          \
+          for (size_t p = 0; p < nx; p++) __builtin_prefetch(x + p * ldx + i);                                                          \
+          for (size_t q = 0; q < ny; q++) __builtin_prefetch(y + q * ldy + i);                                                          \
+        }                                                                                                                               \
       for (size_t q0 = 0; q0 < nyb; q0 += OGRP) {                                                                                       \
         size_t        nq = nyb - q0 < OGRP ? nyb - q0 : OGRP;                                                                           \
         const double *yp[OGRP];                                                                                                         \
@@ -258,12 +265,49 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
   BLOCK(bx1_##SUF, ATTR, FOLD, BX, 1)                   \
   BLOCK(bxy_##SUF, ATTR, FOLD, BX, BY)                  \
   OUTER(outer_##SUF, ATTR, b11_##SUF, b1y_##SUF, bx1_##SUF, bxy_##SUF, BX, BY)
+/* AVX-512 with 512-bit vectors: 8 products per operation. */
+#if defined(__x86_64__)
+#define BLOCK512(NAME, BX, BY)                                                                                     \
+  __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys) \
+  {                                                                                                                \
+    __m512i S0[BX][BY], S1[BX][BY];                                                                                \
+    const __m512d M0 = _mm512_set1_pd(GSUM_M0), M01 = _mm512_set1_pd(GSUM_M01);                                    \
+    for (int u = 0; u < (BX); u++)                                                                                 \
+      for (int v = 0; v < (BY); v++) S0[u][v] = S1[u][v] = _mm512_setzero_si512();                                 \
+    for (size_t i = 0; i < m4; i += 8) {                                                                           \
+      __m512d a[BX], b[BY];                                                                                        \
+      for (int u = 0; u < (BX); u++) a[u] = _mm512_loadu_pd(xs[u] + i);                                            \
+      for (int v = 0; v < (BY); v++) b[v] = _mm512_loadu_pd(ys[v] + i);                                            \
+      for (int u = 0; u < (BX); u++)                                                                               \
+        for (int v = 0; v < (BY); v++) {                                                                           \
+          __m512d b0 = _mm512_fmadd_pd(a[u], b[v], M0), b1 = _mm512_fmadd_pd(a[u], b[v], _mm512_sub_pd(M01, b0));  \
+          S0[u][v] = _mm512_add_epi64(S0[u][v], _mm512_castpd_si512(b0));                                          \
+          S1[u][v] = _mm512_add_epi64(S1[u][v], _mm512_castpd_si512(b1));                                          \
+        }                                                                                                          \
+    }                                                                                                              \
+    for (int u = 0; u < (BX); u++)                                                                                 \
+      for (int v = 0; v < (BY); v++) {                                                                             \
+        rs_v4u lo0, hi0, lo1, hi1;                                                                                 \
+        __m256i t;                                                                                                 \
+        t = _mm512_castsi512_si256(S0[u][v]), memcpy(&lo0, &t, 32);                                                \
+        t = _mm512_extracti64x4_epi64(S0[u][v], 1), memcpy(&hi0, &t, 32);                                          \
+        t = _mm512_castsi512_si256(S1[u][v]), memcpy(&lo1, &t, 32);                                                \
+        t = _mm512_extracti64x4_epi64(S1[u][v], 1), memcpy(&hi1, &t, 32);                                          \
+        counts(g[u * (BY) + v], lo0 + hi0, lo1 + hi1, m4);                                                         \
+      }                                                                                                            \
+  }
+#endif
+
 ISA(generic, , fold_generic, 2, 2)
 #if defined(__x86_64__)
 FOLD_FMA(fold_fma, "avx2,fma")
 FOLD_FMA(fold_fma512, "avx512f,avx512vl,avx2,fma")
 ISA(avx2, __attribute__((target("avx2,fma"))), fold_fma, 2, 2)
-ISA(avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), fold_fma512, 2, 4)
+BLOCK512(z11, 1, 1)
+BLOCK512(z1y, 1, 4)
+BLOCK512(zx1, 2, 1)
+BLOCK512(zxy, 2, 4)
+OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), z11, z1y, zx1, zxy, 2, 4)
 #endif
 
 typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);

@@ -46,7 +46,10 @@ static PetscErrorCode CPUReserve(Surrogate s, size_t n, PetscBool train)
 
   PetscFunctionBeginUser;
   if (n <= b->cap && (!train || b->D[0])) PetscFunctionReturn(PETSC_SUCCESS);
-  n = round16(PetscMax(n, b->cap));
+  /* a row stride of a multiple of 16 floats plus 16: rows one cache line
+   * apart in the cache sets, where a power-of-two batch (1 MiB rows) would
+   * put every row of a chunk in the same set of L1 and L2 */
+  n = round16(PetscMax(n, b->cap)) + 16;
   PetscCall(CPUFree(b, s->nlayer));
   for (int l = 0; l <= s->nlayer; l++) PetscCall(PetscCalloc1((size_t)s->dim[l] * n, &b->A[l]));
   if (train) {

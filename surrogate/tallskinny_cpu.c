@@ -109,7 +109,7 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
     for (size_t r = 0; r < R; r++) mx[r] = PetscMax(mx[r], g->cmax[c * R + r]); /* +Inf marks a non-finite value: no NaN here */
   if (s->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mx, (PetscMPIInt)R, MPI_FLOAT, MPI_MAX, s->comm));
   for (size_t r = 0; r < R; r++) e[r] = gsum_exponent(mx[r]);
-#pragma omp parallel for schedule(dynamic, 1) num_threads((int)g->nth) if (nc > 1)
+#pragma omp parallel for schedule(static) num_threads((int)g->nth) if (nc > 1) /* static: each thread walks its rows forward (gsum prefetches) */
   for (size_t c = 0; c < nc; c++) {
     size_t  s0 = c * SURR_CHUNK, m = PetscMin(SURR_CHUNK, n - s0);
     gsum_t *gs = g->gs + (size_t)omp_get_thread_num() * P;
