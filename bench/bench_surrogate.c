@@ -78,9 +78,10 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
  * it): normalize (in, A0); forward, FT = 4 outputs per pass over a sample's
  * inputs (A[l] read ceil(dout/4) times, A[l+1] written); output (A[L],
  * target, D, E); the gradient sums in tiles of T x T pairs (T = 8 float, 4
- * reproducible, which makes two passes: max, then bins), each tile reading its
- * T delta rows and its T activation rows, the bias column none (issue 26, F1:
- * one pair per block read 2 rows a pair); back-data, 4 inputs per pass over
+ * reproducible), each tile reading its T delta rows and its T activation
+ * rows, the bias column none (issue 26, F1: one pair per block read 2 rows a
+ * pair); the reproducible weight gradients first read each row once for its
+ * maximum (issue 28), and its loss makes two passes (max, then bins); back-data, 4 inputs per pass over
  * the deltas (D read ceil(din/4) times, A[l] read, D' written). */
 static double Tiles(double n, double t) { return ceil(n / t); }
 static double train_bytes(Surrogate s, int st, double n)
@@ -90,7 +91,8 @@ static double train_bytes(Surrogate s, int st, double n)
   for (int l = 0; l < s->nlayer; l++) {
     double din = (double)s->dim[l], dout = (double)s->dim[l + 1];
     e += din * Tiles(dout, 4.0) + dout;                                   /* forward */
-    e += passes * (Tiles(din + 1.0, T) * dout + Tiles(dout, T) * din);   /* gradient sums */
+    e += Tiles(din + 1.0, T) * dout + Tiles(dout, T) * din;              /* gradient sums */
+    if (st == RED_REPRODUCIBLE) e += din + dout;                          /* ... their row maxima first (one read of each row) */
     if (l > 0) e += dout * Tiles(din, 4.0) + 2.0 * din;                  /* back-data */
   }
   return 4.0 * e * n;

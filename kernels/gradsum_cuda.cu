@@ -502,6 +502,7 @@ static void outer_result(const gradsum_call *c, const char *h, size_t p, red_par
     g.special   = (nf[p] & 1) || (nf[p] & 6) == 6 ? (double)NAN : nf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
   }
   gsum_to_rsum(&g, gsum_exp_of(fx), gsum_exp_of(fy), &d->r);
+  d->d = gsum_half_unit(gsum_exp_of(fx), gsum_exp_of(fy)); /* as the CPU's: the ABFT checks' bound */
 }
 
 extern "C" int gradsum_cuda_flush(gradsum_ws *ws)

@@ -103,6 +103,12 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
   rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
 }
 
+double gsum_half_unit(int32_t ex, int32_t ey)
+{
+  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE || ex == GSUM_ZERO || ey == GSUM_ZERO) return 0.0;
+  return ldexp(1.0, ex + ey - 103);
+}
+
 AI double pow2(int e) /* 2^e for -1022 <= e <= 1023 */
 {
   uint64_t b = (uint64_t)(e + 1023) << 52;

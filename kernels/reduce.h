@@ -90,6 +90,7 @@ void    gsum_merge(gsum_t *a, const gsum_t *b); /* exact: a += b (same exponents
  * so that the value is held exactly, with a top that depends on e only, so
  * that rank partials merge exactly with rsum_merge and round with rsum_value. */
 void    gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r);
+double  gsum_half_unit(int32_t ex, int32_t ey); /* U / 2, each product's rounding bound (0 without a unit) */
 
 /* A rank-local partial of one reduction, in the form its strategy combines. */
 typedef struct {

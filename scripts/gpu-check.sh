@@ -267,11 +267,12 @@ if gpuonly profile; then
   elif ! { [ -n "$tcuda" ] && ncu --section SpeedOfLight --kernel-name k_probe "$tcuda" -cuda_test_probe > "$logs/ncu-probe.log" 2>&1 && grep -q "k_probe" "$logs/ncu-probe.log" && ! grep -q "==ERROR==" "$logs/ncu-probe.log"; }; then
     record profile skip "ncu cannot run here: $(grep -m1 -E '==ERROR==|==WARNING==' "$logs/ncu-probe.log" 2>/dev/null || echo "the probe's kernel was not profiled"), logs/ncu-probe.log"
   else
-    # the reproducible strategy's own kernels (max-exponent search, integer
-    # bins), selected by name: bench_surrogate runs atomic, deterministic and
+    # the reproducible strategy's own kernels (row maxima and integer bins of
+    # the weight gradients, issue 28; max search and bins of the loss and the
+    # checks), selected by name: bench_surrogate runs atomic, deterministic and
     # reproducible in turn, so a fixed launch window lands on whichever
     # strategy its count happens to reach (issue 26, C6)
-    timeout "$tmo" ncu --section SpeedOfLight --kernel-name "regex:^gradsum_(absmax|bins)_kernel$" --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
+    timeout "$tmo" ncu --section SpeedOfLight --kernel-name "regex:^gradsum_(rowmax|gbins|absmax|bins)_kernel$" --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
     if [ $rc = 0 ]; then
       record profile pass "ncu SpeedOfLight of the reproducible gradient sums, batch $nmax: per kernel in the appendix, whole in logs/ncu.log"
       table "ncu SpeedOfLight: kernel, duration, throughputs" <(grep -E '^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput' "$logs/ncu.log" | head -n 200)

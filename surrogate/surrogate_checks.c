@@ -156,8 +156,11 @@ PetscErrorCode SurrogateChecksVerifyWeights_Private(Surrogate s)
  * relative bounds: each float product or final rounding that lands among the
  * subnormals is off by at most 2^-150, at most ea = (products + 1) 2^-150 per
  * entry. Hence, for row j,
- *   tau_j = 2 [ (eg + er) RA_j + (u_f + gamma_d(din + 1)) sum_k |g_jk| + (din + 1) ea ],
- * and the same for a column with CA_k, gamma_d(dout) and dout ea. The factor 2 covers
+ *   tau_j = 2 [ (eg + er) RA_j + (u_f + gamma_d(din + 1)) sum_k |g_jk| + (din + 1) ea + N sum_k h_jk ],
+ * and the same for a column with CA_k, gamma_d(dout) and dout ea. h_jk: in
+ * the reproducible strategy, the rounding bound of each product, U/2 of the
+ * weight's global unit (kernels/gsum.c: n U/2 <= n 2^-101 max|d_j| max|a_k|,
+ * not a multiple of A; the backends leave it in the partial's d); else 0. The factor 2 covers
  * the rounding of RA, CA, sum|g| and of tau itself (relative errors below
  * 1% for every size this surrogate allows). A flip of entry (j,k) moves
  * row j and column k by the same amount: both fail when it exceeds them. */
@@ -170,9 +173,9 @@ PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
   PetscFunctionBeginUser;
   PetscCall(SurrogateCombine_Private(s, ck->ng, ck->gpart, ck->gval));
   for (int l = 0; l <= s->nlayer; l++) maxd = PetscMax(maxd, (int)s->dim[l]);
-  /* eg, the gradient's summation: reproducible: the rsum of exact double
-   * products is within N 2^-80 max + 1/2 ulp of the sum (docs/reductions.md),
-   * i.e. (N 2^-80 + 2^-53) A; atomic and deterministic: float sums whose
+  /* eg, the gradient's summation: reproducible: the rounding to double,
+   * 2^-53 A, and the references' rsum (CUDA: er below) within N 2^-80 A; the
+   * gradient's own unit roundings are the h term of tau; atomic and deterministic: float sums whose
    * longest path has `depth` roundings (gamma_f(depth) A), then the rank
    * partials combined in double (gamma_d(size)). */
   if (s->strategy == RED_REPRODUCIBLE) eg = (double)N * 0x1p-80 + 0x1p-53;
@@ -196,26 +199,33 @@ PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
 #if defined(MINIAPP_HAVE_CUDA)
   if (s->device == SURROGATE_DEVICE_CUDA) er = surr_gamma_f(maxd + 1) + eg, ea += (double)N * 0x1p-150;
 #endif
+  const int rep = s->strategy == RED_REPRODUCIBLE;
   for (int l = 0; l < s->nlayer; l++) {
-    size_t        din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
-    const float  *G = s->grad + s->woff[l], *gb = s->grad + s->boff[l];
+    size_t               din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
+    const float         *G = s->grad + s->woff[l], *gb = s->grad + s->boff[l];
+    const red_partial_t *hw = s->part + s->woff[l], *hb = s->part + s->boff[l]; /* h_jk in .d (reproducible) */
     const double *rowref = ck->gval + ck->goff[l], *colref = rowref + dout, *RA = colref + din + 1, *CA = RA + dout;
     long long     nr = 0, nc = 0, row = -1, col = -1;
     for (size_t j = 0; j < dout; j++) {
       double sum = 0.0, sabs = 0.0;
       for (size_t k = 0; k < din; k++) sum += G[j * din + k], sabs += fabs((double)G[j * din + k]);
       sum += gb[j], sabs += fabs((double)gb[j]);
-      double tau = 2.0 * ((eg + er) * RA[j] + (0x1p-24 + surr_gamma_d((double)din + 1)) * sabs + ((double)din + 1) * ea), d = fabs(sum - rowref[j]);
+      double h = 0.0;
+      if (rep)
+        for (size_t k = 0; k <= din; k++) h += k < din ? hw[j * din + k].d : hb[j].d;
+      double tau = 2.0 * ((eg + er) * RA[j] + (0x1p-24 + surr_gamma_d((double)din + 1)) * sabs + ((double)din + 1) * ea + (double)N * h), d = fabs(sum - rowref[j]);
       if (!(d <= tau && tau < INFINITY)) nr++, row = row < 0 ? (long long)j : row;
       if (tau > 0 || d > 0) worst = PetscMax(worst, d != d || tau != tau ? INFINITY : d / tau);
     }
     for (size_t k = 0; k <= din; k++) {
       double sum = 0.0, sabs = 0.0;
+      double h = 0.0;
       for (size_t j = 0; j < dout; j++) {
         float g = k < din ? G[j * din + k] : gb[j];
         sum += g, sabs += fabs((double)g);
+        if (rep) h += k < din ? hw[j * din + k].d : hb[j].d;
       }
-      double tau = 2.0 * ((eg + er) * CA[k] + (0x1p-24 + surr_gamma_d((double)dout)) * sabs + (double)dout * ea), d = fabs(sum - colref[k]);
+      double tau = 2.0 * ((eg + er) * CA[k] + (0x1p-24 + surr_gamma_d((double)dout)) * sabs + (double)dout * ea + (double)N * h), d = fabs(sum - colref[k]);
       if (!(d <= tau && tau < INFINITY)) nc++, col = col < 0 ? (long long)k : col;
       if (tau > 0 || d > 0) worst = PetscMax(worst, d != d || tau != tau ? INFINITY : d / tau);
     }

@@ -126,6 +126,7 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
         size_t i = k < din ? s->woff[l] + j * din + k : s->boff[l] + j;
         for (size_t t = 1; t < g->nth; t++) gsum_merge(&g->gs[i], &g->gs[t * P + i]);
         gsum_to_rsum(&g->gs[i], ex[j], k < din ? ey[k] : 1, &part[i].r);
+        part[i].d = gsum_half_unit(ex[j], k < din ? ey[k] : 1); /* the same on every rank: the ABFT checks' bound */
       }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
