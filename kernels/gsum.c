@@ -96,9 +96,9 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
   __int128 b[RSUM_FOLD] = {0, 0, 0}, lo = g->c1, hi = g->c0;
   /* c1 2^sh and c0 2^(51+sh) = c0 2^(11+sh) 2^40, each split into 40-bit
    * digits first so that no shift overflows (|c| < 2^76 for n < 2^24) */
-  __int128 m40 = ((__int128)1 << RSUM_W) - 1;
-  b[2] += (lo & m40) << sh, b[1] += (lo >> RSUM_W) << sh;
-  b[1] += (hi & m40) << (11 + sh), b[0] += (hi >> RSUM_W) << (11 + sh);
+  __int128 m40 = ((__int128)1 << RSUM_W) - 1, f = (__int128)1 << sh, f11 = (__int128)1 << (11 + sh); /* multiplied, not shifted: the high digits may be negative */
+  b[2] += (lo & m40) * f, b[1] += (lo >> RSUM_W) * f;
+  b[1] += (hi & m40) * f11, b[0] += (hi >> RSUM_W) * f11;
   r->top = t2 + 2;
   rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
 }
