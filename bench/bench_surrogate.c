@@ -158,6 +158,9 @@ static PetscErrorCode Bench(void)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
                           1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st], gb));
   }
+  /* the model's bytes per sample, also without a GPU: docs/gpu.md quotes them (test docs_gpu_traffic) */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "traffic model of the CUDA engine (train_bytes): atomic %.1f KB, deterministic %.1f KB, reproducible %.1f KB per sample and train step\n", 1e-3 * bytes[0] / n,
+                        1e-3 * bytes[1] / n, 1e-3 * bytes[2] / n));
   PetscCall(PetscFree3(in, tgt, out));
   return PETSC_SUCCESS;
 }
