@@ -51,6 +51,8 @@ typedef float  v4f __attribute__((vector_size(16)));
 
 void gsum_init(gsum_t *g) { memset(g, 0, sizeof *g); }
 
+AI int plain_exp(int32_t e) { return e != GSUM_NONFINITE && e != GSUM_ZERO; } /* neither marker: a unit exists */
+
 void gsum_merge(gsum_t *a, const gsum_t *b)
 {
   if (b->nonfinite) {
@@ -87,7 +89,7 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
     r->nonfinite = 1, r->special = g->special;
     return;
   }
-  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE || ex == GSUM_ZERO || ey == GSUM_ZERO) return;
+  if (!plain_exp(ex) || !plain_exp(ey)) return;
   /* value = (c0 2^51 + c1) 2^eu, eu = ex + ey - 102: bin 2's unit 2^(40 (top-2))
    * at or below 2^eu, sh = eu - 40 (top-2) in [0, 40) */
   int32_t eu  = ex + ey - 102;
@@ -105,7 +107,7 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
 
 double gsum_half_unit(int32_t ex, int32_t ey)
 {
-  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE || ex == GSUM_ZERO || ey == GSUM_ZERO) return 0.0;
+  if (!plain_exp(ex) || !plain_exp(ey)) return 0.0;
   return ldexp(1.0, ex + ey - 103);
 }
 
@@ -198,8 +200,6 @@ static void pair_nonfinite(gsum_t *g, size_t m, const float *x, const float *y)
     if (!isfinite(v)) g->special = g->nonfinite ? g->special + v : v, g->nonfinite = 1;
   }
 }
-
-AI int plain_exp(int32_t e) { return e != GSUM_NONFINITE && e != GSUM_ZERO; }
 
 /* Row x[0..m) scaled into xs (zeros for a zero or non-finite row: its pairs
  * then add nothing to the folds; the non-finite ones are summed apart). */

@@ -14,10 +14,8 @@
  * that red_get/set_atomic_order_state save and restore). */
 uint64_t red_atomic_next_call(void);
 
-/* rsum internals shared by rsum.c and rsum_outer.c: the bin of a chunk whose
- * max magnitude is mx > 0, and adding a chunk's bins c[0..2] (bin index top,
- * top-1, top-2) to a state. */
-int32_t rsum_top_bin(double mx);
+/* rsum internal shared by rsum.c and gsum.c: adding bins c[0..2] (bin index
+ * top, top-1, top-2) to a state. */
 void    rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c);
 
 /* GCC/Clang vector extension: 4 doubles and 4 64-bit integers, split into

@@ -68,7 +68,7 @@ void rsum_merge(rsum_t *a, const rsum_t *b)
 
 /* Bin of a chunk whose max magnitude is mx > 0: smallest K with
  * mx < 2^((K+1)W - 1). With mx = f 2^E, f in [0.5, 1): K = ceil((E+1)/W) - 1. */
-int32_t rsum_top_bin(double mx)
+static int32_t rsum_top_bin(double mx)
 {
   int e;
   (void)frexp(mx, &e);
