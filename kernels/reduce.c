@@ -133,12 +133,44 @@ static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y
 /* Elements [i0, i0 + m) of the tail: x += a p, r += (-a) w, z = dinv r. */
 static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z)
 {
+#pragma omp simd /* w may be z, but only element for element: no dependence between iterations */
   for (size_t i = i0; i < i0 + m; i++) {
     double ri = -a * w[i] + r[i]; /* w and z may be one array: w[i] is read first */
     x[i]      = a * p[i] + x[i];
     r[i]      = ri;
     z[i]      = ri * dinv[i];
   }
+}
+
+/* One block of the tail with its two block sums formed in the same loop, in
+ * block_op's pattern (element i to lane i % 8, the lanes as a tree), so that
+ * *zz and *zr are bitwise block_sum(SUMSQ, z) and block_sum(DOT, z, r). */
+static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, double *zz, double *zr)
+{
+  double lzz[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lzr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i      = 0;
+  for (; i + 8 <= m; i += 8) {
+    const size_t j = i0 + i;
+#pragma omp simd
+    for (int k = 0; k < 8; k++) {
+      double ri = -a * w[j + k] + r[j + k], zi = ri * dinv[j + k];
+      x[j + k]  = a * p[j + k] + x[j + k];
+      r[j + k]  = ri;
+      z[j + k]  = zi;
+      lzz[k] += zi * zi;
+      lzr[k] += zi * ri;
+    }
+  }
+  for (; i < m; i++) {
+    const size_t j = i0 + i;
+    double       ri = -a * w[j] + r[j], zi = ri * dinv[j];
+    x[j]            = a * p[j] + x[j];
+    r[j] = ri, z[j] = zi;
+    lzz[i % 8] += zi * zi;
+    lzr[i % 8] += zi * ri;
+  }
+  *zz = ((lzz[0] + lzz[1]) + (lzz[2] + lzz[3])) + ((lzz[4] + lzz[5]) + (lzz[6] + lzz[7]));
+  *zr = ((lzr[0] + lzr[1]) + (lzr[2] + lzr[3])) + ((lzr[4] + lzr[5]) + (lzr[6] + lzr[7]));
 }
 
 void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr)
@@ -168,8 +200,8 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
 #pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
     for (size_t b = 0; b < nb; b++) {
       size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-      cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
-      double pzz = block_sum(RED_OP_SUMSQ, m, z + i0, NULL), pzr = block_sum(RED_OP_DOT, m, z + i0, r + i0);
+      double pzz, pzr;
+      cg_tail_block(i0, m, a, x, p, r, w, dinv, z, &pzz, &pzr);
 #pragma omp atomic
       szz += pzz;
 #pragma omp atomic
@@ -188,9 +220,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
 #pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
   for (size_t b = 0; b < nb; b++) {
     size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-    cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
-    pb[b]      = block_sum(RED_OP_SUMSQ, m, z + i0, NULL);
-    pb[nb + b] = block_sum(RED_OP_DOT, m, z + i0, r + i0);
+    cg_tail_block(i0, m, a, x, p, r, w, dinv, z, &pb[b], &pb[nb + b]);
   }
   if (s == RED_DETERMINISTIC) zz->d = pairwise(nb, pb), zr->d = pairwise(nb, pb + nb);
   else { /* seeded: the norm's order is drawn first, then the dot's, as in the unfused order */
