@@ -141,13 +141,20 @@ static void flip(void *p, size_t size)
   }
 }
 
+long long fault_take_(fault_site s, size_t n, long long offset, long long N) { return fault_armed == (int)s ? target(n, offset, N) : -1; }
+
+void fault_flip_double(double *v)
+{
+  rec.old_value = *v;
+  flip(v, sizeof *v);
+  rec.new_value = *v, rec.fired = 1;
+}
+
 int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long long N)
 {
-  long long i;
-  if (fault_armed != (int)s || (i = target(n, offset, N)) < 0) return 0;
-  rec.old_value = x[i];
-  flip(&x[i], sizeof x[i]);
-  rec.new_value = x[i], rec.fired = 1;
+  long long i = fault_take_(s, n, offset, N);
+  if (i < 0) return 0;
+  fault_flip_double(&x[i]);
   return 1;
 }
 

@@ -66,5 +66,11 @@ int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long 
 int fault_hit_float_(fault_site s, float *x, size_t n, long long offset, long long N);
 #define fault_hit_double(s, x, n, off, N) (fault_armed == (int)(s) ? fault_hit_double_(s, x, n, off, N) : 0)
 #define fault_hit_float(s, x, n, off, N)  (fault_armed == (int)(s) ? fault_hit_float_(s, x, n, off, N) : 0)
+/* The same in two halves, for a site whose data is produced in pieces (a
+ * fused pass): take this call's local index to flip (-1: none; counts the
+ * call as a hit does), then flip that entry once it is produced. */
+long long fault_take_(fault_site s, size_t n, long long offset, long long N);
+#define fault_take(s, n, off, N) (fault_armed == (int)(s) ? fault_take_(s, n, off, N) : -1)
+void fault_flip_double(double *v);
 
 #endif

@@ -230,6 +230,58 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
   if (pb != stackbuf) free(pb);
 }
 
+/* ---- a producer of blocks fused with a dot -------------------------------- */
+
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p)
+{
+  size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  p->d      = 0.0;
+  if (s == RED_REPRODUCIBLE) {
+    rsum_init(&p->r);
+#pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
+    {
+      rsum_t loc;
+      rsum_init(&loc);
+#pragma omp for schedule(static)
+      for (size_t b = 0; b < nb; b++) {
+        size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+        fn(ctx, i0, m);
+        rsum_add(&loc, RED_OP_DOT, m, x + i0, y + i0); /* one chunk: serial */
+      }
+#pragma omp critical(red_dot_blocks)
+      rsum_merge(&p->r, &loc); /* exact: any order */
+    }
+    return;
+  }
+  if (s == RED_ATOMIC && atomic_seed == 0) { /* block partials added as they complete */
+    double sum = 0.0;
+#pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
+    for (size_t b = 0; b < nb; b++) {
+      size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+      fn(ctx, i0, m);
+      double pb = block_sum(RED_OP_DOT, m, x + i0, y + i0);
+#pragma omp atomic
+      sum += pb;
+    }
+    p->d = sum;
+    return;
+  }
+  /* deterministic, seeded atomic: red_local's block partials and combination */
+  double stackbuf[256], *pb = nb <= 256 ? stackbuf : malloc(nb * sizeof *pb);
+  if (!pb) {
+    p->d = NAN;
+    return;
+  }
+#pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
+  for (size_t b = 0; b < nb; b++) {
+    size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+    fn(ctx, i0, m);
+    pb[b] = block_sum(RED_OP_DOT, m, x + i0, y + i0);
+  }
+  p->d = s == RED_DETERMINISTIC ? pairwise(nb, pb) : seeded_combine(RED_OP_DOT, n, x, y, nb, pb);
+  if (pb != stackbuf) free(pb);
+}
+
 /* ---- strategy-generic entry points -------------------------------------- */
 
 void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p)

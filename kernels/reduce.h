@@ -109,6 +109,14 @@ void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const d
  * each block is in cache: bitwise the partials red_local would give on the
  * updated z and r (the seeded atomic order draws the zz order first). */
 void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr);
+/* A pass that produces y block by block, fused with the local partial of
+ * x . y: fn(ctx, i0, m) writes y[i0 .. i0+m) (blocks of RED_BLOCK elements,
+ * the last one shorter; distinct blocks may run in parallel, so fn writes
+ * its block only), and each block's share of the dot is formed right after,
+ * while it is in cache. *p is bitwise red_local(s, RED_OP_DOT, n, x, y, p) on
+ * the finished y, with the same seeded atomic draw. */
+typedef void (*red_block_fn)(void *ctx, size_t i0, size_t m);
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p);
 /* Combine np partials in array order (the caller passes them in rank order). */
 double red_combine(red_strategy_t s, int np, const red_partial_t *p);
 /* Convenience: the whole reduction on one rank. */

@@ -9,7 +9,10 @@
  * 13 times for this and reduces twice; the fused pass moves 8 and reduces
  * once, with the reductions of each block formed while it is in cache. Other
  * preconditioners, vector types or norm types run the unfused operations.
- * Options: -ksp_fpnacg_fuse <bool> (default true) turns the fusion off, for
+ * Likewise the product w = A p and p.w run as one pass where the operator
+ * offers it ("MatMultDot_C": the gathered stencil on fpna vectors), each
+ * block's share of p.w formed right after the block of w.
+ * Options: -ksp_fpnacg_fuse <bool> (default true) turns both fusions off, for
  * comparison (docs/performance.md). */
 #include "solver_impl.h"
 #include "vecred.h"
@@ -49,6 +52,22 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The operator's product fused with p.w ("MatMultDot_C", solver/operator.c),
+ * when the operator has one and the vectors are fpna ones. */
+static PetscErrorCode FusedProduct(KSP ksp, Mat A, PetscErrorCode (**multdot)(Mat, Vec, Vec, PetscScalar *))
+{
+  KSP_FPNACG    *cg = (KSP_FPNACG *)ksp->data;
+  PetscBool      fpna;
+  red_strategy_t s;
+
+  PetscFunctionBegin;
+  *multdot = NULL;
+  if (!cg->fuse || ksp->transpose_solve) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecFPNAGetStrategy(ksp->vec_sol, &fpna, &s));
+  if (fpna) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMultDot_C", multdot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
 {
   PetscInt    i;
@@ -57,6 +76,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   Vec         X, B, Z, R, P, W, D;
   Mat         Amat, Pmat;
   PetscBool   diagonalscale, fused;
+  PetscErrorCode (*multdot)(Mat, Vec, Vec, PetscScalar *); /* w = A p with p.w in the same pass, or NULL */
   red_atomic_state drawn = {0, 0}; /* the seeded order before the fused pass */
 
   PetscFunctionBegin;
@@ -66,6 +86,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   W = Z;
   PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
   PetscCall(FusedTail(ksp, D, &fused));
+  PetscCall(FusedProduct(ksp, Amat, &multdot));
 
   ksp->its = 0;
   if (!ksp->guess_zero) {
@@ -120,8 +141,11 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
       PetscCall(VecAYPX(P, b, Z)); /* p <- z + b p */
     }
     dpiold = dpi;
-    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
-    PetscCall(VecTDot(P, W, &dpi));          /* dpi <- p.w */
+    if (multdot) PetscCall((*multdot)(Amat, P, W, &dpi)); /* the two steps below in one pass */
+    else {
+      PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
+      PetscCall(VecTDot(P, W, &dpi));          /* dpi <- p.w */
+    }
     KSPCheckDot(ksp, dpi);
     betaold = beta;
     if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {

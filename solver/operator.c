@@ -18,6 +18,8 @@
 /* Below this many points per rank the OpenMP fork costs more than it saves. */
 #define OP_PAR_MIN_POINTS 32768
 
+static PetscLogEvent multdot_event; /* MatMultDot: the product fused with p.w (-log_view) */
+
 /* Raw-array layout of the ghosted local vector: point (i, j), component c
  * is at ((j - gys) * gxm + (i - gxs)) * dof + c. */
 typedef struct {
@@ -35,22 +37,60 @@ static PetscErrorCode GetLayout(DM da, Layout *L)
 
 static inline const PetscScalar *Row(const Layout *L, const PetscScalar *u, PetscInt j) { return u + ((j - L->gys) * L->gxm + (L->xs - L->gxs)) * L->dof; }
 
-static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
+/* y on row j, owned entries k0 <= k < k1 of the row (k = i d + c; k0 and k1
+ * multiples of d). */
+static inline void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j, PetscInt k0, PetscInt k1)
 {
-  const PetscReal ihx2 = op->ihx2, ihy2 = op->ihy2;
-  const PetscInt  d = L->dof, n = L->xm * d, stride = L->gxm * d;
-#pragma omp parallel for schedule(static) if (L->xm * L->ym > OP_PAR_MIN_POINTS)
-  for (PetscInt j = L->ys; j < L->ys + L->ym; j++) {
-    const PetscScalar *r = Row(L, u, j), *rs = r - stride, *rn = r + stride;
-    PetscScalar       *yr = y + (j - L->ys) * n;
-    for (PetscInt c = 0; c < d; c++) {
-      const PetscReal cf = op->coef[c];
-      for (PetscInt k = c; k < n; k += d) {
-        PetscScalar p = r[k], lap = ((r[k - d] - p) + (r[k + d] - p)) * ihx2 + ((rs[k] - p) + (rn[k] - p)) * ihy2;
-        yr[k]         = p - cf * lap;
-      }
+  const PetscReal    ihx2 = op->ihx2, ihy2 = op->ihy2;
+  const PetscInt     d = L->dof, stride = L->gxm * d;
+  const PetscScalar *r = Row(L, u, j), *rs = r - stride, *rn = r + stride;
+  PetscScalar       *yr = y + (size_t)(j - L->ys) * L->xm * d;
+  if (d == 1) { /* a constant stride, so that the loop runs in vectors */
+    const PetscReal cf = op->coef[0];
+#pragma omp simd /* y is not u: no dependence between iterations */
+    for (PetscInt k = k0; k < k1; k++) {
+      PetscScalar p = r[k], lap = ((r[k - 1] - p) + (r[k + 1] - p)) * ihx2 + ((rs[k] - p) + (rn[k] - p)) * ihy2;
+      yr[k]         = p - cf * lap;
+    }
+    return;
+  }
+  for (PetscInt c = 0; c < 2; c++) { /* d == 2 (OperatorCreate allows no more) */
+    const PetscReal cf = op->coef[c];
+#pragma omp simd
+    for (PetscInt k = k0 + c; k < k1; k += 2) {
+      PetscScalar p = r[k], lap = ((r[k - 2] - p) + (r[k + 2] - p)) * ihx2 + ((rs[k] - p) + (rn[k] - p)) * ihy2;
+      yr[k]         = p - cf * lap;
     }
   }
+}
+
+static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
+{
+#pragma omp parallel for schedule(static) if (L->xm * L->ym > OP_PAR_MIN_POINTS)
+  for (PetscInt j = L->ys; j < L->ys + L->ym; j++) GatherSegment(op, L, u, y, j, 0, L->xm * L->dof);
+}
+
+/* The gathered product as blocks of the owned array (red_dot_blocks), with
+ * the operator's fault site inside the pass: the entry is flipped as soon as
+ * its block is produced, before the block's share of p.w is formed. */
+typedef struct {
+  const OpCtx       *op;
+  const Layout      *L;
+  const PetscScalar *u;
+  PetscScalar       *y;
+  long long          flip; /* local entry the armed fault flips, or -1 */
+} GatherBlocks;
+
+static void GatherBlock(void *ctx, size_t i0, size_t m)
+{
+  const GatherBlocks *g = ctx;
+  const PetscInt      n = g->L->xm * g->L->dof; /* a row; RED_BLOCK and n are multiples of dof <= 2 */
+  for (size_t k = i0; k < i0 + m;) {
+    PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n), k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
+    GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
+    k += (size_t)(k1 - k0);
+  }
+  if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(&g->y[g->flip]);
 }
 
 /* Faces of the owned block, per component: x-faces (i-1|i) for i in
@@ -206,6 +246,45 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = A x and *xy = x . y in one pass over the owned entries (the gather
+ * operator on fpna vectors; fusedcg.c takes it through "MatMultDot_C"):
+ * bitwise MatMult followed by VecTDot(x, y), with the same fault site, the
+ * same ABFT check after the product and the same seeded atomic draw. */
+static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
+{
+  OpCtx             *op;
+  Layout             L;
+  GatherBlocks       g;
+  const PetscScalar *xa;
+  PetscBool          fpna;
+  red_strategy_t     s;
+  red_partial_t      part;
+  PetscInt           lo, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
+  PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "the fused product needs the gather operator and fpna vectors");
+  PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
+  PetscCall(GetLayout(op->da, &L));
+  PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
+  PetscCall(VecGetOwnershipRange(y, &lo, NULL));
+  PetscCall(VecGetSize(y, &N));
+  g.op = op, g.L = &L, g.flip = fault_take(FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
+  PetscCall(VecGetArrayRead(op->uloc, &g.u));
+  PetscCall(VecGetArrayWrite(y, &g.y));
+  PetscCall(VecGetArrayRead(x, &xa));
+  red_dot_blocks(s, (size_t)(L.xm * L.ym * L.dof), GatherBlock, &g, xa, g.y, &part);
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayWrite(y, &g.y));
+  PetscCall(VecRestoreArrayRead(op->uloc, &g.u));
+  PetscCall(PetscLogFlops(13.0 * L.xm * L.ym * L.dof)); /* the product's 11 and the dot's 2 per unknown */
+  if (op->check) PetscCall(Check(A, op, x, y));
+  PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));
+  PetscCall(PetscLogEventEnd(multdot_event, A, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Diagonal: 1 + coef_c (2/hx^2 + 2/hy^2), the same at every point (an outer
  * Dirichlet neighbour still contributes -u_p). */
 static PetscErrorCode OperatorGetDiagonal(Mat A, Vec d)
@@ -243,6 +322,8 @@ PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))OperatorMult));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))OperatorMult)); /* symmetric */
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))OperatorGetDiagonal));
+  if (!scatter) PetscCall(PetscObjectComposeFunction((PetscObject)*A, "MatMultDot_C", OperatorMultDot));
+  if (!multdot_event) PetscCall(PetscLogEventRegister("MatMultDot", MAT_CLASSID, &multdot_event));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,7 +1,7 @@
 /* solver/vecred.c: a PETSc Vec type whose every reduction goes through
  * kernels/reduce.h with a chosen strategy. The type builds a standard Seq/MPI
- * vector and replaces its reduction ops; VecDuplicate keeps the type, so KSP
- * work vectors carry it too. Not here: element-wise ops (PETSc's are exact
+ * vector and replaces its reduction ops; VecDuplicate keeps the ops (on one
+ * rank the type name too), so KSP work vectors carry them. Not here: element-wise ops (PETSc's are exact
  * per element, hence order-free).
  * Registered types: "fpna" (the compiled strategy, what the app uses) and
  * "fpna_atomic", "fpna_deterministic", "fpna_reproducible" (for benchmarks
@@ -228,22 +228,6 @@ static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /*
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s)
-{
-  static const char *const name[] = {VECFPNA_ATOMIC, VECFPNA_DETERMINISTIC, VECFPNA_REPRODUCIBLE};
-  PetscBool                match;
-
-  PetscFunctionBegin;
-  *is = PETSC_FALSE;
-  PetscCall(PetscObjectTypeCompare((PetscObject)v, VECFPNA, &match));
-  if (match) *is = PETSC_TRUE, *s = SOLVER_STRATEGY;
-  for (int k = 0; k < 3 && !*is; k++) {
-    PetscCall(PetscObjectTypeCompare((PetscObject)v, name[k], &match));
-    if (match) *is = PETSC_TRUE, *s = (red_strategy_t)k;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, Vec z, PetscReal *zz, PetscScalar *zr)
 {
   const PetscScalar *pa, *wa, *da;
@@ -315,6 +299,20 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
 DEFINE_OPS(atomic, RED_ATOMIC)
 DEFINE_OPS(deterministic, RED_DETERMINISTIC)
 DEFINE_OPS(reproducible, RED_REPRODUCIBLE)
+
+/* The strategy of a Vec whose reductions are these ops. By the ops, not the
+ * type name: VecDuplicate of an MPI vector (the KSP's work vectors) keeps
+ * the ops but names the copy "mpi". */
+PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s)
+{
+  PetscFunctionBegin;
+  *is = PETSC_TRUE;
+  if (v->ops->dot == Dot_atomic) *s = RED_ATOMIC;
+  else if (v->ops->dot == Dot_deterministic) *s = RED_DETERMINISTIC;
+  else if (v->ops->dot == Dot_reproducible) *s = RED_REPRODUCIBLE;
+  else *is = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* "fpna": the compiled strategy, under its own name so that duplicates
  * (which re-create by type name) come back as "fpna". */

@@ -456,6 +456,82 @@ static void test_outer_accuracy(size_t n)
   free(xd), free(yd), free(x), free(y);
 }
 
+/* ---- fused passes: red_cg_tail and red_dot_blocks against their unfused
+ * order (element-wise steps, then red_local), bitwise, for every strategy
+ * (atomic: seeded, and real atomics on one thread), 1-3 threads, odd sizes,
+ * and w aliasing z as in CG. */
+typedef struct {
+  const double *x;
+  double       *y;
+} produce_ctx;
+
+static void produce(void *ctx, size_t i0, size_t m) /* y_i = 3 x_i - i, block by block */
+{
+  produce_ctx *c = ctx;
+  for (size_t i = i0; i < i0 + m; i++) c->y[i] = 3 * c->x[i] - (double)i;
+}
+
+static int same_partial(red_strategy_t s, const red_partial_t *a, const red_partial_t *b)
+{
+  return bits(red_combine(s, 1, a)) == bits(red_combine(s, 1, b));
+}
+
+static void test_fused(size_t n, int kind)
+{
+  double *v = malloc(12 * n * sizeof *v), *x0 = v, *p = v + n, *r0 = v + 2 * n, *w0 = v + 3 * n, *d = v + 4 * n, *x = v + 5 * n, *r = v + 6 * n, *z = v + 7 * n,
+         *xf = v + 8 * n, *rf = v + 9 * n, *zf = v + 10 * n, *y = v + 11 * n;
+  const double a = 0.7853981633974483;
+  make_data(kind, n, 41, x0, p);
+  make_data(kind, n, 43, r0, w0);
+  for (size_t i = 0; i < n; i++) d[i] = i % 5 ? 1.0 / (1.0 + (double)(i % 7)) : 0x1p26; /* big and small summands: the grouping shows in the bits */
+  for (int k = 0; k < 4; k++) {
+    red_strategy_t s    = k == 3 ? RED_REPRODUCIBLE : k == 2 ? RED_DETERMINISTIC : RED_ATOMIC;
+    uint64_t       seed = k == 0 ? 0 : 5; /* k 0: real atomics (one thread only: a fixed order) */
+    for (int t = 1; t <= 3; t++) {
+      if (k == 0 && t > 1) continue;
+      omp_set_num_threads(t);
+      for (int alias = 0; alias < 2; alias++) {
+        red_partial_t zz, zr, uzz, uzr;
+        red_atomic_state st0, st1, st2;
+        memcpy(x, x0, n * sizeof *x), memcpy(r, r0, n * sizeof *r), memcpy(z, w0, n * sizeof *z);
+        memcpy(xf, x0, n * sizeof *x), memcpy(rf, r0, n * sizeof *r), memcpy(zf, w0, n * sizeof *z);
+        const double *w = alias ? z : w0, *wf = alias ? zf : w0;
+        red_set_atomic_order_seed(seed);
+        for (size_t i = 0; i < n; i++) { /* the unfused order: AXPY, AXPY, Jacobi, norm, dot */
+          double ri = -a * w[i] + r[i];
+          x[i] = a * p[i] + x[i], r[i] = ri, z[i] = ri * d[i];
+        }
+        red_local(s, RED_OP_SUMSQ, n, z, NULL, &uzz);
+        red_local(s, RED_OP_DOT, n, z, r, &uzr);
+        red_get_atomic_order_state(&st0);
+        red_set_atomic_order_seed(seed);
+        red_cg_tail(s, n, a, xf, p, rf, wf, d, zf, &zz, &zr);
+        red_get_atomic_order_state(&st1);
+        CHECK(!memcmp(x, xf, n * sizeof *x) && !memcmp(r, rf, n * sizeof *r) && !memcmp(z, zf, n * sizeof *z), "red_cg_tail %s n=%zu threads=%d alias=%d: vectors differ from the unfused steps", red_strategy_name(s), n, t, alias);
+        CHECK(same_partial(s, &zz, &uzz) && same_partial(s, &zr, &uzr), "red_cg_tail %s seed %llu n=%zu threads=%d alias=%d: partials differ from red_local's", red_strategy_name(s), (unsigned long long)seed, n, t, alias);
+        CHECK(st0.calls == st1.calls, "red_cg_tail %s: %llu seeded draws, red_local %llu", red_strategy_name(s), (unsigned long long)st1.calls, (unsigned long long)st0.calls);
+        /* red_dot_blocks: y produced in blocks, x.y formed in the same pass */
+        produce_ctx c = {x0, y};
+        red_partial_t pf, pu;
+        memset(y, 0, n * sizeof *y);
+        red_set_atomic_order_seed(seed);
+        red_dot_blocks(s, n, produce, &c, x0, y, &pf);
+        red_get_atomic_order_state(&st2);
+        red_set_atomic_order_seed(seed);
+        red_local(s, RED_OP_DOT, n, x0, y, &pu);
+        red_get_atomic_order_state(&st1);
+        int ok = 1;
+        for (size_t i = 0; i < n; i++) ok &= bits(y[i]) == bits(3 * x0[i] - (double)i);
+        CHECK(ok, "red_dot_blocks n=%zu: a block was not produced", n);
+        CHECK(same_partial(s, &pf, &pu) && st1.calls == st2.calls, "red_dot_blocks %s seed %llu n=%zu threads=%d: %.17g, red_local %.17g", red_strategy_name(s), (unsigned long long)seed, n, t, red_combine(s, 1, &pf), red_combine(s, 1, &pu));
+      }
+    }
+  }
+  red_set_atomic_order_seed(0);
+  omp_set_num_threads(omp_get_num_procs());
+  free(v);
+}
+
 int main(void)
 {
   size_t sizes[] = {1, 7, 1000, 1025, 65537, 300001};
@@ -467,6 +543,8 @@ int main(void)
   test_mdot_special();
   test_exact_rounding();
   test_scatter();
+  size_t fsizes[] = {1, 7, 1024, 1031, 8 * 1024 + 5, 200003};
+  for (size_t i = 0; i < sizeof fsizes / sizeof *fsizes; i++) test_fused(fsizes[i], DATA_UNIFORM), test_fused(fsizes[i], DATA_WIDE);
   test_outer();
   test_outer_accuracy(1000);
   test_outer_accuracy(65537);
