@@ -130,30 +130,30 @@ static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y
 
 /* ---- the fused tail of a CG iteration ------------------------------------ */
 
-/* Elements [i0, i0 + m) of the tail: x += a p, r += (-a) w, z = dinv r. */
-static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z)
+/* The diagonal of element i: dinv[i], or dinv[i % dp] for a periodic one
+ * (dp = 1, 2, 4 or 8: a constant diagonal per component, as Jacobi gives on a
+ * constant-coefficient operator), which saves the tail a pass. In the
+ * loops below i runs over multiples of 8 plus k < 8, so dinv[i % dp] is
+ * dpat[k]. */
+static inline void diag_pattern(size_t dp, const double *dinv, double dpat[8])
 {
-#pragma omp simd /* w may be z, but only element for element: no dependence between iterations */
-  for (size_t i = i0; i < i0 + m; i++) {
-    double ri = -a * w[i] + r[i]; /* w and z may be one array: w[i] is read first */
-    x[i]      = a * p[i] + x[i];
-    r[i]      = ri;
-    z[i]      = ri * dinv[i];
-  }
+  for (int k = 0; k < 8; k++) dpat[k] = dp ? dinv[k % dp] : 0.0;
 }
+#define DIAG(dp, dinv, dpat, j, k) ((dp) ? (dpat)[k] : (dinv)[(j) + (k)])
 
 /* One block of the tail with its two block sums formed in the same loop, in
  * block_op's pattern (element i to lane i % 8, the lanes as a tree), so that
  * *zz and *zr are bitwise block_sum(SUMSQ, z) and block_sum(DOT, z, r). */
-static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, double *zz, double *zr)
+static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, double *zz, double *zr)
 {
-  double lzz[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lzr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double lzz[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lzr[8] = {0, 0, 0, 0, 0, 0, 0, 0}, dpat[8];
   size_t i      = 0;
+  diag_pattern(dp, dinv, dpat);
   for (; i + 8 <= m; i += 8) {
     const size_t j = i0 + i;
 #pragma omp simd
     for (int k = 0; k < 8; k++) {
-      double ri = -a * w[j + k] + r[j + k], zi = ri * dinv[j + k];
+      double ri = -a * w[j + k] + r[j + k], zi = ri * DIAG(dp, dinv, dpat, j, k);
       x[j + k]  = a * p[j + k] + x[j + k];
       r[j + k]  = ri;
       z[j + k]  = zi;
@@ -163,7 +163,7 @@ static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const
   }
   for (; i < m; i++) {
     const size_t j = i0 + i;
-    double       ri = -a * w[j] + r[j], zi = ri * dinv[j];
+    double       ri = -a * w[j] + r[j], zi = ri * (dp ? dinv[j % dp] : dinv[j]);
     x[j]            = a * p[j] + x[j];
     r[j] = ri, z[j] = zi;
     lzz[i % 8] += zi * zi;
@@ -173,7 +173,31 @@ static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const
   *zr = ((lzr[0] + lzr[1]) + (lzr[2] + lzr[3])) + ((lzr[4] + lzr[5]) + (lzr[6] + lzr[7]));
 }
 
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr)
+/* Elements [i0, i0 + m) of the tail alone (the reproducible sums follow). */
+static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z)
+{
+  double dpat[8];
+  size_t i = 0;
+  diag_pattern(dp, dinv, dpat);
+  for (; i + 8 <= m; i += 8) {
+    const size_t j = i0 + i;
+#pragma omp simd /* w may be z, but only element for element: no dependence between iterations */
+    for (int k = 0; k < 8; k++) {
+      double ri = -a * w[j + k] + r[j + k]; /* w and z may be one array: w[i] is read first */
+      x[j + k]  = a * p[j + k] + x[j + k];
+      r[j + k]  = ri;
+      z[j + k]  = ri * DIAG(dp, dinv, dpat, j, k);
+    }
+  }
+  for (; i < m; i++) {
+    const size_t j = i0 + i;
+    double       ri = -a * w[j] + r[j];
+    x[j]            = a * p[j] + x[j];
+    r[j] = ri, z[j] = ri * (dp ? dinv[j % dp] : dinv[j]);
+  }
+}
+
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   zz->d = zr->d = 0.0;
@@ -186,7 +210,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
 #pragma omp for schedule(static)
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-        cg_tail_update(i0, m, a, x, p, r, w, dinv, z);
+        cg_tail_update(i0, m, a, x, p, r, w, dinv, dp, z);
         rsum_add(&lzz, RED_OP_SUMSQ, m, z + i0, NULL); /* one chunk: serial */
         rsum_add(&lzr, RED_OP_DOT, m, z + i0, r + i0);
       }
@@ -201,7 +225,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
     for (size_t b = 0; b < nb; b++) {
       size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
       double pzz, pzr;
-      cg_tail_block(i0, m, a, x, p, r, w, dinv, z, &pzz, &pzr);
+      cg_tail_block(i0, m, a, x, p, r, w, dinv, dp, z, &pzz, &pzr);
 #pragma omp atomic
       szz += pzz;
 #pragma omp atomic
@@ -220,7 +244,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
 #pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
   for (size_t b = 0; b < nb; b++) {
     size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-    cg_tail_block(i0, m, a, x, p, r, w, dinv, z, &pb[b], &pb[nb + b]);
+    cg_tail_block(i0, m, a, x, p, r, w, dinv, dp, z, &pb[b], &pb[nb + b]);
   }
   if (s == RED_DETERMINISTIC) zz->d = pairwise(nb, pb), zr->d = pairwise(nb, pb + nb);
   else { /* seeded: the norm's order is drawn first, then the dot's, as in the unfused order */

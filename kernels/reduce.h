@@ -104,11 +104,13 @@ void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const d
 void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p);
 /* The tail of a preconditioned CG iteration in one pass, for i < n:
  *   x_i += a p_i;  r_i += (-a) w_i;  z_i = r_i dinv_i   (each rounded as the
- *   separate element-wise ops round it; w may be z: w_i is read first),
+ *   separate element-wise ops round it; w may be z: w_i is read first;
+ *   dp = 0: dinv holds n entries; dp = 1, 2, 4 or 8: a periodic diagonal,
+ *   dinv_i = dinv[i % dp], one pass less),
  * with the local partials zz of sum z_i^2 and zr of sum z_i r_i formed while
  * each block is in cache: bitwise the partials red_local would give on the
  * updated z and r (the seeded atomic order draws the zz order first). */
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, double *z, red_partial_t *zz, red_partial_t *zr);
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr);
 /* A pass that produces y block by block, fused with the local partial of
  * x . y: fn(ctx, i0, m) writes y[i0 .. i0+m) (blocks of RED_BLOCK elements,
  * the last one shorter; distinct blocks may run in parallel, so fn writes

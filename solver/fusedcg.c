@@ -18,9 +18,11 @@
 #include "vecred.h"
 
 #include <petsc/private/kspimpl.h>
+#include <string.h>
 
 typedef struct {
   PetscBool fuse; /* -ksp_fpnacg_fuse */
+  PetscInt  dp;   /* the diagonal's period on this rank (0: none), FusedTail */
 } KSP_FPNACG;
 
 static PetscErrorCode KSPSetUp_FPNACG(KSP ksp)
@@ -39,7 +41,7 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
   red_strategy_t s;
 
   PetscFunctionBegin;
-  *fused = PETSC_FALSE;
+  *fused = PETSC_FALSE, cg->dp = 0;
   if (!cg->fuse || ksp->normtype != KSP_NORM_PRECONDITIONED || ksp->transpose_solve || ksp->chknorm >= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCJACOBI, &jac));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
@@ -49,6 +51,19 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
   PetscCall(KSP_PCApply(ksp, dinv, ksp->work[1]));
   PetscCall(VecCopy(ksp->work[1], dinv));
   *fused = PETSC_TRUE;
+  { /* a diagonal that repeats per block of bs entries (Jacobi on a constant-
+     * coefficient operator) is read as bs numbers, not as a vector */
+    const PetscScalar *d;
+    PetscInt           n, bs;
+    PetscBool          periodic;
+    PetscCall(VecGetLocalSize(dinv, &n));
+    PetscCall(VecGetBlockSize(dinv, &bs));
+    PetscCall(VecGetArrayRead(dinv, &d));
+    periodic = (PetscBool)(bs >= 1 && bs <= 8 && 8 % bs == 0 && n >= bs);
+    for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d)); /* bitwise */
+    PetscCall(VecRestoreArrayRead(dinv, &d));
+    cg->dp = periodic ? bs : 0;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -70,6 +85,7 @@ static PetscErrorCode FusedProduct(KSP ksp, Mat A, PetscErrorCode (**multdot)(Ma
 
 static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
 {
+  KSP_FPNACG *cg = (KSP_FPNACG *)ksp->data;
   PetscInt    i;
   PetscScalar dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold, zr = 0.0;
   PetscReal   dp = 0.0, zz;
@@ -156,7 +172,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     a = beta / dpi;
     if (fused) {
       red_get_atomic_order_state(&drawn);
-      PetscCall(VecFPNACGTail(X, a, P, R, W, D, Z, &zz, &zr)); /* the five steps below in one pass */
+      PetscCall(VecFPNACGTail(X, a, P, R, W, D, cg->dp, Z, &zz, &zr)); /* the five steps below in one pass */
       dp = PetscSqrtReal(zz);
       KSPCheckNorm(ksp, dp);
     } else {

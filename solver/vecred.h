@@ -20,7 +20,9 @@ PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_p
 /* The strategy of an fpna Vec (*is false for any other type). */
 PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s);
 /* The fused CG tail (kernels/ red_cg_tail) on fpna Vecs: x += a p, r -= a w,
- * z = dinv .* r, and zz = z.z, zr = z.r in one collective. w may be z. */
-PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, Vec z, PetscReal *zz, PetscScalar *zr);
+ * z = dinv .* r, and zz = z.z, zr = z.r in one collective. w may be z. dp > 0
+ * (1, 2, 4 or 8): dinv is periodic, entry i equal to entry i % dp, and only
+ * its first dp entries are read. */
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz, PetscScalar *zr);
 
 #endif

@@ -459,7 +459,7 @@ static void test_outer_accuracy(size_t n)
 /* ---- fused passes: red_cg_tail and red_dot_blocks against their unfused
  * order (element-wise steps, then red_local), bitwise, for every strategy
  * (atomic: seeded, and real atomics on one thread), 1-3 threads, odd sizes,
- * and w aliasing z as in CG. */
+ * w aliasing z as in CG, and full and periodic diagonals. */
 typedef struct {
   const double *x;
   double       *y;
@@ -490,7 +490,9 @@ static void test_fused(size_t n, int kind)
     for (int t = 1; t <= 3; t++) {
       if (k == 0 && t > 1) continue;
       omp_set_num_threads(t);
-      for (int alias = 0; alias < 2; alias++) {
+      for (int v = 0; v < 6; v++) {
+        const int     alias = v % 2;
+        const size_t  dp    = (size_t)(v / 2); /* 0: a full diagonal; 1, 2: periodic */
         red_partial_t zz, zr, uzz, uzr;
         red_atomic_state st0, st1, st2;
         memcpy(x, x0, n * sizeof *x), memcpy(r, r0, n * sizeof *r), memcpy(z, w0, n * sizeof *z);
@@ -499,16 +501,16 @@ static void test_fused(size_t n, int kind)
         red_set_atomic_order_seed(seed);
         for (size_t i = 0; i < n; i++) { /* the unfused order: AXPY, AXPY, Jacobi, norm, dot */
           double ri = -a * w[i] + r[i];
-          x[i] = a * p[i] + x[i], r[i] = ri, z[i] = ri * d[i];
+          x[i] = a * p[i] + x[i], r[i] = ri, z[i] = ri * d[dp ? i % dp : i];
         }
         red_local(s, RED_OP_SUMSQ, n, z, NULL, &uzz);
         red_local(s, RED_OP_DOT, n, z, r, &uzr);
         red_get_atomic_order_state(&st0);
         red_set_atomic_order_seed(seed);
-        red_cg_tail(s, n, a, xf, p, rf, wf, d, zf, &zz, &zr);
+        red_cg_tail(s, n, a, xf, p, rf, wf, d, dp, zf, &zz, &zr);
         red_get_atomic_order_state(&st1);
-        CHECK(!memcmp(x, xf, n * sizeof *x) && !memcmp(r, rf, n * sizeof *r) && !memcmp(z, zf, n * sizeof *z), "red_cg_tail %s n=%zu threads=%d alias=%d: vectors differ from the unfused steps", red_strategy_name(s), n, t, alias);
-        CHECK(same_partial(s, &zz, &uzz) && same_partial(s, &zr, &uzr), "red_cg_tail %s seed %llu n=%zu threads=%d alias=%d: partials differ from red_local's", red_strategy_name(s), (unsigned long long)seed, n, t, alias);
+        CHECK(!memcmp(x, xf, n * sizeof *x) && !memcmp(r, rf, n * sizeof *r) && !memcmp(z, zf, n * sizeof *z), "red_cg_tail %s n=%zu threads=%d alias=%d period %zu: vectors differ from the unfused steps", red_strategy_name(s), n, t, alias, dp);
+        CHECK(same_partial(s, &zz, &uzz) && same_partial(s, &zr, &uzr), "red_cg_tail %s seed %llu n=%zu threads=%d alias=%d period %zu: partials differ from red_local's", red_strategy_name(s), (unsigned long long)seed, n, t, alias, dp);
         CHECK(st0.calls == st1.calls, "red_cg_tail %s: %llu seeded draws, red_local %llu", red_strategy_name(s), (unsigned long long)st1.calls, (unsigned long long)st0.calls);
         /* red_dot_blocks: y produced in blocks, x.y formed in the same pass */
         produce_ctx c = {x0, y};
