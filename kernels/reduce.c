@@ -265,12 +265,12 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
 #pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
     {
       rsum_t loc;
+      double xs[RED_BLOCK];
       rsum_init(&loc);
 #pragma omp for schedule(static)
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-        fn(ctx, i0, m);
-        rsum_add(&loc, RED_OP_DOT, m, x + i0, y + i0); /* one chunk: serial */
+        rsum_add(&loc, RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0); /* one chunk: serial */
       }
 #pragma omp critical(red_dot_blocks)
       rsum_merge(&p->r, &loc); /* exact: any order */
@@ -279,13 +279,16 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
   }
   if (s == RED_ATOMIC && atomic_seed == 0) { /* block partials added as they complete */
     double sum = 0.0;
-#pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
-    for (size_t b = 0; b < nb; b++) {
-      size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-      fn(ctx, i0, m);
-      double pb = block_sum(RED_OP_DOT, m, x + i0, y + i0);
+#pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
+    {
+      double xs[RED_BLOCK];
+#pragma omp for schedule(dynamic, 1)
+      for (size_t b = 0; b < nb; b++) {
+        size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+        double pb = block_sum(RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0);
 #pragma omp atomic
-      sum += pb;
+        sum += pb;
+      }
     }
     p->d = sum;
     return;
@@ -296,11 +299,14 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
     p->d = NAN;
     return;
   }
-#pragma omp parallel for schedule(static) if (nb >= RED_PAR_MIN_BLOCKS)
-  for (size_t b = 0; b < nb; b++) {
-    size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
-    fn(ctx, i0, m);
-    pb[b] = block_sum(RED_OP_DOT, m, x + i0, y + i0);
+#pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
+  {
+    double xs[RED_BLOCK];
+#pragma omp for schedule(static)
+    for (size_t b = 0; b < nb; b++) {
+      size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
+      pb[b] = block_sum(RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0);
+    }
   }
   p->d = s == RED_DETERMINISTIC ? pairwise(nb, pb) : seeded_combine(RED_OP_DOT, n, x, y, nb, pb);
   if (pb != stackbuf) free(pb);

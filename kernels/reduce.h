@@ -112,12 +112,14 @@ void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const d
  * updated z and r (the seeded atomic order draws the zz order first). */
 void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr);
 /* A pass that produces y block by block, fused with the local partial of
- * x . y: fn(ctx, i0, m) writes y[i0 .. i0+m) (blocks of RED_BLOCK elements,
- * the last one shorter; distinct blocks may run in parallel, so fn writes
- * its block only), and each block's share of the dot is formed right after,
- * while it is in cache. *p is bitwise red_local(s, RED_OP_DOT, n, x, y, p) on
- * the finished y, with the same seeded atomic draw. */
-typedef void (*red_block_fn)(void *ctx, size_t i0, size_t m);
+ * x . y: fn(ctx, i0, m, xs) writes y[i0 .. i0+m) (blocks of RED_BLOCK
+ * elements, the last one shorter; distinct blocks may run in parallel, so fn
+ * writes its block only) and returns where the block's m values of x are:
+ * x + i0, or xs (RED_BLOCK doubles of scratch) filled with a copy it has in
+ * cache. Each block's share of the dot is formed right after, while it is in
+ * cache. *p is bitwise red_local(s, RED_OP_DOT, n, x, y, p) on the finished
+ * y, with the same seeded atomic draw. */
+typedef const double *(*red_block_fn)(void *ctx, size_t i0, size_t m, double *xs);
 void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p);
 /* Combine np partials in array order (the caller passes them in rank order). */
 double red_combine(red_strategy_t s, int np, const red_partial_t *p);

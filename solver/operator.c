@@ -14,6 +14,7 @@
 #include "vecred.h"
 
 #include <float.h>
+#include <string.h>
 
 /* Below this many points per rank the OpenMP fork costs more than it saves. */
 #define OP_PAR_MIN_POINTS 32768
@@ -72,7 +73,9 @@ static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, P
 
 /* The gathered product as blocks of the owned array (red_dot_blocks), with
  * the operator's fault site inside the pass: the entry is flipped as soon as
- * its block is produced, before the block's share of p.w is formed. */
+ * its block is produced, before the block's share of p.w is formed. The
+ * block's p comes from the rows of the ghosted copy the stencil has just
+ * read (in cache), not from p's own array (one pass less). */
 typedef struct {
   const OpCtx       *op;
   const Layout      *L;
@@ -81,16 +84,18 @@ typedef struct {
   long long          flip; /* local entry the armed fault flips, or -1 */
 } GatherBlocks;
 
-static void GatherBlock(void *ctx, size_t i0, size_t m)
+static const double *GatherBlock(void *ctx, size_t i0, size_t m, double *xs)
 {
   const GatherBlocks *g = ctx;
   const PetscInt      n = g->L->xm * g->L->dof; /* a row; RED_BLOCK and n are multiples of dof <= 2 */
   for (size_t k = i0; k < i0 + m;) {
     PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n), k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
     GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
+    memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
     k += (size_t)(k1 - k0);
   }
   if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(&g->y[g->flip]);
+  return xs;
 }
 
 /* Faces of the owned block, per component: x-faces (i-1|i) for i in
