@@ -211,8 +211,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
         cg_tail_update(i0, m, a, x, p, r, w, dinv, dp, z);
-        rsum_add(&lzz, RED_OP_SUMSQ, m, z + i0, NULL); /* one chunk: serial */
-        rsum_add(&lzr, RED_OP_DOT, m, z + i0, r + i0);
+        rsum_add_sumsq_dot(&lzz, &lzr, m, z + i0, r + i0);
       }
 #pragma omp critical(red_cg_tail)
       rsum_merge(&zz->r, &lzz), rsum_merge(&zr->r, &lzr); /* exact: any order */

@@ -54,6 +54,9 @@ void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double 
 void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
 const char *rsum_outer_isa(void); /* the path gsum_add_outer takes here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
 const char *rsum_outer_set_isa(const char *isa); /* take that path from now on (NULL: the widest); returns the one taken (benchmarks) */
+/* Serial: a += sum z_i^2 and b += sum z_i r_i, the states two rsum_add
+ * calls reach, in one pass over z and r (the CG tail's two sums). */
+void   rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r);
 void   rsum_merge(rsum_t *a, const rsum_t *b); /* exact: a += b */
 double rsum_value(const rsum_t *a);            /* one fixed rounding to double */
 

@@ -191,6 +191,35 @@ __attribute__((target_clones("avx2", "default"))) void rsum_add_fdot(rsum_t *a, 
   else rsum_add_op(a, RED_OP_SUM, 1, n, x, NULL);
 }
 
+/* The CG tail's two sums, z.z into a and z.r into b, in one buffer pass
+ * over z and r: the states rsum_add reaches for each. */
+__attribute__((target_clones("avx2", "default"))) void rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
+{
+  double v[RSUM_CHUNK], w[RSUM_CHUNK];
+  for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
+    size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, m4 = (m + 3) / 4 * 4;
+    v4d    mv = {0}, mw = {0}, cv = {0}, cw = {0};
+    for (size_t i = 0; i + 4 <= m; i += 4) {
+      v4d zz = LOAD4(z + i0 + i), e = zz * zz, f = zz * LOAD4(r + i0 + i);
+      memcpy(v + i, &e, sizeof e), memcpy(w + i, &f, sizeof f);
+      cv += e * 0.0, cw += f * 0.0;
+      v4d af = {fabs(f[0]), fabs(f[1]), fabs(f[2]), fabs(f[3])};
+      v4l gt = e > mv, gf = af > mw;
+      mv = (v4d)((gt & (v4l)e) | (~gt & (v4l)mv)), mw = (v4d)((gf & (v4l)af) | (~gf & (v4l)mw));
+    }
+    for (size_t i = m / 4 * 4; i < m4; i++) {
+      double e = i < m ? z[i0 + i] * z[i0 + i] : 0.0, f = i < m ? z[i0 + i] * r[i0 + i] : 0.0;
+      v[i] = e, w[i] = f, cv[0] += e * 0.0, cw[0] += f * 0.0;
+      mv[0] = e > mv[0] ? e : mv[0], mw[0] = fabs(f) > mw[0] ? fabs(f) : mw[0];
+    }
+    double xv = fmax(fmax(mv[0], mv[1]), fmax(mv[2], mv[3])), xw = fmax(fmax(mw[0], mw[1]), fmax(mw[2], mw[3]));
+    if ((cv[0] + cv[1]) + (cv[2] + cv[3]) != 0.0) rsum_nonfinite(a, m, v); /* as rsum_add_op, each sum on its own */
+    else if (xv > 0.0) rsum_chunk(a, m4, v, xv);
+    if ((cw[0] + cw[1]) + (cw[2] + cw[3]) != 0.0) rsum_nonfinite(b, m, w);
+    else if (xw > 0.0) rsum_chunk(b, m4, w, xw);
+  }
+}
+
 void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
 {
   size_t nchunk = (n + RSUM_CHUNK - 1) / RSUM_CHUNK;

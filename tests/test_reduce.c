@@ -537,6 +537,30 @@ static void test_fused(size_t n, int kind)
   free(v);
 }
 
+/* rsum_add_sumsq_dot (the CG tail's two sums in one pass) against two
+ * rsum_add calls, with a NaN in r, an Inf in z, and a z whose square
+ * overflows while z r does not: each sum keeps its own non-finite handling. */
+static void test_sumsq_dot(void)
+{
+  enum { N = 3000 };
+  static double z[N], r[N];
+  for (int c = 0; c < 4; c++) {
+    for (size_t i = 0; i < N; i++) z[i] = rng_uniform(7, i) - 0.5, r[i] = ldexp(rng_uniform(8, i), (int)(i % 40) - 20);
+    if (c == 1) r[1500] = NAN;
+    if (c == 2) z[2999] = INFINITY;
+    if (c == 3) z[17] = 1e200, r[17] = 1e-200;
+    rsum_t a, b, a1, b1;
+    rsum_init(&a), rsum_init(&b), rsum_init(&a1), rsum_init(&b1);
+    rsum_add_sumsq_dot(&a, &b, N, z, r);
+    rsum_add(&a1, RED_OP_SUMSQ, N, z, NULL);
+    rsum_add(&b1, RED_OP_DOT, N, z, r);
+    double va = rsum_value(&a), vb = rsum_value(&b), wa = rsum_value(&a1), wb = rsum_value(&b1);
+    CHECK((bits(va) == bits(wa) || (isnan(va) && isnan(wa))) && (bits(vb) == bits(wb) || (isnan(vb) && isnan(wb))), "rsum_add_sumsq_dot case %d: %.17g %.17g, rsum_add %.17g %.17g", c, va, vb, wa, wb);
+    if (c == 1) CHECK(isfinite(va) && isnan(vb), "a NaN in r must leave z.z finite and make z.r NaN");
+    if (c == 3) CHECK(isinf(va) && isfinite(vb), "an overflowing z^2 must make z.z Inf and leave z.r finite");
+  }
+}
+
 int main(void)
 {
   size_t sizes[] = {1, 7, 1000, 1025, 65537, 300001};
@@ -550,6 +574,7 @@ int main(void)
   test_scatter();
   size_t fsizes[] = {1, 7, 1024, 1031, 8 * 1024 + 5, 200003};
   for (size_t i = 0; i < sizeof fsizes / sizeof *fsizes; i++) test_fused(fsizes[i], DATA_UNIFORM), test_fused(fsizes[i], DATA_WIDE);
+  test_sumsq_dot();
   test_outer();
   test_outer_accuracy(1000);
   test_outer_accuracy(65537);
