@@ -65,6 +65,16 @@ fused_cg) # the default fpnacg (fused tail) gives PETSc CG's iterates bit for bi
     [ "$(key "$tmp/f" ksp_iterations)" = "$(key "$tmp/c" ksp_iterations)" ] || fail "$sc: iteration counts differ"
     [ "$(key "$tmp/f" reduction_calls)" -lt "$(key "$tmp/c" reduction_calls)" ] || fail "$sc: the fused tail was not used"
   done
+  # the product fused with p.w (gather operator: the deterministic and
+  # reproducible builds; the atomic build's scatter operator keeps two steps)
+  products() { awk '$1 == "MatMultDot" {n = $2} END {print n + 0}' "$1.log"; }
+  run "$tmp/p" -scenario heat -da_grid_x 45 -da_grid_y 31 -ts_max_steps 3 -threads $t -log_view
+  run "$tmp/q" -scenario heat -da_grid_x 45 -da_grid_y 31 -ts_max_steps 3 -threads $t -log_view -ksp_fpnacg_fuse 0
+  echo "fused products: $(products "$tmp/p") (fusion off: $(products "$tmp/q"))"
+  [ "$(products "$tmp/q")" = 0 ] || fail "-ksp_fpnacg_fuse 0 still ran the fused product"
+  if [ "$strategy" = atomic ]; then [ "$(products "$tmp/p")" = 0 ] || fail "the scatter operator has no fused product"
+  else [ "$(products "$tmp/p")" -ge "$(key "$tmp/p" ksp_iterations_total)" ] || fail "the fused product was not used: $(products "$tmp/p") for $(key "$tmp/p" ksp_iterations_total) iterations"; fi
+  [ "$(key "$tmp/p" state_hash)" = "$(key "$tmp/q" state_hash)" ] || fail "the fusions changed the bits"
   # every seed of the replayed atomic order (0: real atomics, whose order is
   # fixed for 1 thread only), 1, 2, 3 threads and 1 and 3 ranks: the fused
   # pass draws the same orders as KSPCG's separate reductions
