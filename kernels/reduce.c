@@ -173,28 +173,12 @@ static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const
   *zr = ((lzr[0] + lzr[1]) + (lzr[2] + lzr[3])) + ((lzr[4] + lzr[5]) + (lzr[6] + lzr[7]));
 }
 
-/* Elements [i0, i0 + m) of the tail alone (the reproducible sums follow). */
+/* Elements [i0, i0 + m) of the tail alone (the reproducible sums follow):
+ * the block sums of cg_tail_block are not used, and inlined, not computed. */
 static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z)
 {
-  double dpat[8];
-  size_t i = 0;
-  diag_pattern(dp, dinv, dpat);
-  for (; i + 8 <= m; i += 8) {
-    const size_t j = i0 + i;
-#pragma omp simd /* w may be z, but only element for element: no dependence between iterations */
-    for (int k = 0; k < 8; k++) {
-      double ri = -a * w[j + k] + r[j + k]; /* w and z may be one array: w[i] is read first */
-      x[j + k]  = a * p[j + k] + x[j + k];
-      r[j + k]  = ri;
-      z[j + k]  = ri * DIAG(dp, dinv, dpat, j, k);
-    }
-  }
-  for (; i < m; i++) {
-    const size_t j = i0 + i;
-    double       ri = -a * w[j] + r[j];
-    x[j]            = a * p[j] + x[j];
-    r[j] = ri, z[j] = ri * (dp ? dinv[j % dp] : dinv[j]);
-  }
+  double unused_zz, unused_zr;
+  cg_tail_block(i0, m, a, x, p, r, w, dinv, dp, z, &unused_zz, &unused_zr);
 }
 
 void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr)

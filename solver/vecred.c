@@ -302,6 +302,7 @@ static PetscErrorCode Duplicate(Vec w, Vec *v)
   PetscCall(PetscObjectListDuplicate(((PetscObject)w)->olist, &((PetscObject)(*v))->olist));
   PetscCall(PetscFunctionListDuplicate(((PetscObject)w)->qlist, &((PetscObject)(*v))->qlist));
   (*v)->ops->view = w->ops->view;
+  (*v)->stash.ignorenegidx = w->stash.ignorenegidx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
