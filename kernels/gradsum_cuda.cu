@@ -273,8 +273,8 @@ __global__ void gradsum_rowmax_kernel(int nrow, const float *X, size_t ldx, size
 }
 
 /* gsum's sums: bins[(p * nseg + g) * GS_GDIG + k], the digits of the fold
- * sums of pair p over segment g, each product rounded to the pair's unit
- * 2^(ex + ey - 102) from the rows' maxima (xmax, ymax: float bits; the bias
+ * sum of pair p over segment g, each product rounded to the pair's unit
+ * 2^(ex + ey - 51) from the rows' maxima (xmax, ymax: float bits; the bias
  * column y = 1 has exponent 1). Integer adds: any order, any tiling. A pair
  * with a non-finite bound records which non-finite products it has (nf, as
  * gradsum_absmax_kernel); one with a zero row adds nothing. */
@@ -302,9 +302,9 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
   unsigned long long f = 0;
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t    s0 = (size_t)c * GS_CHUNK, s1 = min(len, s0 + GS_CHUNK);
-    long long a0[T * T], a1[T * T], q0, q1;
+    long long a0[T * T];
 #pragma unroll
-    for (int q = 0; q < T * T; q++) a0[q] = a1[q] = 0;
+    for (int q = 0; q < T * T; q++) a0[q] = 0;
     for (size_t i = s0 + t; i < s1; i += GS_THREADS) {
       gs_load<T>(g, X, ldx, Y, ldy, i, xv, yv);
 #pragma unroll
@@ -316,8 +316,7 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
           continue;
         }
         if (sx[a] == 0.0 || sy[b] == 0.0) continue;
-        gsum_fold(__dmul_rn(__dmul_rn((double)xv[a], sx[a]), __dmul_rn((double)yv[b], sy[b])), &q0, &q1);
-        a0[q] += q0, a1[q] += q1; /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
+        a0[q] += gsum_fold(__dmul_rn(__dmul_rn((double)xv[a], sx[a]), __dmul_rn((double)yv[b], sy[b]))); /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
       }
     }
 #pragma unroll
@@ -325,7 +324,6 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
 #pragma unroll
       for (int r = 0; r < R; r++) {
         sh[r][0][t] = a0[p0 + r] >> 32, sh[r][1][t] = a0[p0 + r] & 0xffffffffll;
-        sh[r][2][t] = a1[p0 + r] >> 32, sh[r][3][t] = a1[p0 + r] & 0xffffffffll;
       }
       __syncthreads();
       for (int h = GS_THREADS / 2; h > 0; h >>= 1) {
@@ -494,8 +492,7 @@ static void outer_result(const gradsum_call *c, const char *h, size_t p, red_par
   gsum_init(&g);
   for (int s = 0; s < c->nseg; s++) {
     const long long *b = (const long long *)&bins[GS_GDIG * (p * (size_t)c->nseg + (size_t)s)];
-    g.c0 += (__int128)b[0] * ((__int128)1 << 32) + b[1];
-    g.c1 += (__int128)b[2] * ((__int128)1 << 32) + b[3];
+    g.c += (__int128)b[0] * ((__int128)1 << 32) + b[1];
   }
   if (nf[p]) { /* the sum of the non-finite products: NaN with a NaN or both infinities, else the infinity */
     g.nonfinite = 1;

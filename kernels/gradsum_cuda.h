@@ -90,11 +90,10 @@ static inline void gradsum_to_rsum(double mx, const long long *bins, int nseg, r
 }
 
 /* kernels/gsum.c on the device (the reproducible weight gradients): the
- * exponent of a row's max|x| (frexp's; GSUM_ZERO, GSUM_NONFINITE), and the two
- * folds of one scaled product v = x y 2^-(ex+ey), |v| < 1: q0 = v to the
- * nearest multiple of 2^-51, q1 = the rest to the nearest multiple of 2^-102,
- * as integers (the bits of b0 = v + 3 and b1 = v + ((3 + 1.5 2^-50) - b0),
- * the same operations as gsum.c's generic path: the same integers). */
+ * exponent of a row's max|x| (frexp's; GSUM_ZERO, GSUM_NONFINITE), and the
+ * fold of one scaled product v = x y 2^-(ex+ey), |v| < 1: q0 = v to the
+ * nearest multiple of 2^-51, as an integer (the bits of b0 = v + 3, the same
+ * operation as gsum.c's generic path: the same integers). */
 GS_HD int gsum_exp_of(float m)
 {
   if (!(m < INFINITY)) return GSUM_NONFINITE;
@@ -113,15 +112,11 @@ GS_HD long long gs_bits(double d)
   return b;
 #endif
 }
-GS_HD void gsum_fold(double v, long long *q0, long long *q1)
-{
-  double b0 = GS_DADD(v, 3.0), b1 = GS_DADD(v, GS_DSUB(3.0 + 0x1.8p-50, b0));
-  *q0 = gs_bits(b0) - gs_bits(3.0), *q1 = gs_bits(b1) - gs_bits(0x1.8p-50);
-}
-/* Digits of a thread's fold sums for the block trees and the segments' int64
+GS_HD long long gsum_fold(double v) { return gs_bits(GS_DADD(v, 3.0)) - gs_bits(3.0); }
+/* Digits of a thread's fold sum for the block trees and the segments' int64
  * bins: a = hi 2^32 + lo, lo in [0, 2^32) (a 2^22-sample segment's lo sums
- * stay below 2^50 and its hi sums below 2^45). */
-#define GS_GDIG 4 /* c0 hi, c0 lo, c1 hi, c1 lo */
+ * stay below 2^50 and its hi sums below 2^41). */
+#define GS_GDIG 2 /* c hi, c lo */
 
 #ifdef __cplusplus
 extern "C" {

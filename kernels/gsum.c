@@ -1,29 +1,27 @@
 /* kernels/gsum.c: global-unit sums of float products (reduce.h), the
  * reproducible strategy's weight and bias gradients: r[p][q] += sum_i x_p[i]
  * y_q[i] over a chunk of samples, every product rounded once to the pair's
- * unit U = 2^(ex[p] + ey[q] - 102), fixed in advance from the rows' maxima
- * over the whole batch.
+ * unit U = 2^(ex[p] + ey[q] - 51), fixed in advance from the rows' maxima
+ * over the whole batch, and the rounded products added as integers: 64-bit
+ * fixed point, as AMBER's SPFP accumulates forces.
  *
  * Why a unit fixed in advance: kernels/rsum.c splits every value at fixed
  * binary boundaries 40 bits apart and keeps three folds, because a chunk
- * cannot know the batch's largest value; with up to 40 bits of that window
- * unused, three folds are needed for n 2^-80 max. Knowing the bound first,
- * two folds of 51 bits hold a product to 2^-101 of the bound, and no chunk
- * ever needs a redo. The cost per 4 products (one 256-bit vector):
+ * cannot know the batch's largest value. Knowing the bound first, one fold of
+ * 51 bits holds every product to 2^-51 of the bound, and no chunk ever needs
+ * a redo. The cost per 4 products (one 256-bit vector):
  *   b0 = fma(x, y, M0)       q0 = b0 - M0: x y to the nearest multiple of 2^-51
  *                            (in units of 2^(ex+ey)), M0 = 3
- *   t  = (M0 + M1) - b0      = M1 - q0, exact
- *   b1 = fma(x, y, t)        = r + M1 rounded once, r = x y - q0 (|r| <= 2^-52):
- *                            q1 = b1 - M1, r to the nearest multiple of 2^-102
- * and two integer adds of the bits of b0 and b1 (b0 stays in [2, 4) and b1
- * in [2^-50, 2^-49), so their bits count the folds in units: the lanes wrap,
- * and the count is corrected once per chunk, exact while the true count fits
- * in 63 bits). rsum's three folds took a multiply, 7 dependent additions and 3
+ * and one integer add of the bits of b0 (b0 stays in [2, 4), so its bits
+ * count the fold in units: the lanes wrap, and the count is corrected once
+ * per block, exact while the true count fits in 63 bits). rsum's three folds
+ * took a multiply, 7 dependent additions and 3 integer adds; the two folds
+ * this file kept before (to 2^-102 of the bound) 2 FMA, 1 subtraction and 2
  * integer adds. fma(x, y, c) equals (x*y) + c bitwise here, since x*y of two
  * widened floats is exact in double: the generic path multiplies and adds.
  * The rows are widened to double and scaled by 2^-ex (exact), so that
  * |x| < 1, |y| < 1 and |x y| < 1 - 2^-24: b0 never reaches 4.
- * The same arithmetic runs on the GPU (gradsum_cuda.cu, gsum_split in
+ * The same arithmetic runs on the GPU (gradsum_cuda.cu, gsum_fold in
  * gradsum_cuda.h): the same integers, the same bits. */
 #include "reduce.h"
 #include "reduce_impl.h"
@@ -46,8 +44,7 @@ typedef float  v4f __attribute__((vector_size(16)));
 #define OSUB 512 /* samples per pass: the scaled rows of a group stay in L1/L2; 512 2^51 < 2^63 */
 #define OGRP 34   /* y rows widened at a time */
 
-#define GSUM_M0 3.0          /* 1.5 2^1: ulp 2^-51 */
-#define GSUM_M1 0x1.8p-50    /* 1.5 2^-50: ulp 2^-102 */
+#define GSUM_M0 3.0 /* 1.5 2^1: ulp 2^-51 */
 
 void gsum_init(gsum_t *g) { memset(g, 0, sizeof *g); }
 
@@ -59,7 +56,7 @@ void gsum_merge(gsum_t *a, const gsum_t *b)
     a->special   = a->nonfinite ? a->special + b->special : b->special;
     a->nonfinite = 1;
   }
-  a->c0 += b->c0, a->c1 += b->c1;
+  a->c += b->c;
 }
 
 /* The largest |x_i| as the largest magnitude bits (an integer max, which
@@ -90,17 +87,16 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
     return;
   }
   if (!plain_exp(ex) || !plain_exp(ey)) return;
-  /* value = (c0 2^51 + c1) 2^eu, eu = ex + ey - 102: bin 2's unit 2^(40 (top-2))
-   * at or below 2^eu, sh = eu - 40 (top-2) in [0, 40) */
-  int32_t eu  = ex + ey - 102;
-  int32_t t2  = eu >= 0 ? eu / RSUM_W : -((-eu + RSUM_W - 1) / RSUM_W);
-  int     sh  = eu - t2 * RSUM_W;
-  __int128 b[RSUM_FOLD] = {0, 0, 0}, lo = g->c1, hi = g->c0;
-  /* c1 2^sh and c0 2^(51+sh) = c0 2^(11+sh) 2^40, each split into 40-bit
-   * digits first so that no shift overflows (|c| < 2^76 for n < 2^24) */
-  __int128 m40 = ((__int128)1 << RSUM_W) - 1, f = (__int128)1 << sh, f11 = (__int128)1 << (11 + sh); /* multiplied, not shifted: the high digits may be negative */
-  b[2] += (lo & m40) * f, b[1] += (lo >> RSUM_W) * f;
-  b[1] += (hi & m40) * f11, b[0] += (hi >> RSUM_W) * f11;
+  /* value = c 2^eu, eu = ex + ey - 51: bin 2's unit 2^(40 (top-2)) at or
+   * below 2^eu, sh = eu - 40 (top-2) in [0, 40) */
+  int32_t eu = ex + ey - 51;
+  int32_t t2 = eu >= 0 ? eu / RSUM_W : -((-eu + RSUM_W - 1) / RSUM_W);
+  int     sh = eu - t2 * RSUM_W;
+  __int128 b[RSUM_FOLD] = {0, 0, 0}, c = g->c;
+  /* c 2^sh, c split into 40-bit digits first so that no shift overflows
+   * (|c| < 2^75 for n < 2^24) */
+  __int128 m40 = ((__int128)1 << RSUM_W) - 1, f = (__int128)1 << sh; /* multiplied, not shifted: the high digits may be negative */
+  b[2] += (c & m40) * f, b[1] += ((c >> RSUM_W) & m40) * f, b[0] += (c >> (2 * RSUM_W)) * f;
   r->top = t2 + 2;
   rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
 }
@@ -108,7 +104,7 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
 double gsum_half_unit(int32_t ex, int32_t ey)
 {
   if (!plain_exp(ex) || !plain_exp(ey)) return 0.0;
-  return ldexp(1.0, ex + ey - 103);
+  return ldexp(1.0, ex + ey - 52);
 }
 
 AI double pow2(int e) /* 2^e for -1022 <= e <= 1023 */
@@ -139,37 +135,27 @@ AI void ones(size_t m, size_t m4, double *ys) /* the bias row: 1 scaled by 2^-1 
   for (size_t i = 0; i < m4; i++) ys[i] = i < m ? 0.5 : 0.0;
 }
 
-/* Folds of 4 products. b1 takes one operation less than (v - q0) + M1: with
- * t = (M0 + M1) - b0 = M1 - q0 (exact: a multiple of 2^-51 below 2 in
- * magnitude; M0 + M1 is exact too), v + t is the exact r + M1 rounded once,
- * which is b1. Generic: multiply, then add (the product is exact). */
-#define GSUM_M01 (GSUM_M0 + GSUM_M1)
-AI void fold_generic(v4d a, v4d b, rs_v4u *S0, rs_v4u *S1)
+/* The fold of 4 products. Generic: multiply, then add (the product is exact). */
+AI void fold_generic(v4d a, v4d b, rs_v4u *S0)
 {
-  const v4d M0 = {GSUM_M0, GSUM_M0, GSUM_M0, GSUM_M0}, M01 = {GSUM_M01, GSUM_M01, GSUM_M01, GSUM_M01};
-  v4d       v = a * b, b0 = v + M0, b1 = v + (M01 - b0);
-  *S0 += (rs_v4u)b0, *S1 += (rs_v4u)b1;
+  const v4d M0 = {GSUM_M0, GSUM_M0, GSUM_M0, GSUM_M0};
+  v4d       b0 = a * b + M0;
+  *S0 += (rs_v4u)b0;
 }
 
 #if defined(__x86_64__)
-/* The same with the multiply fused into the two additions (bitwise equal):
- * 2 FMA, 1 subtraction and 2 integer adds per 4 products. */
-#define FOLD_FMA(NAME, TGT)                                                              \
-  __attribute__((target(TGT))) AI void NAME(v4d a, v4d b, rs_v4u *S0, rs_v4u *S1)       \
-  {                                                                                      \
-    __m256d x = (__m256d)a, y = (__m256d)b;                                              \
-    __m256d b0 = _mm256_fmadd_pd(x, y, _mm256_set1_pd(GSUM_M0));                         \
-    __m256d b1 = _mm256_fmadd_pd(x, y, _mm256_sub_pd(_mm256_set1_pd(GSUM_M01), b0));     \
-    *S0 += (rs_v4u)b0, *S1 += (rs_v4u)b1;                                                \
+/* The same with the multiply fused into the addition (bitwise equal): 1 FMA
+ * and 1 integer add per 4 products. */
+#define FOLD_FMA(NAME, TGT)                                                        \
+  __attribute__((target(TGT))) AI void NAME(v4d a, v4d b, rs_v4u *S0)             \
+  {                                                                                \
+    __m256d b0 = _mm256_fmadd_pd((__m256d)a, (__m256d)b, _mm256_set1_pd(GSUM_M0)); \
+    *S0 += (rs_v4u)b0;                                                             \
   }
 #endif
 
-/* The folds' counts after m4 products (lanes summed, m4 bits(M) taken off). */
-AI void counts(gsum_t *g, rs_v4u S0, rs_v4u S1, size_t m4)
-{
-  g->c0 += rsum_fold_count(S0, m4, GSUM_M0);
-  g->c1 += rsum_fold_count(S1, m4, GSUM_M1);
-}
+/* The fold's count after m4 products (lanes summed, m4 bits(M0) taken off). */
+AI void counts(gsum_t *g, rs_v4u S0, size_t m4) { g->c += rsum_fold_count(S0, m4, GSUM_M0); }
 
 /* A block of BX x rows by BY y rows over m4 scaled samples: each loaded
  * vector serves BY (or BX) pairs, so a vector of 4 products costs about one
@@ -177,18 +163,18 @@ AI void counts(gsum_t *g, rs_v4u S0, rs_v4u S1, size_t m4)
 #define BLOCK(NAME, ATTR, FOLD, BX, BY)                                                                  \
   ATTR AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys)             \
   {                                                                                                      \
-    rs_v4u S0[BX][BY], S1[BX][BY];                                                                       \
+    rs_v4u S0[BX][BY];                                                                                   \
     for (int u = 0; u < (BX); u++)                                                                       \
-      for (int v = 0; v < (BY); v++) S0[u][v] = S1[u][v] = (rs_v4u){0, 0, 0, 0};                         \
+      for (int v = 0; v < (BY); v++) S0[u][v] = (rs_v4u){0, 0, 0, 0};                                    \
     for (size_t i = 0; i < m4; i += 4) {                                                                 \
       v4d a[BX], b[BY];                                                                                  \
       for (int u = 0; u < (BX); u++) memcpy(&a[u], xs[u] + i, sizeof a[u]);                              \
       for (int v = 0; v < (BY); v++) memcpy(&b[v], ys[v] + i, sizeof b[v]);                              \
       for (int u = 0; u < (BX); u++)                                                                     \
-        for (int v = 0; v < (BY); v++) FOLD(a[u], b[v], &S0[u][v], &S1[u][v]);                           \
+        for (int v = 0; v < (BY); v++) FOLD(a[u], b[v], &S0[u][v]);                                      \
     }                                                                                                    \
     for (int u = 0; u < (BX); u++)                                                                       \
-      for (int v = 0; v < (BY); v++) counts(g[u * (BY) + v], S0[u][v], S1[u][v], m4);                    \
+      for (int v = 0; v < (BY); v++) counts(g[u * (BY) + v], S0[u][v], m4);                              \
   }
 
 /* A pair whose bound is non-finite: the sum of its non-finite products (as
@@ -276,30 +262,25 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
 #define BLOCK512(NAME, BX, BY)                                                                                     \
   __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys) \
   {                                                                                                                \
-    __m512i S0[BX][BY], S1[BX][BY];                                                                                \
-    const __m512d M0 = _mm512_set1_pd(GSUM_M0), M01 = _mm512_set1_pd(GSUM_M01);                                    \
+    __m512i       S0[BX][BY];                                                                                      \
+    const __m512d M0 = _mm512_set1_pd(GSUM_M0);                                                                    \
     for (int u = 0; u < (BX); u++)                                                                                 \
-      for (int v = 0; v < (BY); v++) S0[u][v] = S1[u][v] = _mm512_setzero_si512();                                 \
+      for (int v = 0; v < (BY); v++) S0[u][v] = _mm512_setzero_si512();                                            \
     for (size_t i = 0; i < m4; i += 8) {                                                                           \
-      __m512d a[BX], b[BY];                                                                                        \
+      __m512d a[BX];                                                                                               \
       for (int u = 0; u < (BX); u++) a[u] = _mm512_loadu_pd(xs[u] + i);                                            \
-      for (int v = 0; v < (BY); v++) b[v] = _mm512_loadu_pd(ys[v] + i);                                            \
-      for (int u = 0; u < (BX); u++)                                                                               \
-        for (int v = 0; v < (BY); v++) {                                                                           \
-          __m512d b0 = _mm512_fmadd_pd(a[u], b[v], M0), b1 = _mm512_fmadd_pd(a[u], b[v], _mm512_sub_pd(M01, b0));  \
-          S0[u][v] = _mm512_add_epi64(S0[u][v], _mm512_castpd_si512(b0));                                          \
-          S1[u][v] = _mm512_add_epi64(S1[u][v], _mm512_castpd_si512(b1));                                          \
-        }                                                                                                          \
+      for (int v = 0; v < (BY); v++) {                                                                             \
+        __m512d b = _mm512_loadu_pd(ys[v] + i);                                                                    \
+        for (int u = 0; u < (BX); u++) S0[u][v] = _mm512_add_epi64(S0[u][v], _mm512_castpd_si512(_mm512_fmadd_pd(a[u], b, M0))); \
+      }                                                                                                            \
     }                                                                                                              \
     for (int u = 0; u < (BX); u++)                                                                                 \
       for (int v = 0; v < (BY); v++) {                                                                             \
-        rs_v4u lo0, hi0, lo1, hi1;                                                                                 \
+        rs_v4u  lo, hi;                                                                                            \
         __m256i t;                                                                                                 \
-        t = _mm512_castsi512_si256(S0[u][v]), memcpy(&lo0, &t, 32);                                                \
-        t = _mm512_extracti64x4_epi64(S0[u][v], 1), memcpy(&hi0, &t, 32);                                          \
-        t = _mm512_castsi512_si256(S1[u][v]), memcpy(&lo1, &t, 32);                                                \
-        t = _mm512_extracti64x4_epi64(S1[u][v], 1), memcpy(&hi1, &t, 32);                                          \
-        counts(g[u * (BY) + v], lo0 + hi0, lo1 + hi1, m4);                                                         \
+        t = _mm512_castsi512_si256(S0[u][v]), memcpy(&lo, &t, 32);                                                 \
+        t = _mm512_extracti64x4_epi64(S0[u][v], 1), memcpy(&hi, &t, 32);                                          \
+        counts(g[u * (BY) + v], lo + hi, m4);                                                                      \
       }                                                                                                            \
   }
 #endif
@@ -307,13 +288,18 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
 ISA(generic, , fold_generic, 2, 2)
 #if defined(__x86_64__)
 FOLD_FMA(fold_fma, "avx2,fma")
-FOLD_FMA(fold_fma512, "avx512f,avx512vl,avx2,fma")
-ISA(avx2, __attribute__((target("avx2,fma"))), fold_fma, 2, 2)
+#ifndef A2X
+#define A2X 2
+#define A2Y 2
+#define A5X 4
+#define A5Y 4
+#endif
+ISA(avx2, __attribute__((target("avx2,fma"))), fold_fma, A2X, A2Y)
 BLOCK512(z11, 1, 1)
-BLOCK512(z1y, 1, 4)
-BLOCK512(zx1, 2, 1)
-BLOCK512(zxy, 2, 4)
-OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), z11, z1y, zx1, zxy, 2, 4)
+BLOCK512(z1y, 1, A5Y)
+BLOCK512(zx1, A5X, 1)
+BLOCK512(zxy, A5X, A5Y)
+OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), z11, z1y, zx1, zxy, A5X, A5Y)
 #endif
 
 typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);

@@ -76,7 +76,7 @@ double rsum_value(const rsum_t *a);            /* one fixed rounding to double *
 #define GSUM_ZERO      INT32_MIN /* gsum_exponent of an all-zero row */
 #define GSUM_NONFINITE INT32_MAX /* ... of a row holding an Inf or NaN */
 typedef struct {
-  __int128 c0, c1;    /* sum of q0 / 2^51 U and of q1 / U                    */
+  __int128 c;          /* sum of the products rounded to U, in units of U   */
   int32_t  nonfinite; /* a product was Inf or NaN: special is their sum      */
   double   special;
 } gsum_t;
