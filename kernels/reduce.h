@@ -65,14 +65,12 @@ double rsum_value(const rsum_t *a);            /* one fixed rounding to double *
  * is fixed before the sum from the rows' largest magnitudes over the whole
  * batch, all ranks included (a max is order-free): with ex, ey the exponents
  * of max|x| and max|y| (gsum_exponent), every product x_i y_i (exact in
- * double) is rounded once to the nearest multiple of U = 2^(ex + ey - 102)
- * (ties to even), and the integers are added exactly. The state is therefore
- * a function of the multiset of products and the two maxima alone: the same
- * for any thread count, chunking, sample order, rank count, CPU or GPU.
- * Error: |sum - exact| <= n U / 2 <= n 2^-101 max|x| max|y|, then the one
- * rounding of rsum_value. Each product takes two folds: q0 = nearest multiple
- * of 2^51 U, q1 = the remainder's nearest multiple of U (two integers of at
- * most 52 bits; q0 + q1 is the product rounded to U). */
+ * double) is rounded once to the nearest multiple of U = 2^(ex + ey - 51)
+ * (ties to even), and the integers are added exactly (64-bit fixed point).
+ * The state is therefore a function of the multiset of products and the two
+ * maxima alone: the same for any thread count, chunking, sample order, rank
+ * count, CPU or GPU. Error: |sum - exact| <= n U / 2 <= n 2^-50 max|x| max|y|,
+ * then the one rounding of rsum_value. */
 #define GSUM_ZERO      INT32_MIN /* gsum_exponent of an all-zero row */
 #define GSUM_NONFINITE INT32_MAX /* ... of a row holding an Inf or NaN */
 typedef struct {
