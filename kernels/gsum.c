@@ -94,7 +94,7 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
   int     sh = eu - t2 * RSUM_W;
   __int128 b[RSUM_FOLD] = {0, 0, 0}, c = g->c;
   /* c 2^sh, c split into 40-bit digits first so that no shift overflows
-   * (|c| < 2^75 for n < 2^24) */
+   * (exact for any c; |c| < 2^75 for n < 2^24) */
   __int128 m40 = ((__int128)1 << RSUM_W) - 1, f = (__int128)1 << sh; /* multiplied, not shifted: the high digits may be negative */
   b[2] += (c & m40) * f, b[1] += ((c >> RSUM_W) & m40) * f, b[0] += (c >> (2 * RSUM_W)) * f;
   r->top = t2 + 2;

@@ -379,7 +379,7 @@ static void test_outer(void)
   size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
   int    pairs = 0, bad = 0, badsplit = 0, offmax = 0;
   for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
-    size_t   n = sizes[t], nx = 11, ny = 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n};
+    size_t   n = sizes[t], nx = 11, ny = t % 2 ? 37 : 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n}; /* 37 + the bias: two groups of y rows */
     float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
     gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
     int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
