@@ -195,10 +195,40 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
   else memset(xs, 0, m4 * sizeof *xs);
 }
 
+#if defined(__x86_64__)
+/* widen_row for the AVX2 and AVX-512 paths: 4 or 8 floats a conversion (the
+ * generic vector code compiles there to conversions of 2 floats and an
+ * insert); the same values. */
+__attribute__((target("avx2,fma"))) AI void widen_row256(size_t m, size_t m4, const float *x, double *xs, int32_t e)
+{
+  if (!plain_exp(e)) {
+    memset(xs, 0, m4 * sizeof *xs);
+    return;
+  }
+  const double  sc = pow2(-e);
+  const __m256d s  = _mm256_set1_pd(sc);
+  size_t        i  = 0;
+  for (; i + 4 <= m; i += 4) _mm256_storeu_pd(xs + i, _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), s));
+  for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * sc : 0.0;
+}
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void widen_row512(size_t m, size_t m4, const float *x, double *xs, int32_t e)
+{
+  if (!plain_exp(e)) {
+    memset(xs, 0, m4 * sizeof *xs);
+    return;
+  }
+  const double  sc = pow2(-e);
+  const __m512d s  = _mm512_set1_pd(sc);
+  size_t        i  = 0;
+  for (; i + 8 <= m; i += 8) _mm512_storeu_pd(xs + i, _mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), s));
+  for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * sc : 0.0;
+}
+#endif
+
 /* The pass over a chunk's rows: groups of OGRP y rows (the bias row last)
  * widened, then BX x rows at a time, every pair of the group folded in blocks
  * of BX x BY while its rows are in L1 (the edges in narrower blocks). */
-#define OUTER(NAME, ATTR, B11, B1Y, BX1, BXY, BX, BY)                                                                                  \
+#define OUTER(NAME, ATTR, WIDEN, B11, B1Y, BX1, BXY, BX, BY)                                                                                \
   ATTR static void NAME(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
   {                                                                                                                                     \
     double xs[BX][OSUB], ys[OGRP][OSUB];                                                                                                \
@@ -216,13 +246,13 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
         const double *yp[OGRP];                                                                                                         \
         for (size_t q = 0; q < nq; q++) {                                                                                               \
           if (q0 + q == ny) ones(m, m4, ys[q]);                                                                                         \
-          else widen_row(m, m4, y + (q0 + q) * ldy + i0, ys[q], ey[q0 + q]);                                                            \
+          else WIDEN(m, m4, y + (q0 + q) * ldy + i0, ys[q], ey[q0 + q]);                                                                \
           yp[q] = ys[q];                                                                                                                \
         }                                                                                                                               \
         for (size_t p0 = 0; p0 < nx; p0 += (BX)) {                                                                                      \
           size_t        np = nx - p0 < (BX) ? nx - p0 : (BX);                                                                           \
           const double *xp[BX];                                                                                                         \
-          for (size_t u = 0; u < np; u++) widen_row(m, m4, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u];                  \
+          for (size_t u = 0; u < np; u++) WIDEN(m, m4, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u];                      \
           for (size_t q = 0; q < nq;) {                                                                                                 \
             size_t  w = nq - q >= (BY) ? (BY) : 1, h = np == (BX) ? (BX) : 1;                                                          \
             for (size_t u = 0; u < np; u += h) {                                                                                        \
@@ -252,12 +282,12 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
  * blocks of 2 x 2 pairs (16 vector registers: 2 x 4 spilled and ran at a
  * third of the speed); AVX-512 (below), 512-bit vectors and 32 registers,
  * blocks of 4 x 4 (as fast as 4 x 6, faster than 2 x 4 and 3 x 8). */
-#define ISA(SUF, ATTR, FOLD, BX, BY)                    \
+#define ISA(SUF, ATTR, WIDEN, FOLD, BX, BY)             \
   BLOCK(b11_##SUF, ATTR, FOLD, 1, 1)                    \
   BLOCK(b1y_##SUF, ATTR, FOLD, 1, BY)                   \
   BLOCK(bx1_##SUF, ATTR, FOLD, BX, 1)                   \
   BLOCK(bxy_##SUF, ATTR, FOLD, BX, BY)                  \
-  OUTER(outer_##SUF, ATTR, b11_##SUF, b1y_##SUF, bx1_##SUF, bxy_##SUF, BX, BY)
+  OUTER(outer_##SUF, ATTR, WIDEN, b11_##SUF, b1y_##SUF, bx1_##SUF, bxy_##SUF, BX, BY)
 /* AVX-512 with 512-bit vectors: 8 products per operation. */
 #if defined(__x86_64__)
 #define BLOCK512(NAME, BX, BY)                                                                                     \
@@ -286,15 +316,15 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
   }
 #endif
 
-ISA(generic, , fold_generic, 2, 2)
+ISA(generic, , widen_row, fold_generic, 2, 2)
 #if defined(__x86_64__)
 FOLD_FMA(fold_fma, "avx2,fma")
-ISA(avx2, __attribute__((target("avx2,fma"))), fold_fma, 2, 2)
+ISA(avx2, __attribute__((target("avx2,fma"))), widen_row256, fold_fma, 2, 2)
 BLOCK512(z11, 1, 1)
 BLOCK512(z1y, 1, 4)
 BLOCK512(zx1, 4, 1)
 BLOCK512(zxy, 4, 4)
-OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), z11, z1y, zx1, zxy, 4, 4)
+OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, z11, z1y, zx1, zxy, 4, 4)
 #endif
 
 typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);
