@@ -199,30 +199,23 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
 /* widen_row for the AVX2 and AVX-512 paths: 4 or 8 floats a conversion (the
  * generic vector code compiles there to conversions of 2 floats and an
  * insert); the same values. */
-__attribute__((target("avx2,fma"))) AI void widen_row256(size_t m, size_t m4, const float *x, double *xs, int32_t e)
-{
-  if (!plain_exp(e)) {
-    memset(xs, 0, m4 * sizeof *xs);
-    return;
+#define WIDEN_ROW(NAME, TGT, W, VD, SET1, CVTLOAD, MUL, STORE)                                          \
+  __attribute__((target(TGT))) AI void NAME(size_t m, size_t m4, const float *x, double *xs, int32_t e) \
+  {                                                                                                     \
+    if (!plain_exp(e)) {                                                                                \
+      memset(xs, 0, m4 * sizeof *xs);                                                                   \
+      return;                                                                                           \
+    }                                                                                                   \
+    const double sc = pow2(-e);                                                                         \
+    const VD     s  = SET1(sc);                                                                         \
+    size_t       i  = 0;                                                                                \
+    for (; i + (W) <= m; i += (W)) STORE(xs + i, MUL(CVTLOAD(x + i), s));                               \
+    for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * sc : 0.0;                                        \
   }
-  const double  sc = pow2(-e);
-  const __m256d s  = _mm256_set1_pd(sc);
-  size_t        i  = 0;
-  for (; i + 4 <= m; i += 4) _mm256_storeu_pd(xs + i, _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), s));
-  for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * sc : 0.0;
-}
-__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void widen_row512(size_t m, size_t m4, const float *x, double *xs, int32_t e)
-{
-  if (!plain_exp(e)) {
-    memset(xs, 0, m4 * sizeof *xs);
-    return;
-  }
-  const double  sc = pow2(-e);
-  const __m512d s  = _mm512_set1_pd(sc);
-  size_t        i  = 0;
-  for (; i + 8 <= m; i += 8) _mm512_storeu_pd(xs + i, _mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), s));
-  for (; i < m4; i++) xs[i] = i < m ? (double)x[i] * sc : 0.0;
-}
+#define CVT256(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define CVT512(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+WIDEN_ROW(widen_row256, "avx2,fma", 4, __m256d, _mm256_set1_pd, CVT256, _mm256_mul_pd, _mm256_storeu_pd)
+WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd, CVT512, _mm512_mul_pd, _mm512_storeu_pd)
 #endif
 
 /* The pass over a chunk's rows: groups of OGRP y rows (the bias row last)
