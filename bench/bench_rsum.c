@@ -54,7 +54,7 @@ int main(int argc, char **argv)
   uint64_t    hash[3] = {0};
   for (size_t k = 0; k < rounds; k++) {
     for (int p = 0; p < 3; p++) {
-      took[p] = rsum_outer_set_isa(isa[p]);
+      took[p] = rsum_set_isa(isa[p]);
       for (size_t q = 0; q < nx * ny; q++) gsum_init(&st[q]);
       double t = now();
       for (size_t c = 0; c < n; c += C) gsum_add_outer(st, NULL, C, nx, d + c, n, ex, ny, a + c, n, ey);

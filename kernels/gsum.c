@@ -322,48 +322,12 @@ OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_
 
 typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);
 
-/* The widest the CPU runs, or MINIAPP_RSUM_ISA=generic|avx2|avx512 (for the
- * tests that compare them; one this CPU lacks falls back to the widest it has). */
-static outer_fn *pick_isa(const char *want)
-{
-  if (want && !strcmp(want, "generic")) return outer_generic;
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  int avx2   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-  if (want && !strcmp(want, "avx2") && avx2) return outer_avx2;
-  return avx512 ? outer_avx512 : avx2 ? outer_avx2 : outer_generic;
-#else
-  return outer_generic;
-#endif
-}
-
-static outer_fn *outer_fn_now;
-
-static outer_fn *outer_now(void)
-{
-  outer_fn *f = __atomic_load_n(&outer_fn_now, __ATOMIC_RELAXED);
-  if (!f) __atomic_store_n(&outer_fn_now, f = pick_isa(getenv("MINIAPP_RSUM_ISA")), __ATOMIC_RELAXED);
-  return f;
-}
-
-const char *rsum_outer_set_isa(const char *isa)
-{
-  __atomic_store_n(&outer_fn_now, pick_isa(isa), __ATOMIC_RELAXED);
-  return rsum_outer_isa();
-}
-
-const char *rsum_outer_isa(void)
-{
-  outer_fn *f = outer_now();
-#if defined(__x86_64__)
-  if (f == outer_avx512) return "avx512";
-  if (f == outer_avx2) return "avx2";
-#endif
-  return f == outer_generic ? "generic" : "?";
-}
-
 void gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey)
 {
-  outer_now()(r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey);
+  static outer_fn *const f[] = {outer_generic, /* the path rsum_isa names */
+#if defined(__x86_64__)
+                                outer_avx2, outer_avx512
+#endif
+  };
+  f[rsum_isa_level()](r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey);
 }

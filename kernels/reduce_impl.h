@@ -18,30 +18,16 @@ uint64_t red_atomic_next_call(void);
  * top, top-1, top-2) to a state. */
 void    rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c);
 
+/* The vector path (rsum_isa): 0 generic, 1 AVX2, 2 AVX-512. */
+int rsum_isa_level(void);
+
 /* GCC/Clang vector extension: 4 doubles and 4 64-bit integers, split into
- * what the target has (the avx2 clones get one register each). */
+ * what the target has. */
 typedef double   rs_v4d __attribute__((vector_size(32)));
 typedef uint64_t rs_v4u __attribute__((vector_size(32)));
 
-/* The 3-fold split of 4 values v, scaled so that fold k's unit is the ulp of
- * Mk = M0 2^(-40k), M0 = 1.5 2^(52+E), |v| < 2^(50+E): qk = (v + Mk) - Mk
- * rounds the remainder to fold k's unit (ties to even). v + Mk lies in Mk's
- * binade, so its bits minus those of Mk count qk in units: the three sums run
- * in integer lanes (wrapping; rsum_fold_count subtracts n bits(Mk) after n
- * values, exact as the true count fits in 63 bits), which leaves 7 floating-
- * point additions per value instead of 10. Returns q0. */
-static inline __attribute__((always_inline)) rs_v4d rsum_fold3(rs_v4d v, rs_v4d M0, rs_v4d M1, rs_v4d M2, rs_v4u *S)
-{
-  rs_v4d b0 = v + M0, q0 = b0 - M0;
-  v -= q0;
-  rs_v4d b1 = v + M1;
-  v -= b1 - M1;
-  rs_v4d b2 = v + M2;
-  S[0] += (rs_v4u)b0, S[1] += (rs_v4u)b1, S[2] += (rs_v4u)b2;
-  return q0;
-}
-
-/* The fold's count after n values (lanes summed, n bits(M) taken off). */
+/* The fold's count after n values (lanes summed, n bits(M) taken off; the
+ * lanes wrap, the true count fits in 63 bits, so the result is exact). */
 static inline int64_t rsum_fold_count(rs_v4u S, size_t n, double M)
 {
   uint64_t b;

@@ -30,7 +30,11 @@
 #include "reduce_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #define RSUM_CHUNK 1024
 
@@ -77,32 +81,7 @@ static int32_t rsum_top_bin(double mx)
   return q - 1;
 }
 
-/* GCC/Clang vector extension: 4 doubles, split into what the target has. */
-typedef rs_v4d v4d;
-typedef int64_t v4l __attribute__((vector_size(32)));
-typedef float   v4f __attribute__((vector_size(16)));
-#define LOAD4(p) ({ v4d r_; memcpy(&r_, (p), sizeof r_); r_; })
-
-/* Values v[0..m), m <= RSUM_CHUNK and a multiple of 4 (zero-padded), all
- * finite, max |v| = mx > 0. The fold sums are exact, so splitting them over
- * vector lanes cannot change them. */
-static inline __attribute__((always_inline)) void rsum_chunk(rsum_t *a, size_t m, double *v, double mx)
-{
-  int32_t top = rsum_top_bin(mx);
-  /* scale by 2^(-top*W): exact (tiny values that become subnormal are far
-   * below the kept bins). 2^(-top*W) may not be representable: two steps. */
-  int sh = -top * RSUM_W;
-  if (sh > 1000) {
-    for (size_t i = 0; i < m; i++) v[i] *= 0x1p600;
-    sh -= 600;
-  }
-  const double s = ldexp(1.0, sh);
-  const v4d    M0 = {0x1.8p52, 0x1.8p52, 0x1.8p52, 0x1.8p52}, M1 = M0 * 0x1p-40, M2 = M0 * 0x1p-80; /* 1.5*2^(52-kW) */
-  rs_v4u       S[RSUM_FOLD] = {{0}, {0}, {0}};
-  for (size_t i = 0; i < m; i += 4) (void)rsum_fold3(LOAD4(v + i) * s, M0, M1, M2, S);
-  __int128 c[RSUM_FOLD] = {rsum_fold_count(S[0], m, M0[0]), rsum_fold_count(S[1], m, M1[0]), rsum_fold_count(S[2], m, M2[0])};
-  rsum_add_bins(a, top, c);
-}
+#define AI static inline __attribute__((always_inline))
 
 static void rsum_nonfinite(rsum_t *a, size_t m, const double *v)
 {
@@ -113,118 +92,116 @@ static void rsum_nonfinite(rsum_t *a, size_t m, const double *v)
     }
 }
 
-/* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-/* Summands i0..i0+4 of op, from double inputs or (isf) float inputs widened
- * to double (a product of two floats is exact in double). */
-static inline __attribute__((always_inline)) v4d rsum_load4(red_op_t op, int isf, const void *x, const void *y, size_t i)
+/* The larger of mx and |e|; a NaN, once seen, stays (the chunk's Inf or
+ * NaN is then found by !(max < Inf)). */
+#define ABS_BITS 0x7fffffffffffffffLL
+AI double absmax1(double mx, double e)
 {
-  v4d a, b;
-  if (isf) {
-    v4f f, g;
-    memcpy(&f, (const float *)x + i, sizeof f);
-    a = __builtin_convertvector(f, v4d);
-    if (op == RED_OP_DOT) memcpy(&g, (const float *)y + i, sizeof g), b = __builtin_convertvector(g, v4d);
-  } else {
-    a = LOAD4((const double *)x + i);
-    if (op == RED_OP_DOT) b = LOAD4((const double *)y + i);
-  }
-  switch (op) {
-  case RED_OP_DOT: return a * b;
-  case RED_OP_SUMSQ: return a * a;
-  case RED_OP_ASUM: return (v4d){fabs(a[0]), fabs(a[1]), fabs(a[2]), fabs(a[3])};
-  default: return a;
-  }
+  double a = fabs(e);
+  return a > mx || a != a ? a : mx;
 }
 
-static inline __attribute__((always_inline)) double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t i)
+AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t i)
 {
   if (!isf) return red_elem(op, (const double *)x, (const double *)y, i);
   double a = ((const float *)x)[i];
   return op == RED_OP_DOT ? a * (double)((const float *)y)[i] : op == RED_OP_SUMSQ ? a * a : op == RED_OP_ASUM ? fabs(a) : a;
 }
 
-/* Serial: one thread's share. Inlined per constant op and input width (see
- * below). The summands go to an L1-resident buffer (zero-padded to a multiple
- * of 4) with their max and a finiteness check (chk is NaN iff a summand is
- * Inf/NaN). */
-static inline __attribute__((always_inline)) void rsum_add_op(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
+/* Vectors returned by always-inlined helpers: no call, no ABI. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* The vector kernels, one build per path (kernels_reduce_isa_* run the tests
+ * on each; the bits cannot differ: every lane does the same IEEE operations,
+ * and the integer sums are exact), each in the lanes of one register
+ * (GCC splits a vector wider than the target's registers badly, through the
+ * stack): generic 2 (SSE2, NEON), AVX2 4. The AVX-512 path runs the AVX2
+ * build: 8 lanes were no faster on a Zen 4 in cache (its 512-bit operations
+ * take two 256-bit pipe slots, and the fold is bound by those slots) and
+ * 30% slower on a dot streamed from memory. */
+#define RL         2
+#define SUF        generic
+#define RMAXI      0
+#define RATTR
+#define FADD(a, b) ((a) + (b))
+#include "rsum_lanes.h"
+#if defined(__x86_64__)
+#undef RL
+#undef SUF
+#undef RATTR
+#undef FADD
+#define RL         4
+#define SUF        avx2
+#define RMAXI      1
+#define RATTR      __attribute__((target("avx2,fma")))
+#define FADD(a, b) ((VD)_mm256_fmadd_pd((__m256d)(a), _mm256_set1_pd(1.0), (__m256d)(b)))
+#include "rsum_lanes.h"
+#endif
+
+/* ---- the vector path: the widest the CPU runs, or MINIAPP_RSUM_ISA=generic|
+ * avx2|avx512 (the tests that compare them; one the CPU lacks falls back to
+ * the widest it has). rsum and gsum_add_outer both take it. */
+static const char *const isa_name[] = {"generic", "avx2", "avx512"};
+static int               isa_now    = -1;
+
+static int isa_pick(const char *want)
 {
-  double v[RSUM_CHUNK];
-  for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
-    size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, m4 = (m + 3) / 4 * 4;
-    v4d    mx = {0}, chk = {0};
-    for (size_t i = 0; i + 4 <= m; i += 4) {
-      v4d e = rsum_load4(op, isf, x, y, i0 + i);
-      memcpy(v + i, &e, sizeof e);
-      chk += e * 0.0;
-      v4d ae = {fabs(e[0]), fabs(e[1]), fabs(e[2]), fabs(e[3])};
-      v4l gt = ae > mx;
-      mx     = (v4d)((gt & (v4l)ae) | (~gt & (v4l)mx));
-    }
-    for (size_t i = m / 4 * 4; i < m4; i++) {
-      double e = i < m ? rsum_elem1(op, isf, x, y, i0 + i) : 0.0;
-      v[i] = e, chk[0] += e * 0.0;
-      mx[0] = fabs(e) > mx[0] ? fabs(e) : mx[0];
-    }
-    double c = (chk[0] + chk[1]) + (chk[2] + chk[3]), mmax = fmax(fmax(mx[0], mx[1]), fmax(mx[2], mx[3]));
-    if (c != 0.0) rsum_nonfinite(a, m, v);
-    else if (mmax > 0.0) rsum_chunk(a, m4, v, mmax);
-  }
+  int have = 0;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) have = 1;
+  if (have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) have = 2;
+#endif
+  for (int l = 0; want && l < have; l++)
+    if (!strcmp(want, isa_name[l])) return l;
+  return have;
 }
 
-/* Cloned for AVX2 (picked at load time where the CPU has it): the same IEEE
- * operations on wider vectors, so the same bits, about 6x faster here. */
-__attribute__((target_clones("avx2", "default"))) static void rsum_add_serial(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
+int rsum_isa_level(void)
 {
-  switch (op) {
-  case RED_OP_DOT: rsum_add_op(a, RED_OP_DOT, 0, n, x, y); break;
-  case RED_OP_SUMSQ: rsum_add_op(a, RED_OP_SUMSQ, 0, n, x, y); break;
-  case RED_OP_ASUM: rsum_add_op(a, RED_OP_ASUM, 0, n, x, y); break;
-  default: rsum_add_op(a, RED_OP_SUM, 0, n, x, y); break;
-  }
+  int l = __atomic_load_n(&isa_now, __ATOMIC_RELAXED);
+  if (l < 0) __atomic_store_n(&isa_now, l = isa_pick(getenv("MINIAPP_RSUM_ISA")), __ATOMIC_RELAXED);
+  return l;
 }
 
-__attribute__((target_clones("avx2", "default"))) void rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y)
+const char *rsum_isa(void) { return isa_name[rsum_isa_level()]; }
+
+const char *rsum_set_isa(const char *isa)
 {
-  if (y) rsum_add_op(a, RED_OP_DOT, 1, n, x, y);
-  else rsum_add_op(a, RED_OP_SUM, 1, n, x, NULL);
+  __atomic_store_n(&isa_now, isa_pick(isa), __ATOMIC_RELAXED);
+  return rsum_isa();
 }
 
-/* The CG tail's two sums, z.z into a and z.r into b, in one buffer pass
- * over z and r: the states rsum_add reaches for each. */
-__attribute__((target_clones("avx2", "default"))) void rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
+typedef void serial_fn(rsum_t *, red_op_t, int, size_t, const void *, const void *);
+typedef void sumsq_dot_fn(rsum_t *, rsum_t *, size_t, const double *, const double *);
+
+static void rsum_add_serial(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
 {
-  double v[RSUM_CHUNK], w[RSUM_CHUNK];
-  for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
-    size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, m4 = (m + 3) / 4 * 4;
-    v4d    mv = {0}, mw = {0}, cv = {0}, cw = {0};
-    for (size_t i = 0; i + 4 <= m; i += 4) {
-      v4d zz = LOAD4(z + i0 + i), e = zz * zz, f = zz * LOAD4(r + i0 + i);
-      memcpy(v + i, &e, sizeof e), memcpy(w + i, &f, sizeof f);
-      cv += e * 0.0, cw += f * 0.0;
-      v4d af = {fabs(f[0]), fabs(f[1]), fabs(f[2]), fabs(f[3])};
-      v4l gt = e > mv, gf = af > mw;
-      mv = (v4d)((gt & (v4l)e) | (~gt & (v4l)mv)), mw = (v4d)((gf & (v4l)af) | (~gf & (v4l)mw));
-    }
-    for (size_t i = m / 4 * 4; i < m4; i++) {
-      double e = i < m ? z[i0 + i] * z[i0 + i] : 0.0, f = i < m ? z[i0 + i] * r[i0 + i] : 0.0;
-      v[i] = e, w[i] = f, cv[0] += e * 0.0, cw[0] += f * 0.0;
-      mv[0] = e > mv[0] ? e : mv[0], mw[0] = fabs(f) > mw[0] ? fabs(f) : mw[0];
-    }
-    double xv = fmax(fmax(mv[0], mv[1]), fmax(mv[2], mv[3])), xw = fmax(fmax(mw[0], mw[1]), fmax(mw[2], mw[3]));
-    if ((cv[0] + cv[1]) + (cv[2] + cv[3]) != 0.0) rsum_nonfinite(a, m, v); /* as rsum_add_op, each sum on its own */
-    else if (xv > 0.0) rsum_chunk(a, m4, v, xv);
-    if ((cw[0] + cw[1]) + (cw[2] + cw[3]) != 0.0) rsum_nonfinite(b, m, w);
-    else if (xw > 0.0) rsum_chunk(b, m4, w, xw);
-  }
+  static serial_fn *const f[] = {rsum_add_serial_generic,
+#if defined(__x86_64__)
+                                 rsum_add_serial_avx2, rsum_add_serial_avx2
+#endif
+  };
+  f[rsum_isa_level()](a, op, isf, n, x, y);
+}
+
+void rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y) { rsum_add_serial(a, RED_OP_DOT, 1, n, x, y); }
+
+void rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
+{
+  static sumsq_dot_fn *const f[] = {rsum_sumsq_dot_generic,
+#if defined(__x86_64__)
+                                    rsum_sumsq_dot_avx2, rsum_sumsq_dot_avx2
+#endif
+  };
+  f[rsum_isa_level()](a, b, n, z, r);
 }
 
 void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)
 {
   size_t nchunk = (n + RSUM_CHUNK - 1) / RSUM_CHUNK;
   if (nchunk < RED_PAR_MIN_BLOCKS) {
-    rsum_add_serial(a, op, n, x, y);
+    rsum_add_serial(a, op, 0, n, x, y);
     return;
   }
 #pragma omp parallel
@@ -234,7 +211,7 @@ void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y
 #pragma omp for schedule(static)
     for (size_t c = 0; c < nchunk; c++) {
       size_t i0 = c * RSUM_CHUNK, m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK;
-      rsum_add_serial(&loc, op, m, x + i0, op == RED_OP_DOT ? y + i0 : y);
+      rsum_add_serial(&loc, op, 0, m, x + i0, op == RED_OP_DOT ? y + i0 : y);
     }
 #pragma omp critical(rsum_merge)
     rsum_merge(a, &loc); /* exact, so the arrival order does not matter */

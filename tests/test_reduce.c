@@ -413,12 +413,12 @@ static void test_outer(void)
   CHECK(bad == 0, "gsum_add_outer: %d of %d pair states differ from the model", bad, pairs);
   CHECK(badsplit == 0, "gsum_add_outer: %d of %d pair states depend on the chunking", badsplit, pairs);
   CHECK(offmax > 0, "gsum_add_outer: the data must include pairs whose bound is far above their largest product");
-  printf("gsum_add_outer (%s path): %d pairs (%d with the bound 16x above every product), states equal to the model and to three pieces in reverse: %s\n", rsum_outer_isa(), pairs, offmax,
+  printf("gsum_add_outer (%s path): %d pairs (%d with the bound 16x above every product), states equal to the model and to three pieces in reverse: %s\n", rsum_isa(), pairs, offmax,
          bad || badsplit ? "no" : "yes");
   { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
     const char *want = getenv("MINIAPP_RSUM_ISA");
-    if (want && strcmp(want, rsum_outer_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
-      CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_outer_isa());
+    if (want && strcmp(want, rsum_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
+      CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_isa());
   }
 }
 
@@ -560,6 +560,95 @@ static void test_sumsq_dot(void)
   }
 }
 
+/* rsum's state against its definition, on every vector path the CPU has:
+ * with T the smallest bin whose range holds the largest |v| (max |v| <
+ * 2^((T+1)W - 1)), every value v is split by the cascade q_j = rint(r 2^-jW),
+ * r -= q_j 2^jW for j = T, T-1, T-2 (ties to even), and bin k counts the
+ * sum of q_(T-k). The model is scalar and written apart from the kernels;
+ * the state must match it bit for bit, whatever the path, the chunking into
+ * threads and the tail lengths. Data sets: the hard ones above, and values
+ * near the overflow and subnormal ranges (the kernels' scaled branch). */
+static void rsum_model(size_t n, const double *v, rsum_t *m)
+{
+  rsum_init(m);
+  double mx = 0.0;
+  for (size_t i = 0; i < n; i++) mx = fmax(mx, fabs(v[i]));
+  if (!isfinite(mx)) { /* the bins then do not matter: rsum_value is the non-finite sum */
+    m->nonfinite = 1;
+    return;
+  }
+  if (mx == 0.0) return;
+  int T = -40;
+  while (!(mx < ldexp(1.0, (T + 1) * RSUM_W - 1))) T++;
+  m->top = T;
+  for (size_t i = 0; i < n; i++) {
+    double r = v[i];
+    for (int k = 0; k < RSUM_FOLD; k++) {
+      int    j = T - k;
+      double q = nearbyint(ldexp(r, -j * RSUM_W));
+      r -= ldexp(q, j * RSUM_W);
+      m->bin[k] += (__int128)q;
+    }
+  }
+}
+
+static int rsum_same(const rsum_t *a, const rsum_t *b)
+{
+  if (a->nonfinite || b->nonfinite) return a->nonfinite == b->nonfinite;
+  if (a->top != b->top) return 0;
+  for (int k = 0; k < RSUM_FOLD; k++)
+    if (a->bin[k] != b->bin[k]) return 0;
+  return 1;
+}
+
+static void test_rsum_model(void)
+{
+  const char *isa[] = {"generic", "avx2", "avx512"};
+  size_t      sizes[] = {1, 3, 5, 1023, 1029, 4099, 70001};
+  enum { NMAX = 70001, NKIND = NDATA + 3 };
+  double *x = malloc(NMAX * sizeof *x), *y = malloc(NMAX * sizeof *y), *v = malloc(NMAX * sizeof *v);
+  float  *fx = malloc(NMAX * sizeof *fx), *fy = malloc(NMAX * sizeof *fy);
+  int     cases = 0, paths = 0;
+  for (int p = 0; p < 3; p++) {
+    if (p > 0 && !strcmp(rsum_set_isa(isa[p]), rsum_set_isa(isa[p - 1]))) continue; /* the CPU lacks it */
+    rsum_set_isa(isa[p]), paths++;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+      for (int kind = 0; kind < NKIND; kind++) {
+        size_t n = sizes[si];
+        make_data(kind < NDATA ? kind : DATA_WIDE, n, 90 + kind, x, y);
+        for (size_t i = 0; kind >= NDATA && i < n; i++) /* near overflow; tiny and subnormal; both */
+          x[i] = kind == NDATA ? ldexp(x[i], 950) : kind == NDATA + 1 ? ldexp(x[i], -1010) : ldexp(x[i], i % 2 ? 940 : -1000);
+        for (int op = 0; op < 4; op++) {
+          for (size_t i = 0; i < n; i++) v[i] = red_elem(op, x, y, i);
+          rsum_t a, m;
+          rsum_init(&a);
+          rsum_add(&a, op, n, x, op == RED_OP_DOT ? y : NULL);
+          rsum_model(n, v, &m);
+          CHECK(rsum_same(&a, &m), "rsum_add (%s path) n=%zu set %d op %d: state differs from the model", rsum_isa(), n, kind, op);
+          cases++;
+        }
+        rsum_t a, b, m;
+        rsum_init(&a), rsum_init(&b);
+        rsum_add_sumsq_dot(&a, &b, n, x, y);
+        for (size_t i = 0; i < n; i++) v[i] = x[i] * x[i];
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&a, &m), "rsum_add_sumsq_dot z.z (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        for (size_t i = 0; i < n; i++) v[i] = x[i] * y[i];
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&b, &m), "rsum_add_sumsq_dot z.r (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        for (size_t i = 0; i < n; i++) fx[i] = (float)ldexp(x[i], kind >= NDATA ? (i % 2 ? -940 : 1000) : 0), fy[i] = (float)y[i], v[i] = (double)fx[i] * fy[i];
+        rsum_init(&a);
+        rsum_add_fdot(&a, n, fx, fy);
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&a, &m), "rsum_add_fdot (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        cases += 3;
+      }
+  }
+  rsum_set_isa(getenv("MINIAPP_RSUM_ISA"));
+  printf("rsum against its scalar model: %d cases on %d vector path(s)\n", cases, paths);
+  free(x), free(y), free(v), free(fx), free(fy);
+}
+
 int main(void)
 {
   size_t sizes[] = {1, 7, 1000, 1025, 65537, 300001};
@@ -574,6 +663,7 @@ int main(void)
   size_t fsizes[] = {1, 7, 1024, 1031, 8 * 1024 + 5, 200003};
   for (size_t i = 0; i < sizeof fsizes / sizeof *fsizes; i++) test_fused(fsizes[i], DATA_UNIFORM), test_fused(fsizes[i], DATA_WIDE);
   test_sumsq_dot();
+  test_rsum_model();
   test_outer();
   test_outer_accuracy(1000);
   test_outer_accuracy(65537);
