@@ -5,11 +5,16 @@
  * batch in chunks of 1024 samples, one thread. Prints ns per product (best
  * of the rounds), the ratio to the widest path, the deterministic float
  * tree's cost on the same products for comparison, and checks that every
- * path gives the same bits (it exits 1 if not). Not a test: no pass/fail on
- * time. Usage: bench_rsum [samples (262144)] [rounds (5)] */
+ * path gives the same bits (it exits 1 if not). Then the same for rsum
+ * (kernels/rsum.c, the solver's reproducible dot products) on the medium
+ * deck's vector length, 73728 doubles: a dot (rsum_add, chunk by chunk) and
+ * the CG tail's two sums (rsum_add_sumsq_dot), per path, next to the
+ * deterministic strategy's dot. Not a test: no pass/fail on time.
+ * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,64 @@ static double now(void)
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t bits_of(double v)
+{
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+/* rsum's paths: a dot and the CG tail's two sums over L doubles, repeated
+ * reps times a round; returns 1 if the paths' bits differ. */
+static int rsum_paths(size_t rounds)
+{
+  const size_t L = 73728, reps = 40;
+  double      *x = malloc(L * sizeof *x), *y = malloc(L * sizeof *y);
+  if (!x || !y) {
+    fprintf(stderr, "bench_rsum: error: out of memory\n");
+    return 1;
+  }
+  omp_set_num_threads(1);
+  for (size_t i = 0; i < L; i++) x[i] = sin(0.001 * (double)i) * ldexp(1.0, (int)(i % 23) - 11), y[i] = cos(0.003 * (double)i);
+  const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
+  double      bd[3] = {1e30, 1e30, 1e30}, bs[3] = {1e30, 1e30, 1e30}, det = 1e30, sink = 0.0;
+  uint64_t    hash[3] = {0};
+  for (size_t k = 0; k < rounds; k++) {
+    for (int p = 0; p < 3; p++) {
+      took[p] = rsum_set_isa(isa[p]);
+      rsum_t a, zz, zr;
+      double t = now();
+      for (size_t q = 0; q < reps; q++) {
+        rsum_init(&a);
+        rsum_add(&a, RED_OP_DOT, L, x, y);
+      }
+      t     = now() - t;
+      bd[p] = t < bd[p] ? t : bd[p];
+      t     = now();
+      for (size_t q = 0; q < reps; q++) {
+        rsum_init(&zz), rsum_init(&zr);
+        rsum_add_sumsq_dot(&zz, &zr, L, x, y);
+      }
+      t       = now() - t;
+      bs[p]   = t < bs[p] ? t : bs[p];
+      hash[p] = (bits_of(rsum_value(&a)) * 31 + bits_of(rsum_value(&zz))) * 31 + bits_of(rsum_value(&zr));
+    }
+    double t = now();
+    for (size_t q = 0; q < reps; q++) sink += red_reduce(RED_DETERMINISTIC, RED_OP_DOT, L, x, y);
+    t   = now() - t;
+    det = t < det ? t : det;
+  }
+  double vals = (double)L * reps;
+  printf("rsum: %zu doubles (the medium deck's vectors), 1 thread, best of %zu interleaved rounds\n", L, rounds);
+  printf("%-8s %-8s %14s %20s\n", "asked", "took", "dot ns/value", "z.z + z.r ns/value");
+  for (int p = 0; p < 3; p++) printf("%-8s %-8s %14.3f %20.3f\n", isa[p], took[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
+  printf("%-17s %14.3f  (the deterministic strategy's dot: 8 lanes, a tree%s)\n", "deterministic", 1e9 * det / vals, sink == 0.1 ? " " : "");
+  int same = hash[0] == hash[1] && hash[1] == hash[2];
+  printf("rsum bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
+  free(x), free(y);
+  return !same;
 }
 
 int main(int argc, char **argv)
@@ -95,5 +158,5 @@ int main(int argc, char **argv)
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
   free(d), free(a), free(st);
-  return same ? 0 : 1;
+  return rsum_paths(rounds) || !same;
 }
