@@ -15,7 +15,7 @@
  * and one integer add of the bits of b0 (b0 stays in [2, 4), so its bits
  * count the fold in units: the lanes wrap, and the count is corrected once
  * per block, exact while the true count fits in 63 bits). rsum's three folds
- * took a multiply, 7 dependent additions and 3 integer adds; the two folds
+ * take 7 dependent additions and 3 integer adds; the two folds
  * this file kept before (to 2^-102 of the bound) 2 FMA, 1 subtraction and 2
  * integer adds. fma(x, y, c) equals (x*y) + c bitwise here, since x*y of two
  * widened floats is exact in double: the generic path multiplies and adds.
