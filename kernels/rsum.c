@@ -8,10 +8,10 @@
  *     at any bin K with |v| < 2^((K+1)W - 1) gives the same q_j (the rounding
  *     at higher bins yields exactly 0), so q_j(v) is a function of v alone.
  *   - A chunk of at most RSUM_CHUNK values finds its max, picks the smallest
- *     such K, scales by 2^(-K*W) (exact) and extracts RSUM_FOLD = 3 folds with
- *     the add-and-subtract trick (M + r) - M. Each fold's chunk sum is exact in
- *     double (|q| <= 2^(W-1) units, 1024 of them < 2^53 units) and is then
- *     converted exactly to an integer count.
+ *     such K and extracts RSUM_FOLD = 3 folds with the add-and-subtract trick
+ *     (r + M) - M, M = 1.5 2^(52 + KW - kW) for fold k (rsum_lanes.h); the
+ *     bits of r + M count each fold in integer lanes (|q| <= 2^(W-1) units,
+ *     exact in int64 for a chunk).
  *   - The accumulator keeps only the 3 bins below the top bin seen so far;
  *     merging aligns the bins and adds integers (exact, associative). The
  *     final state is therefore sum_i q_j(v_i) for the 3 bins under the global
@@ -23,7 +23,9 @@
  * below the pairwise tree's log2(n) * u * sum|v|; when every value is a
  * multiple of the lowest kept unit (2^((T-2)W)) the sum is exact and the
  * result is the correctly rounded exact sum, for either sign.
- * Limits: non-finite inputs make the result their own (order-free) sum.
+ * Limits: non-finite inputs make the result their own sum (Inf, -Inf or NaN;
+ * which NaN, when several with different payloads meet, may depend on the
+ * order).
  * Needs IEEE double arithmetic with round-to-nearest and no FMA contraction
  * or reassociation of the extraction (-ffp-contract=off, no -ffast-math). */
 #include "reduce.h"

@@ -572,21 +572,21 @@ static void rsum_model(size_t n, const double *v, rsum_t *m)
 {
   rsum_init(m);
   double mx = 0.0;
-  for (size_t i = 0; i < n; i++) mx = fmax(mx, fabs(v[i]));
-  if (!isfinite(mx)) { /* the bins then do not matter: rsum_value is the non-finite sum */
-    m->nonfinite = 1;
-    return;
-  }
-  if (mx == 0.0) return;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) { /* the bins then do not matter: rsum_value is the non-finite values' sum */
+      m->special   = m->nonfinite ? m->special + v[i] : v[i];
+      m->nonfinite = 1;
+    } else mx = fmax(mx, fabs(v[i]));
+  if (m->nonfinite || mx == 0.0) return;
   int T = -40;
   while (!(mx < ldexp(1.0, (T + 1) * RSUM_W - 1))) T++;
   m->top = T;
   for (size_t i = 0; i < n; i++) {
     double r = v[i];
-    for (int k = 0; k < RSUM_FOLD; k++) {
+    for (int k = 0; k < RSUM_FOLD; k++) { /* in units of bin j: exact scalings, no overflow near DBL_MAX */
       int    j = T - k;
-      double q = nearbyint(ldexp(r, -j * RSUM_W));
-      r -= ldexp(q, j * RSUM_W);
+      double s = ldexp(r, -j * RSUM_W), q = nearbyint(s);
+      r = ldexp(s - q, j * RSUM_W);
       m->bin[k] += (__int128)q;
     }
   }
@@ -594,7 +594,8 @@ static void rsum_model(size_t n, const double *v, rsum_t *m)
 
 static int rsum_same(const rsum_t *a, const rsum_t *b)
 {
-  if (a->nonfinite || b->nonfinite) return a->nonfinite == b->nonfinite;
+  if (a->nonfinite || b->nonfinite)
+    return a->nonfinite == b->nonfinite && (bits(a->special) == bits(b->special) || (isnan(a->special) && isnan(b->special)));
   if (a->top != b->top) return 0;
   for (int k = 0; k < RSUM_FOLD; k++)
     if (a->bin[k] != b->bin[k]) return 0;
@@ -604,8 +605,8 @@ static int rsum_same(const rsum_t *a, const rsum_t *b)
 static void test_rsum_model(void)
 {
   const char *isa[] = {"generic", "avx2", "avx512"};
-  size_t      sizes[] = {1, 3, 5, 1023, 1029, 4099, 70001};
-  enum { NMAX = 70001, NKIND = NDATA + 3 };
+  size_t      sizes[] = {0, 1, 3, 5, 1023, 1029, 4099, 70001};
+  enum { NMAX = 70001, NKIND = NDATA + 5 };
   double *x = malloc(NMAX * sizeof *x), *y = malloc(NMAX * sizeof *y), *v = malloc(NMAX * sizeof *v);
   float  *fx = malloc(NMAX * sizeof *fx), *fy = malloc(NMAX * sizeof *fy);
   int     cases = 0, paths = 0;
@@ -616,8 +617,16 @@ static void test_rsum_model(void)
       for (int kind = 0; kind < NKIND; kind++) {
         size_t n = sizes[si];
         make_data(kind < NDATA ? kind : DATA_WIDE, n, 90 + kind, x, y);
-        for (size_t i = 0; kind >= NDATA && i < n; i++) /* near overflow; tiny and subnormal; both */
-          x[i] = kind == NDATA ? ldexp(x[i], 950) : kind == NDATA + 1 ? ldexp(x[i], -1010) : ldexp(x[i], i % 2 ? 940 : -1000);
+        for (size_t i = 0; i < n; i++) fx[i] = (float)x[i], fy[i] = (float)y[i]; /* float products stay far from both edges */
+        for (size_t i = 0; kind >= NDATA && i < n; i++) {
+          switch (kind - NDATA) {
+          case 0: x[i] = ldexp(x[i], 950); break;                   /* products near 2^1000: the scaled branch */
+          case 1: x[i] = ldexp(x[i], -1010); break;                 /* tiny and subnormal */
+          case 2: x[i] = ldexp(x[i], i % 2 ? 940 : -1000); break;   /* both */
+          case 3: x[i] = i % 3 ? ldexp(x[i], 980) : DBL_MAX; break; /* sums near DBL_MAX (overflowing squares) */
+          default: x[i] = i % 1000 == 7 ? (i % 2 ? NAN : -INFINITY) : x[i]; /* NaN and -Inf among finite values */
+          }
+        }
         for (int op = 0; op < 4; op++) {
           for (size_t i = 0; i < n; i++) v[i] = red_elem(op, x, y, i);
           rsum_t a, m;
@@ -636,7 +645,7 @@ static void test_rsum_model(void)
         for (size_t i = 0; i < n; i++) v[i] = x[i] * y[i];
         rsum_model(n, v, &m);
         CHECK(rsum_same(&b, &m), "rsum_add_sumsq_dot z.r (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
-        for (size_t i = 0; i < n; i++) fx[i] = (float)ldexp(x[i], kind >= NDATA ? (i % 2 ? -940 : 1000) : 0), fy[i] = (float)y[i], v[i] = (double)fx[i] * fy[i];
+        for (size_t i = 0; i < n; i++) v[i] = (double)fx[i] * fy[i];
         rsum_init(&a);
         rsum_add_fdot(&a, n, fx, fy);
         rsum_model(n, v, &m);
