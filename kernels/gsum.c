@@ -37,7 +37,10 @@
 /* 32-byte vectors returned by always-inlined helpers: no call, no ABI. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-typedef rs_v4d v4d;
+/* GCC/Clang vector extension: 4 doubles and 4 64-bit integers, split into
+ * what the target has. */
+typedef double   v4d __attribute__((vector_size(32)));
+typedef uint64_t rs_v4u __attribute__((vector_size(32)));
 typedef float  v4f __attribute__((vector_size(16)));
 
 #define AI   static inline __attribute__((always_inline))
@@ -155,7 +158,7 @@ AI void fold_generic(v4d a, v4d b, rs_v4u *S0)
 #endif
 
 /* The fold's count after m4 products (lanes summed, m4 bits(M0) taken off). */
-AI void counts(gsum_t *g, rs_v4u S0, size_t m4) { g->c += rsum_fold_count(S0, m4, GSUM_M0); }
+AI void counts(gsum_t *g, rs_v4u S0, size_t m4) { g->c += rsum_fold_count((S0[0] + S0[1]) + (S0[2] + S0[3]), m4, GSUM_M0); }
 
 /* A block of BX x rows by BY y rows over m4 scaled samples: each loaded
  * vector serves BY (or BX) pairs, so a vector of 4 products costs about one

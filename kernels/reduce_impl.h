@@ -21,18 +21,14 @@ void    rsum_add_bins(rsum_t *a, int32_t top, const __int128 *c);
 /* The vector path (rsum_isa): 0 generic, 1 AVX2, 2 AVX-512. */
 int rsum_isa_level(void);
 
-/* GCC/Clang vector extension: 4 doubles and 4 64-bit integers, split into
- * what the target has. */
-typedef double   rs_v4d __attribute__((vector_size(32)));
-typedef uint64_t rs_v4u __attribute__((vector_size(32)));
-
-/* The fold's count after n values (lanes summed, n bits(M) taken off; the
- * lanes wrap, the true count fits in 63 bits, so the result is exact). */
-static inline int64_t rsum_fold_count(rs_v4u S, size_t n, double M)
+/* A fold's count after n values whose bits of v + M summed to lanes (mod
+ * 2^64): n bits(M) taken off. The lanes wrap, but the true count fits in 63
+ * bits, so the result is exact. rsum and gsum both count this way. */
+static inline int64_t rsum_fold_count(uint64_t lanes, size_t n, double M)
 {
   uint64_t b;
   memcpy(&b, &M, sizeof b);
-  return (int64_t)(((S[0] + S[1]) + (S[2] + S[3])) - (uint64_t)n * b);
+  return (int64_t)(lanes - (uint64_t)n * b);
 }
 
 /* The summand i of op. Inlined with a constant op, the switch disappears. */

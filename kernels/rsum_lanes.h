@@ -27,14 +27,12 @@ AI RATTR VD LN(load)(const double *p)
   return r;
 }
 
-/* The fold's count after m values: lanes summed, m bits(M) taken off (the
- * lanes wrap; the true count fits in 63 bits, so the result is exact). */
+/* The fold's count after m values (rsum_fold_count of the lanes' sum). */
 AI RATTR int64_t LN(fold_count)(VU S, size_t m, double M)
 {
-  uint64_t b, s = 0;
-  memcpy(&b, &M, sizeof b);
+  uint64_t s = 0;
   for (int l = 0; l < RL; l++) s += S[l];
-  return (int64_t)(s - (uint64_t)m * b);
+  return rsum_fold_count(s, m, M);
 }
 
 /* Values v[0..m), m <= RSUM_CHUNK and a multiple of RL (zero-padded), all

@@ -1,0 +1,246 @@
+/* tests/test_reduce_paths.c: the reproducible accumulators' vector paths
+ * (generic, AVX2, AVX-512; MINIAPP_RSUM_ISA picks the one under test where a
+ * test does not loop over them) held to scalar models of their definitions,
+ * state for state: rsum (the solver's sums) and gsum (the surrogate's
+ * gradient sums), then gsum's accuracy bound on the hard data sets. */
+#include "reduce_testdata.h"
+
+/* rsum's state against its definition, on every vector path the CPU has:
+ * with T the smallest bin whose range holds the largest |v| (max |v| <
+ * 2^((T+1)W - 1)), every value v is split by the cascade q_j = rint(r 2^-jW),
+ * r -= q_j 2^jW for j = T, T-1, T-2 (ties to even), and bin k counts the
+ * sum of q_(T-k). The model is scalar and written apart from the kernels;
+ * the state must match it bit for bit, whatever the path, the chunking into
+ * threads and the tail lengths. Data sets: the hard ones above, and values
+ * near the overflow and subnormal ranges (the kernels' scaled branch). */
+static void rsum_model(size_t n, const double *v, rsum_t *m)
+{
+  rsum_init(m);
+  double mx = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) { /* the bins then do not matter: rsum_value is the non-finite values' sum */
+      m->special   = m->nonfinite ? m->special + v[i] : v[i];
+      m->nonfinite = 1;
+    } else mx = fmax(mx, fabs(v[i]));
+  if (m->nonfinite || mx == 0.0) return;
+  int T = -40;
+  while (!(mx < ldexp(1.0, (T + 1) * RSUM_W - 1))) T++;
+  m->top = T;
+  for (size_t i = 0; i < n; i++) {
+    double r = v[i];
+    for (int k = 0; k < RSUM_FOLD; k++) { /* in units of bin j: exact scalings, no overflow near DBL_MAX */
+      int    j = T - k;
+      double s = ldexp(r, -j * RSUM_W), q = nearbyint(s);
+      r = ldexp(s - q, j * RSUM_W);
+      m->bin[k] += (__int128)q;
+    }
+  }
+}
+
+static int rsum_same(const rsum_t *a, const rsum_t *b)
+{
+  if (a->nonfinite || b->nonfinite)
+    return a->nonfinite == b->nonfinite && (bits(a->special) == bits(b->special) || (isnan(a->special) && isnan(b->special)));
+  if (a->top != b->top) return 0;
+  for (int k = 0; k < RSUM_FOLD; k++)
+    if (a->bin[k] != b->bin[k]) return 0;
+  return 1;
+}
+
+static void test_rsum_model(void)
+{
+  const char *isa[] = {"generic", "avx2", "avx512"};
+  size_t      sizes[] = {0, 1, 3, 5, 1023, 1029, 4099, 70001};
+  enum { NMAX = 70001, NKIND = NDATA + 5 };
+  double *x = malloc(NMAX * sizeof *x), *y = malloc(NMAX * sizeof *y), *v = malloc(NMAX * sizeof *v);
+  float  *fx = malloc(NMAX * sizeof *fx), *fy = malloc(NMAX * sizeof *fy);
+  int     cases = 0, paths = 0;
+  for (int p = 0; p < 3; p++) {
+    if (p > 0 && !strcmp(rsum_set_isa(isa[p]), rsum_set_isa(isa[p - 1]))) continue; /* the CPU lacks it */
+    rsum_set_isa(isa[p]), paths++;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+      for (int kind = 0; kind < NKIND; kind++) {
+        size_t n = sizes[si];
+        make_data(kind < NDATA ? kind : DATA_WIDE, n, 90 + kind, x, y);
+        for (size_t i = 0; i < n; i++) fx[i] = (float)x[i], fy[i] = (float)y[i]; /* float products stay far from both edges */
+        for (size_t i = 0; kind >= NDATA && i < n; i++) {
+          switch (kind - NDATA) {
+          case 0: x[i] = ldexp(x[i], 950); break;                   /* products near 2^1000: the scaled branch */
+          case 1: x[i] = ldexp(x[i], -1010); break;                 /* tiny and subnormal */
+          case 2: x[i] = ldexp(x[i], i % 2 ? 940 : -1000); break;   /* both */
+          case 3: x[i] = i % 3 ? ldexp(x[i], 980) : DBL_MAX; break; /* sums near DBL_MAX (overflowing squares) */
+          default: x[i] = i % 1000 == 7 ? (i % 2 ? NAN : -INFINITY) : x[i]; /* NaN and -Inf among finite values */
+          }
+        }
+        for (int op = 0; op < 4; op++) {
+          for (size_t i = 0; i < n; i++) v[i] = red_elem(op, x, y, i);
+          rsum_t a, m;
+          rsum_init(&a);
+          rsum_add(&a, op, n, x, op == RED_OP_DOT ? y : NULL);
+          rsum_model(n, v, &m);
+          CHECK(rsum_same(&a, &m), "rsum_add (%s path) n=%zu set %d op %d: state differs from the model", rsum_isa(), n, kind, op);
+          cases++;
+        }
+        rsum_t a, b, m;
+        rsum_init(&a), rsum_init(&b);
+        rsum_add_sumsq_dot(&a, &b, n, x, y);
+        for (size_t i = 0; i < n; i++) v[i] = x[i] * x[i];
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&a, &m), "rsum_add_sumsq_dot z.z (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        for (size_t i = 0; i < n; i++) v[i] = x[i] * y[i];
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&b, &m), "rsum_add_sumsq_dot z.r (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        for (size_t i = 0; i < n; i++) v[i] = (double)fx[i] * fy[i];
+        rsum_init(&a);
+        rsum_add_fdot(&a, n, fx, fy);
+        rsum_model(n, v, &m);
+        CHECK(rsum_same(&a, &m), "rsum_add_fdot (%s path) n=%zu set %d: state differs from the model", rsum_isa(), n, kind);
+        cases += 3;
+      }
+  }
+  rsum_set_isa(getenv("MINIAPP_RSUM_ISA"));
+  printf("rsum against its scalar model: %d cases on %d vector path(s)\n", cases, paths);
+  free(x), free(y), free(v), free(fx), free(fy);
+}
+
+/* gsum_add_outer (the global-unit sums of the reproducible gradient): every
+ * pair's state must equal a scalar model written independently (rint instead
+ * of the magic constants, __int128 sums), whatever the ISA path
+ * (MINIAPP_RSUM_ISA), the chunking and the order of the chunks; on rows over
+ * many binades, subnormal floats, zeros of both signs, a zero row, Inf and
+ * NaN, and rows whose maximum sits at another sample than the other row's. */
+static float outer_value(uint64_t seed, size_t r, size_t i)
+{
+  uint64_t h = mix64(seed ^ mix64(r * 1000003u + i));
+  int      kind = (int)(r % 8);
+  double   u = (double)(h >> 11) * 0x1p-53 - 0.5;
+  switch (kind) {
+  case 0: return (float)u;                                              /* plain */
+  case 1: return (float)ldexp(u, (int)(h % 250) - 125);                 /* wide range */
+  case 2: return i == 3 ? 1e30f : (float)ldexp(u, -60);                 /* one big value, the rest far below */
+  case 3: return i == 5 ? 1e-30f : (float)ldexp(u, 60);                 /* ... and its mirror */
+  case 4: return (h & 1) ? -0.0f : (float)ldexp(u, -140);               /* subnormals and -0 */
+  case 5: return 0.0f;                                                  /* a zero row */
+  case 6: return i == 9 ? (r % 16 < 8 ? INFINITY : NAN) : (float)u;     /* non-finite */
+  default: return (float)(u * ((h >> 3) % 3 == 0 ? 1e6 : 1e-6));        /* two magnitudes */
+  }
+}
+
+/* The model: q = rint(v 2^51) of each scaled product v = x y 2^-(ex+ey),
+ * summed in __int128. */
+static void gsum_model(size_t n, const float *x, const float *y, int32_t ex, int32_t ey, gsum_t *g)
+{
+  gsum_init(g);
+  if (ex == GSUM_NONFINITE || ey == GSUM_NONFINITE) {
+    for (size_t i = 0; i < n; i++) {
+      double v = (double)x[i] * (y ? (double)y[i] : 1.0);
+      if (!isfinite(v)) g->special = g->nonfinite ? g->special + v : v, g->nonfinite = 1;
+    }
+    return;
+  }
+  if (ex == GSUM_ZERO || ey == GSUM_ZERO) return;
+  for (size_t i = 0; i < n; i++) {
+    double v  = ldexp((double)x[i] * (y ? (double)y[i] : 1.0), -(ex + ey));
+    g->c += (__int128)rint(ldexp(v, 51));
+  }
+}
+
+static int gsum_same(const gsum_t *a, const gsum_t *b)
+{
+  if (a->nonfinite || b->nonfinite) return a->nonfinite && b->nonfinite && (isnan(a->special) ? isnan(b->special) != 0 : bits(a->special) == bits(b->special));
+  return a->c == b->c;
+}
+
+static void test_outer(void)
+{
+  size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
+  int    pairs = 0, bad = 0, badsplit = 0, offmax = 0;
+  for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+    size_t   n = sizes[t], nx = 11, ny = t % 2 ? 37 : 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n}; /* 37 + the bias: two groups of y rows */
+    float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
+    gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
+    int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
+    for (size_t p = 0; p < nx; p++) {
+      for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p, i);
+      ex[p] = gsum_exponent(gsum_absmax(n, x + p * ld));
+    }
+    for (size_t q = 0; q < ny; q++) {
+      for (size_t i = 0; i < n; i++) y[q * ld + i] = outer_value(2, q + 3, i);
+      ey[q] = gsum_exponent(gsum_absmax(n, y + q * ld));
+    }
+    for (size_t k = 0; k < nx * (ny + 1); k++) gsum_init(&r[k]), gsum_init(&r2[k]);
+    gsum_add_outer(r, r + nx * ny, n, nx, x, ld, ex, ny, y, ld, ey);
+    for (int c = 2; c >= 0; c--) /* three pieces, last first */
+      gsum_add_outer(r2, r2 + nx * ny, cut[c + 1] - cut[c], nx, x + cut[c], ld, ex, ny, y + cut[c], ld, ey);
+    for (size_t p = 0; p < nx; p++)
+      for (size_t q = 0; q <= ny; q++) {
+        const gsum_t *a = q < ny ? &r[p * ny + q] : &r[nx * ny + p], *a2 = q < ny ? &r2[p * ny + q] : &r2[nx * ny + p];
+        gsum_model(n, x + p * ld, q < ny ? y + q * ld : NULL, ex[p], q < ny ? ey[q] : 1, &ref);
+        if (!gsum_same(a, &ref) && bad++ < 3) printf("  outer n=%zu pair (%zu,%zu): state differs from the model\n", n, p, q);
+        if (!gsum_same(a, a2)) badsplit++;
+        if (q < ny && !ref.nonfinite) { /* a pair whose rows peak at different samples: the bound exceeds every product */
+          double bp = 0;
+          for (size_t i = 0; i < n; i++) bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
+          if (bp > 0 && ldexp(bp, 4) < (double)gsum_absmax(n, x + p * ld) * gsum_absmax(n, y + q * ld)) offmax++;
+        }
+        pairs++;
+      }
+    free(x), free(y), free(r), free(r2), free(ex), free(ey);
+  }
+  CHECK(bad == 0, "gsum_add_outer: %d of %d pair states differ from the model", bad, pairs);
+  CHECK(badsplit == 0, "gsum_add_outer: %d of %d pair states depend on the chunking", badsplit, pairs);
+  CHECK(offmax > 0, "gsum_add_outer: the data must include pairs whose bound is far above their largest product");
+  printf("gsum_add_outer (%s path): %d pairs (%d with the bound 16x above every product), states equal to the model and to three pieces in reverse: %s\n", rsum_isa(), pairs, offmax,
+         bad || badsplit ? "no" : "yes");
+#if defined(__x86_64__)
+  { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
+    const char *want = getenv("MINIAPP_RSUM_ISA");
+    if (want && strcmp(want, rsum_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
+      CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_isa());
+  }
+#endif
+}
+
+/* The global-unit sums' accuracy on the hard data sets (as floats), n up to
+ * 2^24 + 3: |value - exact| <= n 2^(ex+ey-52) + 2 eps |exact|, i.e. n 2^-50
+ * max|x| max|y| plus the final rounding; and, where the bound is not far
+ * above the products (gradients), orders of magnitude below the float tree's
+ * error bound (log2 n + 8) 2^-24 sum |x y|, the deterministic strategy's. */
+static void test_outer_accuracy(size_t n)
+{
+  double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
+  float  *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  for (int kind = 0; kind <= NDATA; kind++) {
+    if (kind < NDATA) make_data(kind, n, 77 + kind, xd, yd);
+    else /* floats over 2^-120 .. 2^20: most products have bits below the unit */
+      for (size_t i = 0; i < n; i++) {
+        double u = rng_uniform(91, 2 * i), w = rng_uniform(91, 2 * i + 1);
+        xd[i] = (2 * u - 1) * ldexp(1.0, (int)(w * 140) - 120), yd[i] = 1.0 + w;
+      }
+    for (size_t i = 0; i < n; i++) x[i] = (float)xd[i], y[i] = (float)yd[i], xd[i] = x[i], yd[i] = y[i];
+    int32_t ex = gsum_exponent(gsum_absmax(n, x)), ey = gsum_exponent(gsum_absmax(n, y));
+    gsum_t  g;
+    rsum_t  rs;
+    gsum_init(&g);
+    for (size_t c = 0; c < n; c += 1024) gsum_add_outer(&g, NULL, n - c < 1024 ? n - c : 1024, 1, x + c, n, &ex, 1, y + c, n, &ey);
+    gsum_to_rsum(&g, ex, ey, &rs);
+    double v = rsum_value(&rs), ref = exact_sum(RED_OP_DOT, n, xd, yd), err = fabs(v - ref);
+    double bound = (double)n * ldexp(1.0, ex + ey - 52) + 2 * DBL_EPSILON * fabs(ref);
+    double tree  = (ceil(log2((double)n + 1)) + 8) * 0x1p-24 * abs_sum(RED_OP_DOT, n, xd, yd);
+    CHECK(err <= bound, "gsum n=%zu %s: |%.17g - %.17g| = %g > bound %g", n, kind < NDATA ? data_name[kind] : "float-wide", v, ref, err, bound);
+    CHECK(err <= 1e-6 * tree, "gsum n=%zu %s: error %g is not 6 orders of magnitude below the float tree's bound %g", n, kind < NDATA ? data_name[kind] : "float-wide", err, tree);
+    if (n > 1000000) printf("gsum n=%zu %s: error %.3g, bound %.3g, float tree bound %.3g\n", n, kind < NDATA ? data_name[kind] : "float-wide", err, bound, tree);
+  }
+  free(xd), free(yd), free(x), free(y);
+}
+
+int main(void)
+{
+  test_rsum_model();
+  test_outer();
+  test_outer_accuracy(1000);
+  test_outer_accuracy(65537);
+  test_outer_accuracy(((size_t)1 << 24) + 3);
+  printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
+  return failures ? 1 : 0;
+}
