@@ -34,6 +34,9 @@ static uint64_t bits_of(double v)
   return b;
 }
 
+static const char *run_isa; /* what a run takes here (main reads it before any path is set by name) */
+static int         run_lanes;
+
 /* rsum's paths: a dot and the CG tail's two sums over L doubles, repeated
  * reps times a round; returns 1 if the paths' bits differ. */
 static int rsum_paths(size_t rounds)
@@ -47,11 +50,12 @@ static int rsum_paths(size_t rounds)
   omp_set_num_threads(1);
   for (size_t i = 0; i < L; i++) x[i] = sin(0.001 * (double)i) * ldexp(1.0, (int)(i % 23) - 11), y[i] = cos(0.003 * (double)i);
   const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
+  int         lanes[3];
   double      bd[3] = {1e30, 1e30, 1e30}, bs[3] = {1e30, 1e30, 1e30}, det = 1e30, sink = 0.0;
   uint64_t    hash[3] = {0};
   for (size_t k = 0; k < rounds; k++) {
     for (int p = 0; p < 3; p++) {
-      took[p] = rsum_set_isa(isa[p]);
+      took[p] = rsum_set_isa(isa[p]), lanes[p] = rsum_lanes();
       rsum_t a, zz, zr;
       double t = now();
       for (size_t q = 0; q < reps; q++) {
@@ -76,8 +80,9 @@ static int rsum_paths(size_t rounds)
   }
   double vals = (double)L * reps;
   printf("rsum: %zu doubles (the medium deck's vectors), 1 thread, best of %zu interleaved rounds\n", L, rounds);
-  printf("%-8s %-8s %14s %20s\n", "asked", "took", "dot ns/value", "z.z + z.r ns/value");
-  for (int p = 0; p < 3; p++) printf("%-8s %-8s %14.3f %20.3f\n", isa[p], took[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
+  printf("%-8s %-8s %5s %14s %20s\n", "asked", "took", "lanes", "dot ns/value", "z.z + z.r ns/value");
+  for (int p = 0; p < 3; p++) printf("%-8s %-8s %5d %14.3f %20.3f\n", isa[p], took[p], lanes[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
+  printf("a run here takes the %s path with %d lanes (MINIAPP_RSUM_ISA unset: the widest path; 8 lanes on Intel CPUs)\n", run_isa, run_lanes);
   printf("%-17s %14.3f  (the deterministic strategy's dot: 8 lanes, a tree%s)\n", "deterministic", 1e9 * det / vals, sink == 0.1 ? " " : "");
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("rsum bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
@@ -88,6 +93,7 @@ static int rsum_paths(size_t rounds)
 int main(int argc, char **argv)
 {
   const size_t nx = 32, ny = 32, C = 1024;
+  run_isa = rsum_isa(), run_lanes = rsum_lanes();
   size_t       n = argc > 1 ? strtoull(argv[1], NULL, 10) : 262144, rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : 5;
   if (n < C || rounds < 1) {
     fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples >= %zu] [rounds >= 1]\n", C);

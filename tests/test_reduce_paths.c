@@ -195,8 +195,14 @@ static void test_outer(void)
 #if defined(__x86_64__)
   { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
     const char *want = getenv("MINIAPP_RSUM_ISA");
+    if (want && !*want) want = NULL; /* set empty (kernels_reduce_isa_default): the path a run takes */
     if (want && strcmp(want, rsum_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
       CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_isa());
+    /* rsum's lanes on that path: 2, 4, or on the avx512 path 8 where avx512 was asked for by name (so that this
+     * test covers the 8 lanes on any AVX-512 CPU) or the CPU is Intel's, else 4 (the AVX2 build) */
+    int l = !strcmp(rsum_isa(), "generic") ? 2 : !strcmp(rsum_isa(), "avx2") ? 4 : (want && !strcmp(want, "avx512")) || __builtin_cpu_is("intel") ? 8 : 4;
+    CHECK(rsum_lanes() == l, "MINIAPP_RSUM_ISA=%s: rsum runs %d lanes on the %s path, not %d", want ? want : "(unset)", rsum_lanes(), rsum_isa(), l);
+    printf("rsum (%s path): %d lanes\n", rsum_isa(), rsum_lanes());
   }
 #endif
 }
