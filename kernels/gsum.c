@@ -221,12 +221,82 @@ WIDEN_ROW(widen_row256, "avx2,fma", 4, __m256d, _mm256_set1_pd, CVT256, _mm256_m
 WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd, CVT512, _mm512_mul_pd, _mm512_storeu_pd)
 #endif
 
+/* The pass for fewer x rows than a block holds (the output layer: one delta
+ * row against every input row). Each y row serves only nx pairs there, so it
+ * is converted as it is used instead of widened into a buffer (a conversion,
+ * a store and a load per product), and left unscaled: the pair's constant is
+ * M0 2^ey instead, which scales the sum x y + M0 by 2^ey exactly, so that
+ * the rounding and the count are those of the scaled rows. The x rows are
+ * widened and scaled as in the blocks. Reads no y value at or past n: the
+ * last partial vector is converted from a zero-padded copy. */
+#define THIN(NAME, ATTR, WIDEN, W, VD, VU, CVT, FMAV)                                                                              \
+  ATTR static void NAME##_thin(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
+  {                                                                                                                                \
+    double xs[OSUB];                                                                                                               \
+    for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                      \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, mw = (m + (W) - 1) / (W) * (W);                                                    \
+      for (size_t i = i0 + OSUB; i < i0 + 2 * OSUB; i += 16) { /* as the blocks' pass: the next block's rows */                   \
+        for (size_t p = 0; p < nx; p++) __builtin_prefetch(x + p * ldx + i);                                                       \
+        for (size_t q = 0; q < ny; q++) __builtin_prefetch(y + q * ldy + i);                                                       \
+      }                                                                                                                            \
+      for (size_t p = 0; p < nx; p++) {                                                                                            \
+        WIDEN(m, mw, x + p * ldx + i0, xs, ex[p]);                                                                                 \
+        for (size_t q = 0; q < ny + (rb != NULL); q++) { /* q == ny: the bias (y = 1, exponent 1) */                              \
+          int32_t      e  = q < ny ? ey[q] : 1;                                                                                    \
+          gsum_t      *g  = q < ny ? &r[p * ny + q] : &rb[p];                                                                      \
+          const float *yq = q < ny ? y + q * ldy + i0 : NULL;                                                                      \
+          if (ex[p] == GSUM_NONFINITE || e == GSUM_NONFINITE) pair_nonfinite(g, m, x + p * ldx + i0, yq);                          \
+          if (!plain_exp(ex[p]) || !plain_exp(e)) continue; /* a zero row adds nothing to the fold */                              \
+          const double Mq = GSUM_M0 * pow2(e);                                                                                     \
+          const VD     M  = (VD){0} + Mq, one = (VD){0} + 1.0;                                                                     \
+          VU           S  = {0};                                                                                                   \
+          size_t       i  = 0;                                                                                                     \
+          for (; i + (W) <= m; i += (W)) S += (VU)FMAV(xs + i, yq ? CVT(yq + i) : one, M);                                         \
+          if (i < m) {                                                                                                             \
+            float t[W] = {0};                                                                                                      \
+            for (size_t k = i; k < m; k++) t[k - i] = yq ? yq[k] : 1.0f;                                                           \
+            S += (VU)FMAV(xs + i, CVT(t), M);                                                                                      \
+          }                                                                                                                        \
+          uint64_t sum = 0;                                                                                                        \
+          for (int l = 0; l < (W); l++) sum += S[l];                                                                               \
+          g->c += rsum_fold_count(sum, mw, Mq);                                                                                    \
+        }                                                                                                                          \
+      }                                                                                                                            \
+    }                                                                                                                              \
+  }
+
+/* The thin pass's vector steps: W floats converted, x (widened) times y plus M. */
+typedef double v8d __attribute__((vector_size(64)));
+typedef uint64_t v8u __attribute__((vector_size(64)));
+AI v4d cvt_generic(const float *p)
+{
+  v4f v;
+  memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, v4d);
+}
+AI v4d fmav_generic(const double *xs, v4d b, v4d M) /* multiply, then add: the product is exact */
+{
+  v4d a;
+  memcpy(&a, xs, sizeof a);
+  return a * b + M;
+}
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) AI v4d cvt_avx2(const float *p) { return (v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)); }
+__attribute__((target("avx2,fma"))) AI v4d fmav_avx2(const double *xs, v4d b, v4d M) { return (v4d)_mm256_fmadd_pd(_mm256_loadu_pd(xs), (__m256d)b, (__m256d)M); }
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d cvt_avx512(const float *p) { return (v8d)_mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const double *xs, v8d b, v8d M) { return (v8d)_mm512_fmadd_pd(_mm512_loadu_pd(xs), (__m512d)b, (__m512d)M); }
+#endif
+
 /* The pass over a chunk's rows: groups of OGRP y rows (the bias row last)
  * widened, then BX x rows at a time, every pair of the group folded in blocks
  * of BX x BY while its rows are in L1 (the edges in narrower blocks). */
 #define OUTER(NAME, ATTR, WIDEN, B11, B1Y, BX1, BXY, BX, BY)                                                                                \
   ATTR static void NAME(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
   {                                                                                                                                     \
+    if (nx < (BX)) { /* the output layer's single delta row: each y row serves fewer pairs than a widening costs */                   \
+      NAME##_thin(r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey);                                                                              \
+      return;                                                                                                                           \
+    }                                                                                                                                   \
     double xs[BX][OSUB], ys[OGRP][OSUB];                                                                                                \
     size_t nyb = ny + (rb != NULL);                                                                                                     \
     for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                           \
@@ -279,6 +349,7 @@ WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd,
  * third of the speed); AVX-512 (below), 512-bit vectors and 32 registers,
  * blocks of 4 x 4 (as fast as 4 x 6, faster than 2 x 4 and 3 x 8). */
 #define ISA(SUF, ATTR, WIDEN, FOLD, BX, BY)             \
+  THIN(outer_##SUF, ATTR, WIDEN, 4, v4d, rs_v4u, cvt_##SUF, fmav_##SUF) \
   BLOCK(b11_##SUF, ATTR, FOLD, 1, 1)                    \
   BLOCK(b1y_##SUF, ATTR, FOLD, 1, BY)                   \
   BLOCK(bx1_##SUF, ATTR, FOLD, BX, 1)                   \
@@ -320,6 +391,7 @@ BLOCK512(z11, 1, 1)
 BLOCK512(z1y, 1, 4)
 BLOCK512(zx1, 4, 1)
 BLOCK512(zxy, 4, 4)
+THIN(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, 8, v8d, v8u, cvt_avx512, fmav_avx512)
 OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, z11, z1y, zx1, zxy, 4, 4)
 #endif
 

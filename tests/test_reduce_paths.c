@@ -156,12 +156,16 @@ static void test_outer(void)
   size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
   int    pairs = 0, bad = 0, badsplit = 0, offmax = 0;
   for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
-    size_t   n = sizes[t], nx = 11, ny = t % 2 ? 37 : 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n}; /* 37 + the bias: two groups of y rows */
+    /* 37 + the bias: two groups of y rows; 1 and 3 x rows: the pass for fewer x rows than a block (every row
+     * kind among them, by the offset t) */
+    size_t   n = sizes[t], nx = t % 3 == 0 ? 11 : t % 3 == 1 ? 1 : 3, ny = t % 2 ? 37 : 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n};
     float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
+    for (size_t k = 0; k < nx * ld; k++) x[k] = NAN; /* the 5 floats past each row: a pass that read them would differ */
+    for (size_t k = 0; k < ny * ld; k++) y[k] = NAN;
     gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
     int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
     for (size_t p = 0; p < nx; p++) {
-      for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p, i);
+      for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p + t, i);
       ex[p] = gsum_exponent(gsum_absmax(n, x + p * ld));
     }
     for (size_t q = 0; q < ny; q++) {
