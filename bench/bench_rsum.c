@@ -1,15 +1,16 @@
 /* bench/bench_rsum.c: the reproducible gradient accumulator's paths side by
  * side (kernels/gsum.c, gsum_add_outer: generic, AVX2, AVX-512VL; those the CPU lacks
- * fall back and are said so), in interleaved rounds in one run, on the
- * surrogate's hidden-layer shape: 32 delta rows x 32 activation rows, the
- * batch in chunks of 1024 samples, one thread. Prints ns per product (best
- * of the rounds), the ratio to the widest path, the deterministic float
- * tree's cost on the same products for comparison, and checks that every
- * path gives the same bits (it exits 1 if not). Then the same for rsum
+ * fall back and are said so), in interleaved rounds in one run, on two of
+ * the surrogate's shapes: a hidden layer (32 delta rows x 32 activation
+ * rows) and the output layer (1 delta row x 32: gsum's pass for few rows),
+ * the batch in chunks of 1024 samples, one thread. Prints ns per product
+ * (best of the rounds), the ratio to the widest path, the deterministic
+ * float tree's cost on the same products for comparison, and checks that
+ * every path gives the same bits (it exits 1 if not). Then the same for rsum
  * (kernels/rsum.c, the solver's reproducible dot products) on the medium
  * deck's vector length, 73728 doubles: a dot (rsum_add, chunk by chunk) and
- * the CG tail's two sums (rsum_add_sumsq_dot), per path, next to the
- * deterministic strategy's dot. Not a test: no pass/fail on time.
+ * the CG tail's two sums (rsum_add_sumsq_dot), per path (with its lanes),
+ * next to the deterministic strategy's dot. Not a test: no pass/fail on time.
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
@@ -90,34 +91,11 @@ static int rsum_paths(size_t rounds)
   return !same;
 }
 
-int main(int argc, char **argv)
+/* gsum_add_outer's paths on nx delta rows x ny activation rows of n samples
+ * (rows n apart), chunk by chunk; returns 1 if the paths' bits differ. */
+static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
 {
-  const size_t nx = 32, ny = 32, C = 1024;
-  run_isa = rsum_isa(), run_lanes = rsum_lanes();
-  size_t       n = argc > 1 ? strtoull(argv[1], NULL, 10) : 262144, rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : 5;
-  if (n < C || rounds < 1) {
-    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples >= %zu] [rounds >= 1]\n", C);
-    return 1;
-  }
-  n = n / C * C;
-  float             *d = malloc(nx * n * sizeof *d), *a = malloc(ny * n * sizeof *a);
-  gsum_t            *st = malloc(nx * ny * sizeof *st);
-  int32_t            ex[32], ey[32];
-  unsigned long long r = 88172645463325252ull;
-  if (!d || !a || !st) {
-    fprintf(stderr, "bench_rsum: error: out of memory\n");
-    return 1;
-  }
-  for (size_t i = 0; i < nx * n; i++) { /* deltas: signs, magnitudes 2^-12..2^-4; activations in [0, 1) */
-    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-    d[i] = ldexpf((float)(r % 2000001) / 1e6f - 1.0f, (int)(r >> 40) % 9 - 12);
-  }
-  for (size_t i = 0; i < ny * n; i++) {
-    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-    a[i] = (float)(r % 1000001) / 1e6f;
-  }
-  for (size_t i = 0; i < nx; i++) ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
-  for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
+  const size_t C = 1024;
   const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
   double      best[3] = {1e30, 1e30, 1e30}, tree = 1e30;
   uint64_t    hash[3] = {0};
@@ -163,6 +141,39 @@ int main(int argc, char **argv)
   printf("%-17s %12.3f %10.2f  (float products, 8-lane sums: the deterministic strategy's arithmetic)\n", "float tree", 1e9 * tree / prods, tree / best[2]);
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
+  return !same;
+}
+
+int main(int argc, char **argv)
+{
+  const size_t nx = 32, ny = 32, C = 1024;
+  run_isa = rsum_isa(), run_lanes = rsum_lanes();
+  size_t       n = argc > 1 ? strtoull(argv[1], NULL, 10) : 262144, rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : 5;
+  if (n < C || rounds < 1) {
+    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples >= %zu] [rounds >= 1]\n", C);
+    return 1;
+  }
+  n = n / C * C;
+  float             *d = malloc(nx * n * sizeof *d), *a = malloc(ny * n * sizeof *a);
+  gsum_t            *st = malloc(nx * ny * sizeof *st);
+  int32_t            ex[32], ey[32];
+  unsigned long long r = 88172645463325252ull;
+  if (!d || !a || !st) {
+    fprintf(stderr, "bench_rsum: error: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < nx * n; i++) { /* deltas: signs, magnitudes 2^-12..2^-4; activations in [0, 1) */
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    d[i] = ldexpf((float)(r % 2000001) / 1e6f - 1.0f, (int)(r >> 40) % 9 - 12);
+  }
+  for (size_t i = 0; i < ny * n; i++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    a[i] = (float)(r % 1000001) / 1e6f;
+  }
+  for (size_t i = 0; i < nx; i++) ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
+  for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
+  int bad = outer_paths(n, rounds, nx, d, ex, ny, a, ey, st); /* a hidden layer */
+  bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey, st);    /* the output layer: one delta row (gsum's pass for few rows) */
   free(d), free(a), free(st);
-  return rsum_paths(rounds) || !same;
+  return rsum_paths(rounds) || bad;
 }
