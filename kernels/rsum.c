@@ -119,8 +119,9 @@ AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t 
  * (GCC splits a vector wider than the target's registers badly, through the
  * stack): generic 2 (SSE2, NEON), AVX2 4, AVX-512 8. Which of the last two an
  * AVX-512 CPU runs depends on how it executes 512-bit operations
- * (rsum_lanes below): 8 lanes took 0.58 against 0.90 ns per value for a dot
- * on an Intel Xeon (Emerald Rapids, two 512-bit FMA ports), and were no
+ * (rsum_lanes below): 8 lanes took 0.57 against 0.65-0.66 ns per value for
+ * a dot in cache on an Intel Xeon (Emerald Rapids, two 512-bit FMA ports;
+ * Intel parts with one 512-bit FMA port were not measured), and were no
  * faster on a Zen 4 in cache (its 512-bit operations take two 256-bit pipe
  * slots, and the fold is bound by those slots) and 30% slower on a dot
  * streamed from memory there. */

@@ -179,7 +179,7 @@ AI RATTR void LN(rsum_sumsq_dot_op)(rsum_t *a, rsum_t *b, size_t n, const double
   }
 }
 
-/* The path's entry points (rsum.c picks one by rsum_isa_level). */
+/* The path's entry points (rsum.c picks one by rsum_lane_path). */
 RATTR static void LN(rsum_add_serial)(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
 {
   if (isf) {

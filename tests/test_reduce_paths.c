@@ -151,46 +151,64 @@ static int gsum_same(const gsum_t *a, const gsum_t *b)
   return a->c == b->c;
 }
 
+typedef struct {
+  int pairs, bad, badsplit, offmax;
+} OuterCount;
+
+/* One shape: nx x rows (of the row kinds from xoff on) against ny y rows and
+ * the bias, n samples, rows ld = n + 5 apart with NaN in the 5 floats past
+ * each row (a pass that read them would differ); each pair's state against
+ * the model, and against three pieces added last first. */
+static void outer_case(size_t n, size_t nx, size_t ny, size_t xoff, OuterCount *k)
+{
+  size_t   ld = n + 5, cut[] = {0, n / 3, n - n / 4, n};
+  float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
+  gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
+  int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
+  for (size_t i = 0; i < nx * ld; i++) x[i] = NAN;
+  for (size_t i = 0; i < ny * ld; i++) y[i] = NAN;
+  for (size_t p = 0; p < nx; p++) {
+    for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p + xoff, i);
+    ex[p] = gsum_exponent(gsum_absmax(n, x + p * ld));
+  }
+  for (size_t q = 0; q < ny; q++) {
+    for (size_t i = 0; i < n; i++) y[q * ld + i] = outer_value(2, q + 3, i);
+    ey[q] = gsum_exponent(gsum_absmax(n, y + q * ld));
+  }
+  for (size_t i = 0; i < nx * (ny + 1); i++) gsum_init(&r[i]), gsum_init(&r2[i]);
+  gsum_add_outer(r, r + nx * ny, n, nx, x, ld, ex, ny, y, ld, ey);
+  for (int c = 2; c >= 0; c--) /* three pieces, last first */
+    gsum_add_outer(r2, r2 + nx * ny, cut[c + 1] - cut[c], nx, x + cut[c], ld, ex, ny, y + cut[c], ld, ey);
+  for (size_t p = 0; p < nx; p++)
+    for (size_t q = 0; q <= ny; q++) {
+      const gsum_t *a = q < ny ? &r[p * ny + q] : &r[nx * ny + p], *a2 = q < ny ? &r2[p * ny + q] : &r2[nx * ny + p];
+      gsum_model(n, x + p * ld, q < ny ? y + q * ld : NULL, ex[p], q < ny ? ey[q] : 1, &ref);
+      if (!gsum_same(a, &ref) && k->bad++ < 3) printf("  outer n=%zu nx=%zu pair (%zu,%zu): state differs from the model\n", n, nx, p, q);
+      if (!gsum_same(a, a2)) k->badsplit++;
+      if (q < ny && !ref.nonfinite) { /* a pair whose rows peak at different samples: the bound exceeds every product */
+        double bp = 0;
+        for (size_t i = 0; i < n; i++) bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
+        if (bp > 0 && ldexp(bp, 4) < (double)gsum_absmax(n, x + p * ld) * gsum_absmax(n, y + q * ld)) k->offmax++;
+      }
+      k->pairs++;
+    }
+  free(x), free(y), free(r), free(r2), free(ex), free(ey);
+}
+
+/* gsum_add_outer against the model: 11 x rows (blocks and their edges) and 3
+ * and 1 (the pass for fewer x rows than a block, whose single row takes
+ * every one of the 16 row kinds, NaN and Inf rows apart), 13 or 37 y rows
+ * (37 + the bias: two groups), sizes across the 512-sample blocks. */
 static void test_outer(void)
 {
-  size_t sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
-  int    pairs = 0, bad = 0, badsplit = 0, offmax = 0;
+  size_t     sizes[] = {1, 7, 255, 256, 257, 1000, 1031};
+  OuterCount k       = {0, 0, 0, 0};
   for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
-    /* 37 + the bias: two groups of y rows; 1 and 3 x rows: the pass for fewer x rows than a block (every row
-     * kind among them, by the offset t) */
-    size_t   n = sizes[t], nx = t % 3 == 0 ? 11 : t % 3 == 1 ? 1 : 3, ny = t % 2 ? 37 : 13, ld = n + 5, cut[] = {0, n / 3, n - n / 4, n};
-    float   *x = malloc(nx * ld * sizeof *x), *y = malloc(ny * ld * sizeof *y);
-    for (size_t k = 0; k < nx * ld; k++) x[k] = NAN; /* the 5 floats past each row: a pass that read them would differ */
-    for (size_t k = 0; k < ny * ld; k++) y[k] = NAN;
-    gsum_t  *r = malloc(nx * (ny + 1) * sizeof *r), *r2 = malloc(nx * (ny + 1) * sizeof *r2), ref;
-    int32_t *ex = malloc(nx * sizeof *ex), *ey = malloc(ny * sizeof *ey);
-    for (size_t p = 0; p < nx; p++) {
-      for (size_t i = 0; i < n; i++) x[p * ld + i] = outer_value(1, p + t, i);
-      ex[p] = gsum_exponent(gsum_absmax(n, x + p * ld));
-    }
-    for (size_t q = 0; q < ny; q++) {
-      for (size_t i = 0; i < n; i++) y[q * ld + i] = outer_value(2, q + 3, i);
-      ey[q] = gsum_exponent(gsum_absmax(n, y + q * ld));
-    }
-    for (size_t k = 0; k < nx * (ny + 1); k++) gsum_init(&r[k]), gsum_init(&r2[k]);
-    gsum_add_outer(r, r + nx * ny, n, nx, x, ld, ex, ny, y, ld, ey);
-    for (int c = 2; c >= 0; c--) /* three pieces, last first */
-      gsum_add_outer(r2, r2 + nx * ny, cut[c + 1] - cut[c], nx, x + cut[c], ld, ex, ny, y + cut[c], ld, ey);
-    for (size_t p = 0; p < nx; p++)
-      for (size_t q = 0; q <= ny; q++) {
-        const gsum_t *a = q < ny ? &r[p * ny + q] : &r[nx * ny + p], *a2 = q < ny ? &r2[p * ny + q] : &r2[nx * ny + p];
-        gsum_model(n, x + p * ld, q < ny ? y + q * ld : NULL, ex[p], q < ny ? ey[q] : 1, &ref);
-        if (!gsum_same(a, &ref) && bad++ < 3) printf("  outer n=%zu pair (%zu,%zu): state differs from the model\n", n, p, q);
-        if (!gsum_same(a, a2)) badsplit++;
-        if (q < ny && !ref.nonfinite) { /* a pair whose rows peak at different samples: the bound exceeds every product */
-          double bp = 0;
-          for (size_t i = 0; i < n; i++) bp = fmax(bp, fabs((double)x[p * ld + i] * y[q * ld + i]));
-          if (bp > 0 && ldexp(bp, 4) < (double)gsum_absmax(n, x + p * ld) * gsum_absmax(n, y + q * ld)) offmax++;
-        }
-        pairs++;
-      }
-    free(x), free(y), free(r), free(r2), free(ex), free(ey);
+    outer_case(sizes[t], 11, t % 2 ? 37 : 13, t, &k);
+    outer_case(sizes[t], 3, t % 2 ? 13 : 37, t, &k);
   }
+  for (size_t off = 0; off < 16; off++) outer_case(off % 2 ? 1031 : 1000, 1, off % 4 < 2 ? 37 : 13, off, &k);
+  int pairs = k.pairs, bad = k.bad, badsplit = k.badsplit, offmax = k.offmax;
   CHECK(bad == 0, "gsum_add_outer: %d of %d pair states differ from the model", bad, pairs);
   CHECK(badsplit == 0, "gsum_add_outer: %d of %d pair states depend on the chunking", badsplit, pairs);
   CHECK(offmax > 0, "gsum_add_outer: the data must include pairs whose bound is far above their largest product");
