@@ -221,6 +221,17 @@ WIDEN_ROW(widen_row256, "avx2,fma", 4, __m256d, _mm256_set1_pd, CVT256, _mm256_m
 WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd, CVT512, _mm512_mul_pd, _mm512_storeu_pd)
 #endif
 
+/* The rows' next block of samples while this one computes (they come from
+ * memory); past n too: a caller walking a row chunk by chunk
+ * (surrogate/tallskinny_cpu.c) reads that next. A prefetch never faults. */
+AI void prefetch_next(size_t i0, size_t nx, const float *x, size_t ldx, size_t ny, const float *y, size_t ldy)
+{
+  for (size_t i = i0 + OSUB; i < i0 + 2 * OSUB; i += 16) {
+    for (size_t p = 0; p < nx; p++) __builtin_prefetch(x + p * ldx + i);
+    for (size_t q = 0; q < ny; q++) __builtin_prefetch(y + q * ldy + i);
+  }
+}
+
 /* The pass for fewer x rows than a block holds (the output layer: one delta
  * row against every input row). Each y row serves only nx pairs there, so it
  * is converted as it is used instead of widened into a buffer (a conversion,
@@ -235,10 +246,7 @@ WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd,
     double xs[OSUB];                                                                                                               \
     for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                      \
       size_t m = n - i0 < OSUB ? n - i0 : OSUB, mw = (m + (W) - 1) / (W) * (W);                                                    \
-      for (size_t i = i0 + OSUB; i < i0 + 2 * OSUB; i += 16) { /* as the blocks' pass: the next block's rows */                   \
-        for (size_t p = 0; p < nx; p++) __builtin_prefetch(x + p * ldx + i);                                                       \
-        for (size_t q = 0; q < ny; q++) __builtin_prefetch(y + q * ldy + i);                                                       \
-      }                                                                                                                            \
+      prefetch_next(i0, nx, x, ldx, ny, y, ldy);                                                                                   \
       for (size_t p = 0; p < nx; p++) {                                                                                            \
         WIDEN(m, mw, x + p * ldx + i0, xs, ex[p]);                                                                                 \
         for (size_t q = 0; q < ny + (rb != NULL); q++) { /* q == ny: the bias (y = 1, exponent 1) */                              \
@@ -301,12 +309,7 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const do
     size_t nyb = ny + (rb != NULL);                                                                                                     \
     for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                           \
       size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 7) / 8 * 8; /* 8: the 512-bit blocks */                                       \
-      /* the next block's rows while this one computes (they come from memory); past n too: a caller walking a row     \
-       * chunk by chunk (surrogate/tallskinny_cpu.c) reads that next. A prefetch never faults. */                      \
-      for (size_t i = i0 + OSUB; i < i0 + 2 * OSUB; i += 16) {                                                                          \
-          for (size_t p = 0; p < nx; p++) __builtin_prefetch(x + p * ldx + i);                                                          \
-          for (size_t q = 0; q < ny; q++) __builtin_prefetch(y + q * ldy + i);                                                          \
-        }                                                                                                                               \
+      prefetch_next(i0, nx, x, ldx, ny, y, ldy);                                                                                        \
       for (size_t q0 = 0; q0 < nyb; q0 += OGRP) {                                                                                       \
         size_t        nq = nyb - q0 < OGRP ? nyb - q0 : OGRP;                                                                           \
         const double *yp[OGRP];                                                                                                         \

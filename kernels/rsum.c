@@ -187,12 +187,6 @@ int rsum_isa_level(void)
 
 const char *rsum_isa(void) { return isa_name[rsum_isa_level()]; }
 
-int rsum_lanes(void)
-{
-  int l = rsum_isa_level();
-  return l == 2 && __atomic_load_n(&lanes8, __ATOMIC_RELAXED) ? 8 : 2 << l;
-}
-
 const char *rsum_set_isa(const char *isa)
 {
   __atomic_store_n(&isa_now, isa_pick(isa), __ATOMIC_RELAXED);
@@ -205,6 +199,8 @@ static int rsum_lane_path(void)
   int l = rsum_isa_level();
   return l == 2 && !__atomic_load_n(&lanes8, __ATOMIC_RELAXED) ? 1 : l;
 }
+
+int rsum_lanes(void) { return 2 << rsum_lane_path(); }
 
 typedef void serial_fn(rsum_t *, red_op_t, int, size_t, const void *, const void *);
 typedef void sumsq_dot_fn(rsum_t *, rsum_t *, size_t, const double *, const double *);
