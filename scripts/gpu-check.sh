@@ -17,7 +17,8 @@
 #             half is atomic: real GPU atomics (order seed 0) against the CPU's
 #             seeded replay (seed 1): weights V_c, rel. L2, first divergent epoch
 #   sweep     scripts/sweep.sh on -sweep_decks with the surrogate on the GPU,
-#             surrogate half varied (-sweep_variants, builds under -sweep_root)
+#             surrogate half varied (-sweep_variants, builds under -sweep_root),
+#             -sweep_repeat rounds (default 2)
 #   sumstudy  miniapp-sumstudy's CUDA methods (docs/fpna-sums.md)
 #   profile   Nsight Compute (ncu) on the reproducible gradient-sum kernels at the largest -bench_n
 # Results: DIR/result.md and DIR/result.yaml (-out, default out/gpu-check),
@@ -31,13 +32,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
-usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_variants A,B] [-python PY] [-timeout S] [-rehearse]"
+usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"; }
 allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
-sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible
+sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
 py=python3 tmo=1800 rehearse=0 cmdline="scripts/gpu-check.sh $*"
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
     -steps)
       steps=${2//,/ }
       for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
-    -decks) decks=$2 ;;
+    -decks) decks=${2//,/ } ;;
     -np) posint "$1" "$2"; np=$2 ;;
     -bench_n) for n in $2; do posint "$1" "$n"; done; bench_n=$2 ;;
     -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; widths=$2 ;;
@@ -56,7 +57,8 @@ while [ $# -gt 0 ]; do
     -atomic_deck) atomic_deck=$2 ;;
     -replicas) posint "$1" "$2"; [ "$2" -ge 2 ] || die "-replicas $2: at least 2"; replicas=$2 ;;
     -sweep_root) sweep_root=$2 ;;
-    -sweep_decks) sweep_decks=$2 ;;
+    -sweep_decks) sweep_decks=${2//,/ } ;;
+    -sweep_repeat) posint "$1" "$2"; sweep_repeat=$2 ;;
     -sweep_variants) sweep_variants=$2 ;;
     -python) py=$2 ;;
     -timeout) posint "$1" "$2"; tmo=$2 ;;
@@ -244,7 +246,7 @@ fi
 if on sweep; then
   for d in $sweep_decks; do
     log=$logs/sweep-$d.log
-    timeout "$tmo" scripts/sweep.sh "$d" -bin "$sweep_root" -variants "$sweep_variants" -args "-surrogate_device $dev" -out "$logs/sweep" > "$log" 2>&1; rc=$?
+    timeout "$tmo" scripts/sweep.sh "$d" -bin "$sweep_root" -variants "$sweep_variants" -repeat "$sweep_repeat" -args "-surrogate_device $dev" -out "$logs/sweep" > "$log" 2>&1; rc=$?
     if [ $rc = 0 ] && [ -f "$logs/sweep/$d/table.md" ]; then
       record "sweep $d" pass "surrogate on $dev; variants atomic,$sweep_variants; table below"
       table "sweep $d (surrogate on $dev)" "$logs/sweep/$d/table.md"

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# scripts/gpu-lease.sh [-runtime FILE.tar.xz] [-bin DIR] [-budget S] [-groups LIST] [-out DIR] [-rehearse]:
+# scripts/gpu-check.sh inside one command of limited length (a lent GPU
+# machine's call, a batch queue's short partition; docs/gpu.md). The steps run
+# in groups, most important first (-groups, default all, in this order):
+#   core      device, test, ranks, decks grayscott-small and -medium
+#   bench     bench_surrogate, batches 262144 and 4194304, 5-32-32-1 and 5-64-64-64-1
+#   torch     the PyTorch reference on the same batches and networks
+#   sanitize  compute-sanitizer's four tools, then the Nsight Compute profile
+#   large     deck grayscott-large
+#   sweep     grayscott-medium over atomic, deterministic, reproducible, atomic-reproducible
+#   atomic    the atomic study, 4 replicas of grayscott-medium
+#   sumstudy  the FPNA sum study's CUDA methods
+# A group starts only while its estimate fits in what is left of S seconds
+# (default 540) and its steps are stopped when S runs out. After each group
+# every result so far is packed into DIR/gpu-check.tar.gz (default $OUT, else
+# out/gpu-lease) and the results' tables into DIR/summary.md, so a cut-off
+# call keeps what finished. When the device step fails nothing else runs.
+# -runtime unpacks a packed runtime (scripts/gpu-pack.sh) into .runtime and
+# sources its env.sh; PyTorch then runs with the library path from before
+# (the runtime's libraries are Debian's, older than PyTorch's). -bin as in
+# gpu-check.sh (default .runtime/bin/reproducible with -runtime, else
+# build/reproducible). -rehearse: gpu-check.sh's CPU rehearsal. Exit 0 when
+# no check failed and every group ran.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/gpu-lease.sh [-runtime FILE.tar.xz] [-bin DIR] [-budget S] [-groups LIST] [-out DIR] [-rehearse]"
+die() { echo "gpu-lease: error: $*" >&2; exit 1; }
+allgroups="core bench torch sanitize large sweep atomic sumstudy"
+runtime="" bin="" budget=540 groups=$allgroups dest=${OUT:-out/gpu-lease} rehearse=()
+while [ $# -gt 0 ]; do
+  [ "$1" = -rehearse ] && { rehearse=(-rehearse); shift; continue; }
+  [ $# -ge 2 ] || die "$1 needs a value ($usage)"
+  case $1 in
+    -runtime) [ -f "$2" ] || die "-runtime $2: no such file"; runtime=$2 ;;
+    -bin) bin=$2 ;;
+    -budget) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-budget $2: seconds, a positive integer"; budget=$2 ;;
+    -groups)
+      groups=${2//,/ }
+      for g in $groups; do [[ " $allgroups " == *" $g "* ]] || die "-groups: unknown group '$g' (of: ${allgroups// /,})"; done ;;
+    -out) dest=$2 ;;
+    *) die "unknown argument '$1' ($usage)" ;;
+  esac
+  shift 2
+done
+start=$SECONDS
+mkdir -p "$dest" 2> /dev/null || die "-out $dest: cannot create it"
+work=$(mktemp -d) || die "no temporary folder"
+py=$work/python3 # PyTorch with the library path of before the runtime
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec python3 "$@"\n' "${LD_LIBRARY_PATH:-}" > "$py" && chmod +x "$py"
+if [ -n "$runtime" ]; then
+  mkdir -p .runtime && tar -C .runtime -xJf "$runtime" || die "-runtime $runtime: cannot unpack it into .runtime"
+  # shellcheck disable=SC1091 # written by pack-runtime
+  source .runtime/env.sh
+  [ -n "$bin" ] || bin=.runtime/bin/reproducible
+fi
+[ -n "$bin" ] || bin=build/reproducible
+
+est() { # GROUP: seconds it takes on an H100 machine, generously
+  case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 150 ;; sanitize) echo 150 ;; large) echo 120 ;;
+    sweep) echo 200 ;; atomic) echo 120 ;; sumstudy) echo 60 ;; esac
+}
+args() { # GROUP: gpu-check.sh's arguments
+  case $1 in
+    core) echo "-steps device,test,ranks,decks -decks grayscott-small,grayscott-medium" ;;
+    bench) echo "-steps bench" ;;
+    torch) echo "-steps torch" ;;
+    sanitize) echo "-steps sanitize,profile" ;;
+    large) echo "-steps decks -decks grayscott-large" ;;
+    sweep) echo "-steps sweep -sweep_decks grayscott-medium -sweep_variants deterministic,reproducible,atomic-reproducible" ;;
+    atomic) echo "-steps atomic -replicas 4" ;;
+    sumstudy) echo "-steps sumstudy" ;;
+  esac
+}
+pack() {
+  tar -C "$work" -czf "$dest/gpu-check.tar.gz" --exclude=python3 . 2> /dev/null
+  for g in $groups; do [ -f "$work/$g/result.md" ] && { cat "$work/$g/result.md"; echo; }; done > "$dest/summary.md"
+}
+left() { echo $((budget - (SECONDS - start))); }
+fails=0 skipped=""
+for g in $groups; do
+  if [ "$(left)" -lt "$(est "$g")" ]; then skipped+=" $g"; continue; fi
+  t=$(( $(left) - 5 ))
+  echo "gpu-lease: group $g ($(left) s left)"
+  # shellcheck disable=SC2046 # the group's argument list
+  timeout "$t" scripts/gpu-check.sh "${rehearse[@]}" -bin "$bin" -out "$work/$g" -python "$py" -timeout "$t" $(args "$g") \
+    > "$work/$g.log" 2>&1
+  rc=$?
+  grep '^gpu-check: ' "$work/$g.log"
+  [ $rc = 0 ] || fails=$((fails + 1))
+  [ $rc != 124 ] || echo "gpu-lease: group $g stopped at the budget"
+  pack
+  if grep -q '"device", status: fail' "$work/$g/result.yaml" 2> /dev/null; then
+    echo "gpu-lease: error: the device step failed; no further group runs" >&2
+    skipped+=" (after device) ${groups#*"$g"}"
+    break
+  fi
+done
+[ -z "$skipped" ] || echo "gpu-lease: not run, out of time:$skipped"
+echo "gpu-lease: $(( SECONDS - start )) s; $fails group(s) with failed checks; results in $dest/summary.md and $dest/gpu-check.tar.gz"
+rm -rf "$work"
+[ $fails = 0 ] && [ -z "$skipped" ]
