@@ -21,6 +21,8 @@
 #             -sweep_repeat rounds (default 2)
 #   sumstudy  miniapp-sumstudy's CUDA methods (docs/fpna-sums.md)
 #   profile   Nsight Compute (ncu) on the reproducible gradient-sum kernels at the largest -bench_n
+#   kernels   ncu's duration of every kernel of one timed train step per strategy
+#             at the largest -bench_n, per network (scripts/ncu_steps.py)
 # Results: DIR/result.md and DIR/result.yaml (-out, default out/gpu-check),
 # the logs in DIR/logs/ and DIR/logs.tar.gz.
 # Executables: -bin DIR is a build tree (default build/reproducible) or a
@@ -35,7 +37,7 @@ usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \
 usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"; }
-allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile"
+allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
 sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
@@ -168,8 +170,10 @@ if gpuonly sanitize; then
         [ -n "${cmd[0]}" ] || continue
         log=$logs/sanitizer-$tool-$what.log
         timeout "$tmo" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1
-        if grep -q "ERROR SUMMARY: 0 errors" "$log"; then record "sanitizer $tool ($what)" pass "0 errors"
-        else record "sanitizer $tool ($what)" fail "$(grep -m1 'ERROR SUMMARY' "$log" || echo "no summary"), logs/$(basename "$log")"; fi
+        # racecheck ends with its own summary line (RACECHECK SUMMARY: N hazards
+        # displayed (E errors, W warnings)), the other tools with ERROR SUMMARY
+        if grep -qE "^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed)" "$log"; then record "sanitizer $tool ($what)" pass "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
+        else record "sanitizer $tool ($what)" fail "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" || echo "no summary"), logs/$(basename "$log")"; fi
       done
     done
   else record compute-sanitizer fail "not on PATH"; fi
@@ -220,7 +224,7 @@ if on torch; then
         log=$logs/torch-$n-${w//,/-}.log
         timeout "$tmo" "$py" bench/bench_surrogate_torch.py --device $tdev --n "$n" --layers "$w" --steps 10 > "$log" 2>&1; rc=$?
         if [ $rc = 0 ]; then
-          record "PyTorch n=$n layers=$w" pass "$(awk '$1 ~ /^(default|deterministic|compile)$/ {if ($2 == "unavailable:") printf "%s unavailable; ", $1; else printf "%s %s ms; ", $1, $2}' "$log")"
+          record "PyTorch n=$n layers=$w" pass "$(awk '$1 ~ /^(default|deterministic|compile)$/ {if ($2 == "unavailable:") printf "%s unavailable; ", $1; else if ($6 == "-") printf "%s %s ms; ", $1, $2; else printf "%s %s ms (host batch %s ms, %s compiles timed); ", $1, $2, $6, $8}' "$log")"
           table "PyTorch, batch $n, hidden layers $w" "$log"
         else record "PyTorch n=$n layers=$w" fail "exit $rc, logs/$(basename "$log")"; fi
       done
@@ -279,6 +283,25 @@ if gpuonly profile; then
       record profile pass "ncu SpeedOfLight of the reproducible gradient sums, batch $nmax: per kernel in the appendix, whole in logs/ncu.log"
       table "ncu SpeedOfLight: kernel, duration, throughputs" <(grep -E '^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput' "$logs/ncu.log" | head -n 200)
     else record profile fail "exit $rc, logs/ncu.log"; fi
+  fi
+fi
+
+if gpuonly kernels; then
+  nmax=$(printf '%s\n' $bench_n | sort -n | tail -n 1)
+  if ! command -v ncu > /dev/null; then record kernels skip "ncu (Nsight Compute) not on PATH"
+  elif [ -z "$bench" ]; then record kernels fail "bench_surrogate not found under $bin"
+  else
+    for w in $widths; do
+      r=$logs/kernels-${w//,/-}
+      timeout "$tmo" ncu --metrics gpu__time_duration.sum -o "$r" -f "$bench" -surrogate_device cuda -surrogate_layers "$w" -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$r.log" 2>&1; rc=$?
+      [ $rc != 0 ] || { ncu --import "$r.ncu-rep" --csv --page raw > "$r.csv" 2>> "$r.log"; rc=$?; }
+      [ $rc != 0 ] || { "$py" scripts/ncu_steps.py "$r.csv" > "$r.txt" 2>> "$r.log"; rc=$?; }
+      if [ $rc = 0 ]; then
+        record "kernels layers=$w" pass "batch $nmax: $(awk '$2 == "(kernels" {printf "%s %.2f ms; ", $1, $7 / 1000}' "$r.txt")"
+        table "kernels of one train step, batch $nmax, hidden layers $w (ncu gpu__time_duration)" "$r.txt"
+      else record "kernels layers=$w" fail "exit $rc, logs/$(basename "$r").log"; fi
+      rm -f "$r.ncu-rep"
+    done
   fi
 fi
 

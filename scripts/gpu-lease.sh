@@ -6,6 +6,7 @@
 #   core      device, test, ranks, decks grayscott-small and -medium
 #   bench     bench_surrogate, batches 262144 and 4194304, 5-32-32-1 and 5-64-64-64-1
 #   torch     the PyTorch reference on the same batches and networks
+#   kernels   ncu's duration of every kernel of one train step per strategy
 #   sanitize  compute-sanitizer's four tools, then the Nsight Compute profile
 #   large     deck grayscott-large
 #   sweep     grayscott-medium over atomic, deterministic, reproducible, atomic-reproducible
@@ -26,7 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-lease.sh [-runtime FILE.tar.xz] [-bin DIR] [-budget S] [-groups LIST] [-out DIR] [-rehearse]"
 die() { echo "gpu-lease: error: $*" >&2; exit 1; }
-allgroups="core bench torch sanitize large sweep atomic sumstudy"
+allgroups="core bench torch kernels sanitize large sweep atomic sumstudy"
 runtime="" bin="" budget=540 groups=$allgroups dest=${OUT:-out/gpu-lease} rehearse=()
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=(-rehearse); shift; continue; }
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 start=$SECONDS
+export PMIX_MCA_pcompress_base_silence_warning=1 # the packed Open MPI's PMIx finds no zlib plugin of its own version there
 mkdir -p "$dest" 2> /dev/null || die "-out $dest: cannot create it"
 work=$(mktemp -d) || die "no temporary folder"
 py=$work/python3 # PyTorch with the library path of before the runtime
@@ -57,7 +59,7 @@ fi
 [ -n "$bin" ] || bin=build/reproducible
 
 est() { # GROUP: seconds it takes on an H100 machine, generously
-  case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 150 ;; sanitize) echo 150 ;; large) echo 120 ;;
+  case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 150 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;
     sweep) echo 200 ;; atomic) echo 120 ;; sumstudy) echo 60 ;; esac
 }
 args() { # GROUP: gpu-check.sh's arguments
@@ -65,6 +67,7 @@ args() { # GROUP: gpu-check.sh's arguments
     core) echo "-steps device,test,ranks,decks -decks grayscott-small,grayscott-medium" ;;
     bench) echo "-steps bench" ;;
     torch) echo "-steps torch" ;;
+    kernels) echo "-steps kernels" ;;
     sanitize) echo "-steps sanitize,profile" ;;
     large) echo "-steps decks -decks grayscott-large" ;;
     sweep) echo "-steps sweep -sweep_decks grayscott-medium -sweep_variants deterministic,reproducible,atomic-reproducible" ;;

@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(MINIAPP_HAVE_CUDA) /* surrogate_impl.h: the one configuration symbol of this build */
+const int SurrogateConfig_CUDA = 1;
+#else
+const int SurrogateConfig_NoCUDA = 1;
+#endif
+
 PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
 {
   Surrogate s;

@@ -87,6 +87,20 @@ struct _p_Surrogate {
 };
 
 PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
+/* The library's CUDA switch must reach every file that includes this header
+ * (MINIAPP_HAVE_CUDA is a PUBLIC definition of the surrogate targets). Each
+ * such file refers to the configuration symbol of its own view, and the
+ * library defines only the one of its build (surrogate.c), so a file compiled
+ * with the other view fails to link instead of silently dropping its CUDA
+ * code: bench_surrogate, without the switch, printed a device peak of
+ * 0.0 GFLOP/s on an H100 (docs/gpu.md, 2026-11-26). */
+#if defined(MINIAPP_HAVE_CUDA)
+PETSC_INTERN const int SurrogateConfig_CUDA;
+static const int *const SurrogateConfigCheck __attribute__((used)) = &SurrogateConfig_CUDA;
+#else
+PETSC_INTERN const int SurrogateConfig_NoCUDA;
+static const int *const SurrogateConfigCheck __attribute__((used)) = &SurrogateConfig_NoCUDA;
+#endif
 #if defined(MINIAPP_HAVE_CUDA)
 PETSC_INTERN const SurrogateOps SurrogateOps_CUDA;
 PETSC_INTERN PetscErrorCode     SurrogateCUDASelectDevice_Private(Surrogate s);

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""scripts/ncu_steps.py RAW.csv: where a GPU train step's time goes, per strategy.
+
+RAW.csv is `ncu --import R.ncu-rep --csv --page raw` of a report collected with
+`--metrics gpu__time_duration.sum` over `bench_surrogate -surrogate_device cuda
+-bench_steps 1 -bench_reps 1` (scripts/gpu-check.sh -steps kernels). That run
+trains each strategy twice, a warm-up step and the timed one, and every train
+step ends with one Adam kernel (k_adam): the kernels between the strategy's
+first and second k_adam are its timed train step. Prints, per strategy, each
+kernel's launches and summed duration and the step's kernel total; the rest of
+bench_surrogate's step time is host work and host-device copies. Exit 1 when
+the report does not hold the 6 k_adam launches of 3 strategies x 2 steps.
+"""
+import csv
+import sys
+
+UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+STRATEGIES = ("atomic", "deterministic", "reproducible")
+
+
+def kernels(path):
+    """(short kernel name, microseconds) per launch, in launch order."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    head = rows.index(next(r for r in rows if "Kernel Name" in r and "gpu__time_duration.sum" in r))
+    cols = rows[head]
+    name, dur = cols.index("Kernel Name"), cols.index("gpu__time_duration.sum")
+    unit = UNITS.get(rows[head + 1][dur].strip(), None)
+    body = rows[head + 2:] if unit is not None else rows[head + 1:]
+    unit = 1e-3 if unit is None else unit  # ncu's raw page gives nanoseconds when it prints no unit row
+    out = []
+    for r in body:
+        if len(r) <= max(name, dur):
+            continue
+        try:
+            us = float(r[dur].replace(",", "")) * unit
+        except ValueError:
+            continue
+        out.append((r[name].split("(")[0].split("<")[0].strip(), us))
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.strip().splitlines()[0])
+    ks = kernels(sys.argv[1])
+    adam = [i for i, (n, _) in enumerate(ks) if n == "k_adam"]
+    if len(adam) != 6:
+        print("ncu_steps: %d k_adam launches, not 6 (3 strategies x warm-up and timed step): no per-step split" % len(adam))
+        return 1
+    print("%-14s %-34s %9s %12s %7s" % ("strategy", "kernel", "launches", "total us", "share"))
+    for s, name in enumerate(STRATEGIES):
+        step = ks[adam[2 * s] + 1: adam[2 * s + 1] + 1]
+        tot = sum(us for _, us in step)
+        per = {}
+        for n, us in step:
+            c, t = per.get(n, (0, 0.0))
+            per[n] = (c + 1, t + us)
+        for n, (c, t) in sorted(per.items(), key=lambda kv: -kv[1][1]):
+            print("%-14s %-34s %9d %12.1f %6.1f%%" % (name, n, c, t, 100.0 * t / tot if tot else 0.0))
+        print("%-14s %-34s %9d %12.1f %6.1f%%" % (name, "(kernels of the step)", len(step), tot, 100.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
