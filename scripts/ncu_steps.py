@@ -14,7 +14,7 @@ the report does not hold the 6 k_adam launches of 3 strategies x 2 steps.
 import csv
 import sys
 
-UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
 STRATEGIES = ("atomic", "deterministic", "reproducible")
 
 
@@ -25,9 +25,10 @@ def kernels(path):
     head = rows.index(next(r for r in rows if "Kernel Name" in r and "gpu__time_duration.sum" in r))
     cols = rows[head]
     name, dur = cols.index("Kernel Name"), cols.index("gpu__time_duration.sum")
-    unit = UNITS.get(rows[head + 1][dur].strip(), None)
-    body = rows[head + 2:] if unit is not None else rows[head + 1:]
-    unit = 1e-3 if unit is None else unit  # ncu's raw page gives nanoseconds when it prints no unit row
+    u = rows[head + 1][dur].strip()  # the raw page's second row holds the units
+    if u not in UNITS:
+        sys.exit("ncu_steps: %s: unknown unit '%s' of gpu__time_duration.sum" % (path, u))
+    unit, body = UNITS[u], rows[head + 2:]
     out = []
     for r in body:
         if len(r) <= max(name, dur):

@@ -68,6 +68,33 @@ if ! "$build/tests/surrogate/test_surrogate_cuda" -cuda_test_probe > /dev/null 2
   ! grep -q "deck grayscott-small" "$tmp/gcdev/result.md" || fail "a step ran after the device step failed"
 fi
 
+# scripts/ncu_steps.py (step kernels): an ncu raw page in ms, as an H100 run
+# wrote it; each strategy's timed step is the kernels after its warm-up's
+# k_adam up to its own; a report without 6 k_adam, or in an unknown unit, fails
+{
+  echo '"ID","Process ID","Kernel Name","Grid Size","gpu__time_duration.sum"'
+  echo '"","","","","ms"'
+  i=0
+  for s in 1 2 3; do
+    for step in warm timed; do
+      j=1
+      for k in "k_forward(const float *, int)" "gradsum_float_kernel(int, int)" "k_adam(int, float *)"; do
+        d=$([ $step = warm ] && echo 9.5 || echo "0.$s$j"); echo "\"$i\",\"7\",\"$k\",\"(9, 1, 1)\",\"$d\""; i=$((i + 1)) j=$((j + 1))
+      done
+    done
+    echo "\"$i\",\"7\",\"k_output(int)\",\"(1, 1, 1)\",\"1,000.5\""; i=$((i + 1))
+  done
+} > "$tmp/ncu.csv"
+$py scripts/ncu_steps.py "$tmp/ncu.csv" > "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py on a good report"; }
+# a strategy's timed kernels last 0.<strategy><kernel> ms: 0.11 + 0.12 + 0.13 ms for atomic
+for want in "atomic (kernels of the step) 3 360.0 " "deterministic (kernels of the step) 3 660.0 " "reproducible gradsum_float_kernel 1 320.0 "; do
+  tr -s ' ' < "$tmp/ncu.txt" | grep -qF "$want" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: no line '$want'"; }
+done
+grep -v '"k_adam' "$tmp/ncu.csv" > "$tmp/ncu5.csv"
+! $py scripts/ncu_steps.py "$tmp/ncu5.csv" > "$tmp/ncu.txt" || fail "ncu_steps.py accepted a report without its 6 k_adam"
+sed '2s/"ms"/"furlong"/' "$tmp/ncu.csv" > "$tmp/ncuu.csv"
+! $py scripts/ncu_steps.py "$tmp/ncuu.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted an unknown unit"
+
 # bad arguments: one line, nonzero exit
 for c in "-steps decks,warp" "-widths 3,,4" "-replicas 1" "-np 0" "-bench_n 1e6" "-decks nosuch" "-bin $tmp/nonexistent" "-out /proc/gc" "-sweep_decks nosuch"; do
   rc=0
