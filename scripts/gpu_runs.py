@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""scripts/gpu_runs.py: the tables docs/gpu.md quotes from a recorded GPU run.
+
+A run folder (docs/gpu-runs/<date>-<gpu>/) holds what scripts/gpu-lease.sh
+brought back from each call: callN-summary.md (gpu-check.sh's result.md of
+each group) and callN-logs.tar.gz, and kernels-*.txt (scripts/ncu_steps.py
+on the kernels step's raw pages). This script makes from them, and only from
+them, the tables docs/gpu.md shows between the lines
+    <!-- gpu_runs.py RUN_DIR [PARTS] -->  and  <!-- end gpu_runs.py -->
+(PARTS a comma list of checks, torch, kernels, sweep; default all), so every
+figure there is the run's (a number in the docs is a claim).
+
+  gpu_runs.py show   RUN_DIR         print the tables
+  gpu_runs.py check  DOC [DOC ..]    fail naming each block that differs from its run
+  gpu_runs.py update DOC [DOC ..]    rewrite those blocks
+
+The tables: every check of every call with its status (sanitizer logs re-read
+with gpu-check.sh's current rule, which knows racecheck's own summary line);
+our train step and inference per strategy against PyTorch on the same batch
+and network, with the issue's targets (the last call that ran both); the
+kernels of one train step (ncu); the sweep's loop ratios.
+"""
+import glob
+import io
+import os
+import re
+import sys
+import tarfile
+
+BEGIN = re.compile(r"^<!-- gpu_runs\.py (\S+)(?: ([a-z,]+))? -->$")
+PARTS = ("checks", "torch", "kernels", "sweep")
+END = "<!-- end gpu_runs.py -->"
+SANITIZER_OK = re.compile(r"^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed)", re.M)
+SANITIZER_SUMMARY = re.compile(r"(ERROR|RACECHECK) SUMMARY: .*")
+
+
+def calls(run):
+    """[(n, text of callN-summary.md)] in call order."""
+    out = []
+    for p in glob.glob(os.path.join(run, "call*-summary.md")):
+        m = re.match(r"call(\d+)-summary\.md$", os.path.basename(p))
+        if m:
+            out.append((int(m.group(1)), open(p).read()))
+    if not out:
+        sys.exit("gpu_runs: %s: no callN-summary.md" % run)
+    return sorted(out)
+
+
+def checks(text):
+    """[(check, status, detail)] of the result tables of one call."""
+    rows = []
+    for line in text.splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(c) >= 3 and c[1] in ("pass", "fail", "skip"):
+            rows.append((c[0], c[1], "|".join(c[2:]).strip()))
+    return rows
+
+
+def blocks(text):
+    """{title: [lines]} of the '### title' code blocks of one call."""
+    out, title, cur, inside = {}, None, [], False
+    for line in text.splitlines():
+        if line.startswith("### "):
+            title, cur, inside = line[4:].strip(), [], False
+        elif line.strip() == "```" and title:
+            if inside:
+                out[title], title = cur, None
+            inside = not inside
+        elif inside:
+            cur.append(line)
+    return out
+
+
+def sanitizer_logs(run, n):
+    """{log name: text} of the sanitizer logs in callN-logs.tar.gz."""
+    p = os.path.join(run, "call%d-logs.tar.gz" % n)
+    out = {}
+    if os.path.exists(p):
+        with tarfile.open(p) as t:
+            for m in t.getmembers():
+                b = os.path.basename(m.name)
+                if m.isfile() and b.startswith("sanitizer-") and b != "sanitizer-probe.log":
+                    out[b] = io.TextIOWrapper(t.extractfile(m), errors="replace").read()
+    return out
+
+
+def table_checks(run):
+    lines = ["| call | check | status | detail |", "|---|---|---|---|"]
+    for n, text in calls(run):
+        logs = sanitizer_logs(run, n)
+        for name, status, detail in checks(text):
+            m = re.match(r"sanitizer (\w+) \((\w+)\)$", name)
+            log = logs.get("sanitizer-%s-%s.log" % m.groups()) if m else None
+            if log is not None and status == "fail" and SANITIZER_OK.search(log):
+                s = SANITIZER_SUMMARY.search(log).group(0)
+                status, detail = "pass (re-read)", "%s; recorded as fail by the old summary rule" % s
+            m = re.match(r"kernels layers=([\d,]+)$", name)
+            kt = os.path.join(run, "kernels-%s.txt" % m.group(1).replace(",", "-")) if m else None
+            if kt and os.path.exists(kt) and re.search(r"atomic 0\.00 ms", detail):
+                tot = {f[0]: float(f[-2]) for f in (ln.split() for ln in open(kt)) if len(f) > 4 and f[1] == "(kernels"}
+                detail = "%s (re-parsed from %s: the run's parser did not know ncu's unit 'ms')" % (
+                    "; ".join("%s %.2f ms" % (k, v / 1e3) for k, v in tot.items()), os.path.basename(kt))
+            if len(detail) > 160:
+                detail = detail[:157] + "..."
+            lines.append("| %d | %s | %s | %s |" % (n, name, status, detail))
+    return lines
+
+
+def rows(block, first):
+    """{first word: fields} of a table printed in a code block."""
+    return {ln.split()[0]: ln.split() for ln in block if ln.split() and ln.split()[0] in first}
+
+
+def table_torch(run):
+    """Ours against PyTorch: the last call that holds both tables per case."""
+    have = {}
+    for n, text in calls(run):
+        b = blocks(text)
+        for title, blk in b.items():
+            m = re.match(r"bench_surrogate, batch (\d+), hidden layers ([\d,]+)$", title)
+            if m:
+                have.setdefault(m.groups(), {})["ours"] = (n, blk)
+            m = re.match(r"PyTorch, batch (\d+), hidden layers ([\d,]+)$", title)
+            if m and any("host step ms" in ln for ln in blk):
+                have.setdefault(m.groups(), {})["torch"] = (n, blk)
+    lines = ["| batch | network | call | ours: atomic / deterministic / reproducible ms | reproducible / atomic (<= 1.25) "
+             "| PyTorch eager / deterministic / compile ms, host batch | eager / our deterministic (>= 2) | compile / our deterministic (>= 1) "
+             "| inference, ours / eager, host batch, M samples/s (>= 2x) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    verdict = lambda v, t: "%.2f %s" % (v, "met" if v >= t else "not met")
+    for (n, w), d in sorted(have.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        if "ours" not in d or "torch" not in d:
+            continue
+        o = rows(d["ours"][1], ("atomic", "deterministic", "reproducible"))
+        t = rows(d["torch"][1], ("default", "deterministic", "compile"))
+        if len(o) < 3 or "default" not in t:
+            continue
+        ms = {k: float(v[1]) for k, v in o.items()}
+        inf = float(o["deterministic"][6])
+        host = {k: float(v[5]) for k, v in t.items() if len(v) >= 7 and v[5] != "-"}
+        hinf = float(t["default"][6])
+        r = ms["reproducible"] / ms["atomic"]
+        lines.append("| %s | 5-%s-1 | %s | %.2f / %.2f / %.2f | %.2f %s | %s | %s | %s | %.0f / %.0f: %s |" % (
+            n, w.replace(",", "-"), "%d, %d" % (d["ours"][0], d["torch"][0]), ms["atomic"], ms["deterministic"], ms["reproducible"],
+            r, "met" if r <= 1.25 else "not met", " / ".join("%.2f" % host[k] for k in ("default", "deterministic", "compile") if k in host),
+            verdict(host["default"] / ms["deterministic"], 2.0),
+            verdict(host["compile"] / ms["deterministic"], 1.0) if "compile" in host else "n/a",
+            inf / 1e6, hinf / 1e6, verdict(inf / hinf, 2.0)))
+    return lines
+
+
+def table_kernels(run):
+    lines = []
+    for p in sorted(glob.glob(os.path.join(run, "kernels-*.txt"))):
+        net = os.path.basename(p)[len("kernels-"):-4]
+        per, tot = {}, {}
+        for ln in open(p).read().splitlines()[1:]:
+            f = ln.split()
+            if len(f) < 5:
+                continue
+            if f[1] == "(kernels":
+                tot[f[0]] = float(f[-2])
+            else:
+                per.setdefault(f[1], {})[f[0]] = float(f[-2])
+        strat = ("atomic", "deterministic", "reproducible")
+        lines += ["", "Network 5-%s-1 (%s), us per train step:" % (net, os.path.basename(p)), "",
+                  "| kernel | atomic | deterministic | reproducible |", "|---|---|---|---|"]
+        for k in sorted(per, key=lambda k: -max(per[k].values())):
+            lines.append("| %s | %s |" % (k, " | ".join("%.0f" % per[k][s] if s in per[k] else "" for s in strat)))
+        lines.append("| all kernels of the step | %s |" % " | ".join("%.0f" % tot.get(s, 0) for s in strat))
+    return lines
+
+
+def table_sweep(run):
+    lines = []
+    for n, text in calls(run):
+        for title, blk in blocks(text).items():
+            if title.startswith("sweep "):
+                lines += ["", "Call %d, %s:" % (n, title), "", "```"] + blk + ["```"]
+    return lines
+
+
+def show(run, parts=PARTS):
+    out = []
+    if "checks" in parts:
+        out += ["Every check of the run (gpu-check.sh's result tables):", ""] + table_checks(run)
+    if "torch" in parts:
+        out += ["", "Our train step and inference against PyTorch, same batch and network (host batch: "
+                "the batch copied from page-locked host memory every step, as in the coupled loop; ours always is):", ""] + table_torch(run)
+    k = table_kernels(run) if "kernels" in parts else []
+    if k:
+        out += ["", "Where a train step's time goes at the largest batch (ncu, gpu__time_duration per kernel):"] + k
+    s = table_sweep(run) if "sweep" in parts else []
+    if s:
+        out += ["", "The coupled loop with the surrogate on the GPU (scripts/sweep.sh):"] + s
+    return out[1:] if out and out[0] == "" else out
+
+
+def blocks_in(doc):
+    """[(begin line index, end line index, run dir)] of the doc's generated blocks."""
+    lines, out, open_ = open(doc).read().split("\n"), [], None
+    for i, ln in enumerate(lines):
+        m = BEGIN.match(ln)
+        if m:
+            open_ = (i, m.group(1), tuple((m.group(2) or ",".join(PARTS)).split(",")))
+        elif ln == END and open_:
+            out.append((open_[0], i, open_[1], open_[2]))
+            open_ = None
+    return lines, out
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("show", "check", "update"):
+        sys.exit(__doc__.strip().split("\n\n")[2])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if argv[1] == "show":
+        print("\n".join(show(argv[2])))
+        return 0
+    bad = 0
+    for doc in argv[2:]:
+        lines, found = blocks_in(doc)
+        if not found:
+            print("gpu_runs: %s: no '<!-- gpu_runs.py RUN_DIR -->' block" % doc)
+            bad += 1
+        for b, e, run, parts in reversed(found):
+            if not os.path.isdir(os.path.join(root, run)) or set(parts) - set(PARTS):
+                print("gpu_runs: %s: block '%s %s': no such run folder or part (parts: %s)" % (doc, run, ",".join(parts), ",".join(PARTS)))
+                bad += 1
+                continue
+            want = show(os.path.join(root, run), parts)
+            if lines[b + 1:e] != want:
+                if argv[1] == "check":
+                    print("gpu_runs: %s: the block of %s differs from the run's files (scripts/gpu_runs.py update %s)" % (doc, run, doc))
+                    bad += 1
+                else:
+                    lines[b + 1:e] = want
+        if argv[1] == "update":
+            open(doc, "w").write("\n".join(lines))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
