@@ -68,6 +68,27 @@ if ! "$build/tests/surrogate/test_surrogate_cuda" -cuda_test_probe > /dev/null 2
   ! grep -q "deck grayscott-small" "$tmp/gcdev/result.md" || fail "a step ran after the device step failed"
 fi
 
+# scripts/gpu-lease.sh: a group runs and its results are packed (the torch
+# group: PyTorch is absent here, a skip), a group whose estimate exceeds the
+# budget is not started and fails the lease, bad arguments are one line
+rc=0
+OUT=$tmp/lease scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 200 -groups torch > "$tmp/log" 2>&1 || rc=$?
+[ $rc = 0 ] || { cat "$tmp/log"; fail "gpu-lease torch group exited $rc"; }
+has "$tmp/lease/summary.md" "| PyTorch reference |"
+tar -tzf "$tmp/lease/gpu-check.tar.gz" > "$tmp/list"
+has "$tmp/list" "torch/result.yaml"
+rc=0
+scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 20 -groups torch,core -out "$tmp/lease2" > "$tmp/log" 2>&1 || rc=$?
+[ $rc = 1 ] || { cat "$tmp/log"; fail "gpu-lease with too small a budget exited $rc, not 1"; }
+has "$tmp/log" "not run, out of time: torch core"
+for c in "-groups warp" "-budget 0" "-runtime $tmp/nonexistent.tar.xz" "-out /proc/lease" "-budget"; do
+  rc=0
+  # shellcheck disable=SC2086
+  scripts/gpu-lease.sh -rehearse $c > "$tmp/out" 2> "$tmp/err" || rc=$?
+  [ "$rc" != 0 ] || fail "gpu-lease: exit 0 for: $c"
+  if [ "$(wc -l < "$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then cat "$tmp/out" "$tmp/err"; fail "gpu-lease: expected one error line for: $c"; fi
+done
+
 # scripts/ncu_steps.py (step kernels): an ncu raw page in ms, as an H100 run
 # wrote it; each strategy's timed step is the kernels after its warm-up's
 # k_adam up to its own; a report without 6 k_adam, or in an unknown unit, fails
