@@ -124,8 +124,8 @@ static PetscErrorCode Bench(void)
   PetscCall(SurrogateSetSizes(hold, HEAT_NIN, HEAT_NOUT));
   PetscCall(SurrogateSetFromOptions(hold));
   PetscCall(SurrogateSetUp(hold));
-  PetscCall(SurrogateHostMalloc(hold, (size_t)n * (HEAT_NIN + 2) * sizeof(float), &in));
-  tgt = in + (size_t)n * HEAT_NIN, out = tgt + n;
+  PetscCall(SurrogateHostMalloc(hold, (size_t)n * (HEAT_NIN + 2 * HEAT_NOUT) * sizeof(float), &in));
+  tgt = in + (size_t)n * HEAT_NIN, out = tgt + (size_t)n * HEAT_NOUT;
   heat_samples(7, 0, (size_t)n, 0.2f, in, tgt);
   /* Interleave the strategies rep by rep and keep each one's best time, so
    * that a slow phase of the machine does not land on one strategy only. */

@@ -34,14 +34,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
-usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-rehearse]"
+usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"; }
 allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
 sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
-py=python3 tmo=1800 rehearse=0 cmdline="scripts/gpu-check.sh $*"
+py=python3 tmo=1800 deadline="" rehearse=0 cmdline="scripts/gpu-check.sh $*"
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
@@ -64,11 +64,25 @@ while [ $# -gt 0 ]; do
     -sweep_variants) sweep_variants=$2 ;;
     -python) py=$2 ;;
     -timeout) posint "$1" "$2"; tmo=$2 ;;
+    -deadline) posint "$1" "$2"; deadline=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
 done
 on() { [[ " $steps " == *" $1 "* ]]; }
+# a command's time limit: -timeout, and no later than -deadline (seconds since
+# the epoch), so a caller's budget also stops the command that is running
+# (a timeout around this script would leave it running: timeout runs its
+# command in a process group of its own)
+tmo_now() {
+  local t=$tmo
+  if [ -n "$deadline" ]; then
+    local r=$((deadline - $(date +%s)))
+    [ "$r" -lt "$t" ] && t=$r
+    [ "$t" -ge 1 ] || t=1
+  fi
+  echo "$t"
+}
 for d in $decks $atomic_deck $sweep_decks; do [ -f "inputs/$d.opts" ] || die "unknown deck '$d' (not in inputs/)"; done
 [ -d "$bin" ] || die "-bin $bin: not a folder (build with scripts/setup.sh reproducible, or give a runtime's variant folder)"
 exe() { # exe DIR NAME: the executable NAME under DIR (a build tree or a runtime folder)
@@ -152,13 +166,15 @@ fi
 
 if gpuonly test; then
   if [ -n "$tcuda" ]; then
-    timeout "$tmo" "$tcuda" > "$logs/test_cuda.log" 2>&1; rc=$?
+    timeout "$(tmo_now)" "$tcuda" > "$logs/test_cuda.log" 2>&1; rc=$?
     case $rc in 0) record test_surrogate_cuda pass "CPU and GPU bitwise equal" ;; 77) record test_surrogate_cuda fail "skipped: the test saw no GPU" ;; *) record test_surrogate_cuda fail "exit $rc, logs/test_cuda.log" ;; esac
   else record test_surrogate_cuda fail "test_surrogate_cuda not found under $bin"; fi
 fi
 
 if gpuonly sanitize; then
-  short=(-options_file inputs/grayscott-small.opts -ts_max_steps 4 -surrogate_device cuda)
+  # a short coupled run that must end VALID (exit 0): the default deck has no
+  # golden hashes, which a deck cut to 4 steps would miss (exit 2)
+  short=(-options_file inputs/default.opts -ts_max_steps 4 -replicas 1 -surrogate_device cuda)
   # the tool on the one-kernel probe first: where it cannot reach the device
   # (one of the machine runtimes), a skip, not a failure of our code
   if command -v compute-sanitizer > /dev/null && ! { [ -n "$tcuda" ] && compute-sanitizer --tool memcheck --error-exitcode 99 "$tcuda" -cuda_test_probe > "$logs/sanitizer-probe.log" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$logs/sanitizer-probe.log"; }; then
@@ -169,11 +185,13 @@ if gpuonly sanitize; then
         if [ $what = test ]; then cmd=("$tcuda" -cuda_test_big_n 9000); else cmd=("$app" "${short[@]}"); fi
         [ -n "${cmd[0]}" ] || continue
         log=$logs/sanitizer-$tool-$what.log
-        timeout "$tmo" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1
+        timeout "$(tmo_now)" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1; rc=$?
         # racecheck ends with its own summary line (RACECHECK SUMMARY: N hazards
-        # displayed (E errors, W warnings)), the other tools with ERROR SUMMARY
-        if grep -qE "^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed)" "$log"; then record "sanitizer $tool ($what)" pass "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
-        else record "sanitizer $tool ($what)" fail "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" || echo "no summary"), logs/$(basename "$log")"; fi
+        # displayed (E errors, W warnings)), the other tools with ERROR SUMMARY;
+        # and the program under the tool must succeed (exit 0; 99: the tool's errors)
+        sum=$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" || echo "no summary")
+        if [ $rc = 0 ] && grep -qE "^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed)" "$log"; then record "sanitizer $tool ($what)" pass "$sum"
+        else record "sanitizer $tool ($what)" fail "exit $rc, $sum, logs/$(basename "$log")"; fi
       done
     done
   else record compute-sanitizer fail "not on PATH"; fi
@@ -181,7 +199,7 @@ fi
 
 if on decks; then
   for d in $decks; do
-    timeout "$tmo" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -report "$logs/$d.yaml" > "$logs/$d.log" 2>&1; rc=$?
+    timeout "$(tmo_now)" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -report "$logs/$d.yaml" > "$logs/$d.log" 2>&1; rc=$?
     v=$(key "$logs/$d.yaml" verdict) g=$(key "$logs/$d.yaml" golden_state_hash)
     detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$logs/$d.yaml" value) Mpoint-steps/s, $np rank(s), total $(key "$logs/$d.yaml" total) s"
     if [ $rc = 0 ] && [ "$v" = VALID ]; then record "deck $d" pass "$detail"; else record "deck $d" fail "exit $rc, $detail, logs/$d.log"; fi
@@ -190,8 +208,8 @@ fi
 
 if on ranks; then
   run2=(-options_file inputs/grayscott-small.opts)
-  timeout "$tmo" "$app" "${run2[@]}" -surrogate_device cpu -summary "$logs/cpu1.yaml" > "$logs/cpu1.log" 2>&1
-  timeout "$tmo" mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device $dev -summary "$logs/dev2.yaml" > "$logs/dev2.log" 2>&1; rc=$?
+  timeout "$(tmo_now)" "$app" "${run2[@]}" -surrogate_device cpu -summary "$logs/cpu1.yaml" > "$logs/cpu1.log" 2>&1
+  timeout "$(tmo_now)" mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device $dev -summary "$logs/dev2.yaml" > "$logs/dev2.log" 2>&1; rc=$?
   hc="$(key "$logs/cpu1.yaml" state_hash) $(key "$logs/cpu1.yaml" weights_hash)" hg="$(key "$logs/dev2.yaml" state_hash) $(key "$logs/dev2.yaml" weights_hash)"
   if [ $rc != 0 ]; then record "2 $dev ranks vs 1 CPU rank" fail "exit $rc, logs/dev2.log"
   elif [ "$(key "$logs/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 $dev ranks vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
@@ -204,7 +222,7 @@ if on bench; then
     for n in $bench_n; do
       for w in $widths; do
         log=$logs/bench-$n-${w//,/-}.log
-        timeout "$tmo" "$bench" -surrogate_device $dev -surrogate_layers "$w" -bench_n "$n" -bench_steps 5 -bench_reps 3 > "$log" 2>&1; rc=$?
+        timeout "$(tmo_now)" "$bench" -surrogate_device $dev -surrogate_layers "$w" -bench_n "$n" -bench_steps 5 -bench_reps 3 > "$log" 2>&1; rc=$?
         if [ $rc = 0 ]; then
           record "bench_surrogate n=$n layers=$w" pass "$(awk '$1 ~ /^(atomic|deterministic|reproducible)$/ {printf "%s %s ms (x%s); ", $1, $2, $4}' "$log")"
           table "bench_surrogate, batch $n, hidden layers $w" <(grep -vE '^(#|Surrogate)' "$log")
@@ -222,7 +240,7 @@ if on torch; then
     for n in $bench_n; do
       for w in $widths; do
         log=$logs/torch-$n-${w//,/-}.log
-        timeout "$tmo" "$py" bench/bench_surrogate_torch.py --device $tdev --n "$n" --layers "$w" --steps 10 > "$log" 2>&1; rc=$?
+        timeout "$(tmo_now)" "$py" bench/bench_surrogate_torch.py --device $tdev --n "$n" --layers "$w" --steps 10 > "$log" 2>&1; rc=$?
         if [ $rc = 0 ]; then
           record "PyTorch n=$n layers=$w" pass "$(awk '$1 ~ /^(default|deterministic|compile)$/ {if ($2 == "unavailable:") printf "%s unavailable; ", $1; else if ($6 == "-") printf "%s %s ms; ", $1, $2; else printf "%s %s ms (host batch %s ms, %s compiles timed); ", $1, $2, $6, $8}' "$log")"
           table "PyTorch, batch $n, hidden layers $w" "$log"
@@ -238,7 +256,7 @@ if on atomic; then
   else
     for who in dev cpu; do
       if [ $who = dev ]; then o=(-surrogate_device $dev -atomic_order_seed 0); else o=(-surrogate_device cpu -atomic_order_seed 1); fi
-      timeout "$tmo" "$aapp" -options_file "inputs/$atomic_deck.opts" -replicas "$replicas" -coupling_baselines false "${o[@]}" -summary "$logs/atomic-$who.yaml" > "$logs/atomic-$who.log" 2>&1; rc=$?
+      timeout "$(tmo_now)" "$aapp" -options_file "inputs/$atomic_deck.opts" -replicas "$replicas" -coupling_baselines false "${o[@]}" -summary "$logs/atomic-$who.yaml" > "$logs/atomic-$who.log" 2>&1; rc=$?
       label=$([ $who = dev ] && echo "$dev, real atomics" || echo "CPU, seeded replay")
       if [ $rc = 0 ] || [ $rc = 2 ]; then
         record "atomic study ($label)" pass "$atomic_deck, $replicas replicas, $(key "$logs/atomic-$who.yaml" surrogate_reduction) surrogate: weights V_c $(key "$logs/atomic-$who.yaml" replica_final_weights_vc); rel. L2 $(key "$logs/atomic-$who.yaml" replica_final_weights_rel_l2); first divergent epoch $(key "$logs/atomic-$who.yaml" replica_first_divergent_epoch)"
@@ -250,7 +268,7 @@ fi
 if on sweep; then
   for d in $sweep_decks; do
     log=$logs/sweep-$d.log
-    timeout "$tmo" scripts/sweep.sh "$d" -bin "$sweep_root" -variants "$sweep_variants" -repeat "$sweep_repeat" -args "-surrogate_device $dev" -out "$logs/sweep" > "$log" 2>&1; rc=$?
+    timeout "$(tmo_now)" scripts/sweep.sh "$d" -bin "$sweep_root" -variants "$sweep_variants" -repeat "$sweep_repeat" -args "-surrogate_device $dev" -out "$logs/sweep" > "$log" 2>&1; rc=$?
     if [ $rc = 0 ] && [ -f "$logs/sweep/$d/table.md" ]; then
       record "sweep $d" pass "surrogate on $dev; variants atomic,$sweep_variants; table below"
       table "sweep $d (surrogate on $dev)" "$logs/sweep/$d/table.md"
@@ -260,7 +278,7 @@ fi
 
 if gpuonly sumstudy; then
   if [ -n "$sums" ]; then
-    timeout "$tmo" "$sums" -methods cuda-element,cuda-block,cuda-tree,cuda-cub -n 1e3,1e5,1e7 -arrays 20 -o "$logs/sumstudy.csv" > "$logs/sumstudy.log" 2>&1; rc=$?
+    timeout "$(tmo_now)" "$sums" -methods cuda-element,cuda-block,cuda-tree,cuda-cub -n 1e3,1e5,1e7 -arrays 20 -o "$logs/sumstudy.csv" > "$logs/sumstudy.log" 2>&1; rc=$?
     if [ $rc = 0 ]; then record sumstudy pass "CUDA methods; table below"; table "miniapp-sumstudy, CUDA methods" "$logs/sumstudy.log"
     else record sumstudy fail "exit $rc, logs/sumstudy.log"; fi
   else record sumstudy skip "miniapp-sumstudy not found under $bin"; fi
@@ -278,7 +296,7 @@ if gpuonly profile; then
     # checks), selected by name: bench_surrogate runs atomic, deterministic and
     # reproducible in turn, so a fixed launch window lands on whichever
     # strategy its count happens to reach (issue 26, C6)
-    timeout "$tmo" ncu --section SpeedOfLight --kernel-name "regex:^gradsum_(rowmax|gbins|absmax|bins)_kernel$" --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
+    timeout "$(tmo_now)" ncu --section SpeedOfLight --kernel-name "regex:^gradsum_(rowmax|gbins|absmax|bins)_kernel$" --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
     if [ $rc = 0 ]; then
       record profile pass "ncu SpeedOfLight of the reproducible gradient sums, batch $nmax: per kernel in the appendix, whole in logs/ncu.log"
       table "ncu SpeedOfLight: kernel, duration, throughputs" <(grep -E '^  [A-Za-z_].*\(|Duration|Memory Throughput|Compute \(SM\) Throughput' "$logs/ncu.log" | head -n 200)
@@ -293,7 +311,7 @@ if gpuonly kernels; then
   else
     for w in $widths; do
       r=$logs/kernels-${w//,/-}
-      timeout "$tmo" ncu --metrics gpu__time_duration.sum -o "$r" -f "$bench" -surrogate_device cuda -surrogate_layers "$w" -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$r.log" 2>&1; rc=$?
+      timeout "$(tmo_now)" ncu --metrics gpu__time_duration.sum -o "$r" -f "$bench" -surrogate_device cuda -surrogate_layers "$w" -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$r.log" 2>&1; rc=$?
       [ $rc != 0 ] || { ncu --import "$r.ncu-rep" --csv --page raw > "$r.csv" 2>> "$r.log"; rc=$?; }
       [ $rc != 0 ] || { "$py" scripts/ncu_steps.py "$r.csv" > "$r.txt" 2>> "$r.log"; rc=$?; }
       if [ $rc = 0 ]; then

@@ -24,22 +24,24 @@
 # build/reproducible). -rehearse: gpu-check.sh's CPU rehearsal. Exit 0 when
 # no check failed and every group ran.
 set -uo pipefail
+here=$PWD
+abs() { case $1 in /*) echo "$1" ;; *) echo "$here/$1" ;; esac; } # paths are the caller's
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-lease.sh [-runtime FILE.tar.xz] [-bin DIR] [-budget S] [-groups LIST] [-out DIR] [-rehearse]"
 die() { echo "gpu-lease: error: $*" >&2; exit 1; }
 allgroups="core bench torch kernels sanitize large sweep atomic sumstudy"
-runtime="" bin="" budget=540 groups=$allgroups dest=${OUT:-out/gpu-lease} rehearse=()
+runtime="" bin="" budget=540 groups=$allgroups dest=${OUT:-$PWD/out/gpu-lease} rehearse=()
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=(-rehearse); shift; continue; }
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
-    -runtime) [ -f "$2" ] || die "-runtime $2: no such file"; runtime=$2 ;;
-    -bin) bin=$2 ;;
+    -runtime) [ -f "$(abs "$2")" ] || die "-runtime $2: no such file"; runtime=$(abs "$2") ;;
+    -bin) bin=$(abs "$2") ;;
     -budget) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-budget $2: seconds, a positive integer"; budget=$2 ;;
     -groups)
       groups=${2//,/ }
       for g in $groups; do [[ " $allgroups " == *" $g "* ]] || die "-groups: unknown group '$g' (of: ${allgroups// /,})"; done ;;
-    -out) dest=$2 ;;
+    -out) dest=$(abs "$2") ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
@@ -48,6 +50,7 @@ start=$SECONDS
 export PMIX_MCA_pcompress_base_silence_warning=1 # the packed Open MPI's PMIx finds no zlib plugin of its own version there
 mkdir -p "$dest" 2> /dev/null || die "-out $dest: cannot create it"
 work=$(mktemp -d) || die "no temporary folder"
+trap 'rm -rf "$work"' EXIT
 py=$work/python3 # PyTorch with the library path of before the runtime
 printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec python3 "$@"\n' "${LD_LIBRARY_PATH:-}" > "$py" && chmod +x "$py"
 if [ -n "$runtime" ]; then
@@ -80,13 +83,15 @@ pack() {
   for g in $groups; do [ -f "$work/$g/result.md" ] && { cat "$work/$g/result.md"; echo; }; done > "$dest/summary.md"
 }
 left() { echo $((budget - (SECONDS - start))); }
-fails=0 skipped=""
+fails=0 skipped="" nodev=""
 for g in $groups; do
   if [ "$(left)" -lt "$(est "$g")" ]; then skipped+=" $g"; continue; fi
   t=$(( $(left) - 5 ))
   echo "gpu-lease: group $g ($(left) s left)"
+  # each of gpu-check's commands ends by the deadline; the timeout around it
+  # is a backstop for the script itself
   # shellcheck disable=SC2046 # the group's argument list
-  timeout "$t" scripts/gpu-check.sh "${rehearse[@]}" -bin "$bin" -out "$work/$g" -python "$py" -timeout "$t" $(args "$g") \
+  timeout "$((t + 3))" scripts/gpu-check.sh "${rehearse[@]}" -bin "$bin" -out "$work/$g" -python "$py" -timeout "$t" -deadline "$(( $(date +%s) + t ))" $(args "$g") \
     > "$work/$g.log" 2>&1
   rc=$?
   grep '^gpu-check: ' "$work/$g.log"
@@ -95,11 +100,11 @@ for g in $groups; do
   pack
   if grep -q '"device", status: fail' "$work/$g/result.yaml" 2> /dev/null; then
     echo "gpu-lease: error: the device step failed; no further group runs" >&2
-    skipped+=" (after device) ${groups#*"$g"}"
+    nodev=${groups#*"$g"}
     break
   fi
 done
 [ -z "$skipped" ] || echo "gpu-lease: not run, out of time:$skipped"
+[ -z "${nodev// /}" ] || echo "gpu-lease: not run, no usable device:$nodev"
 echo "gpu-lease: $(( SECONDS - start )) s; $fails group(s) with failed checks; results in $dest/summary.md and $dest/gpu-check.tar.gz"
-rm -rf "$work"
-[ $fails = 0 ] && [ -z "$skipped" ]
+[ $fails = 0 ] && [ -z "$skipped" ] && [ -z "${nodev// /}" ]

@@ -47,7 +47,7 @@ def main():
     ks = kernels(sys.argv[1])
     adam = [i for i, (n, _) in enumerate(ks) if n == "k_adam"]
     if len(adam) != 6:
-        print("ncu_steps: %d k_adam launches, not 6 (3 strategies x warm-up and timed step): no per-step split" % len(adam))
+        print("ncu_steps: %d k_adam launches, not 6 (3 strategies x warm-up and timed step): no per-step split" % len(adam), file=sys.stderr)
         return 1
     print("%-14s %-34s %9s %12s %7s" % ("strategy", "kernel", "launches", "total us", "share"))
     for s, name in enumerate(STRATEGIES):

@@ -54,6 +54,13 @@ scripts/gpu-check.sh -rehearse -bin "$tmp/bad/reproducible" -out "$tmp/gcbad" -s
 has "$tmp/gcbad/result.md" "| deck grayscott-small | fail | exit 3"
 has "$tmp/gcbad/result.md" "| atomic study | skip | no miniapp under -atomic_bin"
 
+# -deadline stops the command that is running (a caller's budget: gpu-lease.sh)
+t0=$(date +%s) rc=0
+scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gcdl" -steps decks -decks grayscott-medium -deadline $((t0 + 2)) > "$tmp/log" 2>&1 || rc=$?
+[ $rc = 1 ] || { cat "$tmp/log"; fail "a deck past -deadline gave exit $rc, not 1"; }
+has "$tmp/gcdl/result.md" "| deck grayscott-medium | fail | exit 124"
+[ $(($(date +%s) - t0)) -le 10 ] || fail "-deadline: the deck ran $(($(date +%s) - t0)) s past a 2 s deadline"
+
 # first contact without a usable GPU (this machine; or a build without CUDA):
 # the device step fails with the runtime's reason and no further step runs
 if ! "$build/tests/surrogate/test_surrogate_cuda" -cuda_test_probe > /dev/null 2>&1; then
@@ -71,8 +78,10 @@ fi
 # scripts/gpu-lease.sh: a group runs and its results are packed (the torch
 # group: PyTorch is absent here, a skip), a group whose estimate exceeds the
 # budget is not started and fails the lease, bad arguments are one line
+mkdir -p "$tmp/notorch" # a python3 without PyTorch, wherever the test runs
+printf '#!/bin/sh\nexit 1\n' > "$tmp/notorch/python3" && chmod +x "$tmp/notorch/python3"
 rc=0
-OUT=$tmp/lease scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 200 -groups torch > "$tmp/log" 2>&1 || rc=$?
+PATH=$tmp/notorch:$PATH OUT=$tmp/lease scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 200 -groups torch > "$tmp/log" 2>&1 || rc=$?
 [ $rc = 0 ] || { cat "$tmp/log"; fail "gpu-lease torch group exited $rc"; }
 has "$tmp/lease/summary.md" "| PyTorch reference |"
 tar -tzf "$tmp/lease/gpu-check.tar.gz" > "$tmp/list"
@@ -112,7 +121,7 @@ for want in "atomic (kernels of the step) 3 360.0 " "deterministic (kernels of t
   tr -s ' ' < "$tmp/ncu.txt" | grep -qF "$want" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: no line '$want'"; }
 done
 grep -v '"k_adam' "$tmp/ncu.csv" > "$tmp/ncu5.csv"
-! $py scripts/ncu_steps.py "$tmp/ncu5.csv" > "$tmp/ncu.txt" || fail "ncu_steps.py accepted a report without its 6 k_adam"
+! $py scripts/ncu_steps.py "$tmp/ncu5.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted a report without its 6 k_adam"
 sed '2s/"ms"/"furlong"/' "$tmp/ncu.csv" > "$tmp/ncuu.csv"
 ! $py scripts/ncu_steps.py "$tmp/ncuu.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted an unknown unit"
 
