@@ -197,14 +197,17 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
   snprintf(c->canon[c->depth], PATH_MAX, "%s", canon);
   snprintf(c->shown[c->depth], PATH_MAX, "%s", name);
   c->depth++;
+  /* The whole file is judged as text before any line is read as options:
+   * binary data whose first line happens to be printable is still binary. */
   while (!bad && (n = getline(&line, &cap, f)) > 0) {
     lineno++;
-    if (lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) { /* PETSc would read it as part of the first option's name */
+    if (lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) /* PETSc would read it as part of the first option's name */
       bad = Fail("%s %s%s: starts with a UTF-8 byte-order mark; save it without one (plain UTF-8 or ASCII)", option, name, from);
-      break;
-    }
-    if (!Text(line, (size_t)n)) bad = Fail("%s %s%s: line %d is not text (binary data?): not an options file", option, name, from, lineno);
-    else bad = CheckLine(c, name, lineno, line);
+    else if (!Text(line, (size_t)n)) bad = Fail("%s %s%s: line %d is not text (binary data?): not an options file", option, name, from, lineno);
+  }
+  if (!bad && !ferror(f)) {
+    rewind(f);
+    for (lineno = 0; !bad && (n = getline(&line, &cap, f)) > 0;) bad = CheckLine(c, name, ++lineno, line);
   }
   free(line);
   if (!bad && ferror(f)) bad = Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));

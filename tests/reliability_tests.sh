@@ -158,6 +158,7 @@ optfiles) # section 3: options files: one line naming the file, never a crash
   mkdir dir.opts
   printf -- '-ts_dt 0.5\n\001\002\377\376 garbage\n' > binary.opts
   head -c 300 /dev/urandom > random.opts
+  printf -- 's\n\001\002\377 random bytes whose first line looks like text\n' > textfirst.opts
   printf -- '-ts_dt 0.5\nda_grid_x 5\n' > nodash.opts
   printf -- '-ts_dt 0.5\n-options_file missing.opts\n' > nested.opts
   bad 'options_file self.opts: includes itself \(self.opts -> self.opts\)' "$app" -options_file self.opts
@@ -165,6 +166,7 @@ optfiles) # section 3: options files: one line naming the file, never a crash
   bad 'options_file dir.opts: is a directory' "$app" -options_file dir.opts
   bad 'options_file binary.opts: line 2 is not text' "$app" -options_file binary.opts
   bad 'options_file random.opts: line [0-9]+ is not text' "$app" -options_file random.opts
+  bad 'options_file textfirst.opts: line 2 is not text' "$app" -options_file textfirst.opts
   bad "options_file nodash.opts: line 2: 'da_grid_x' is not an option" "$app" -options_file nodash.opts
   bad 'options_file missing.opts \(included from nested.opts line 2\): cannot read \(No such file or directory\)' "$app" -options_file nested.opts
   bad 'options_file needs a file name' "$app" -options_file
