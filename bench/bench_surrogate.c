@@ -84,16 +84,18 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
  * rows, the bias column none (issue 26, F1: one pair per block read 2 rows a
  * pair); the reproducible weight gradients first read each row once for its
  * maximum (issue 28), and its loss makes two passes (max, then bins); back-data, 4 inputs per pass over
- * the deltas (D read ceil(din/4) times, A[l] read, D' written). */
+ * the deltas (D read ceil(din/4) times, A[l] read, D' written). With gemm
+ * (-surrogate_cuda_gradsum gemm) the reproducible weight gradients read their
+ * rows in tiles of up to 32 x 32 pairs, the bias within the first. */
 static double Tiles(double n, double t) { return ceil(n / t); }
-static double train_bytes(Surrogate s, int st, double n)
+static double train_bytes(Surrogate s, int st, double n, int gemm)
 {
-  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, T = st == RED_REPRODUCIBLE ? 4.0 : 8.0, nout = (double)s->dim[s->nlayer];
+  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, T = gemm ? 32.0 : st == RED_REPRODUCIBLE ? 4.0 : 8.0, nout = (double)s->dim[s->nlayer];
   double e = 2.0 * (double)s->dim[0] + 4.0 * nout + 2.0 * nout * passes;
   for (int l = 0; l < s->nlayer; l++) {
     double din = (double)s->dim[l], dout = (double)s->dim[l + 1];
     e += din * Tiles(dout, 4.0) + dout;                                   /* forward */
-    e += Tiles(din + 1.0, T) * dout + Tiles(dout, T) * din;              /* gradient sums */
+    e += Tiles(gemm ? din : din + 1.0, T) * dout + Tiles(dout, T) * din; /* gradient sums (GEMM-style: the bias in the first column tile) */
     if (st == RED_REPRODUCIBLE) e += din + dout;                          /* ... their row maxima first (one read of each row) */
     if (l > 0) e += dout * Tiles(din, 4.0) + 2.0 * din;                  /* back-data */
   }
@@ -105,7 +107,8 @@ static PetscErrorCode Bench(void)
   PetscInt  n = 512 * 512, steps = 3, reps = 2;
   float    *in, *tgt, *out, loss;
   double    flops = 0.0, fwd = 0.0;
-  double    ttrain[3] = {1e30, 1e30, 1e30}, tpred[3] = {1e30, 1e30, 1e30}, bytes[3] = {0, 0, 0};
+  double    ttrain[4] = {1e30, 1e30, 1e30, 1e30}, tpred[4] = {1e30, 1e30, 1e30, 1e30}, bytes[4] = {0, 0, 0, 0};
+  int       nvar = 3; /* on a GPU a 4th row: reproducible with the GEMM-style gradient sums (-surrogate_cuda_gradsum gemm) */
   char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
@@ -127,17 +130,21 @@ static PetscErrorCode Bench(void)
   PetscCall(SurrogateHostMalloc(hold, (size_t)n * (HEAT_NIN + 2 * HEAT_NOUT) * sizeof(float), &in));
   tgt = in + (size_t)n * HEAT_NIN, out = tgt + (size_t)n * HEAT_NOUT;
   heat_samples(7, 0, (size_t)n, 0.2f, in, tgt);
+  PetscCall(SurrogateGetDevice(hold, &dev));
+  if (dev == SURROGATE_DEVICE_CUDA) nvar = 4;
+  const char *tiled_gemm = hold->cuda_gemm ? "repro-tiled" : "repro-gemm";
   /* Interleave the strategies rep by rep and keep each one's best time, so
    * that a slow phase of the machine does not land on one strategy only. */
   for (PetscInt r = 0; r < reps; r++)
-    for (int st = 0; st < 3; st++) {
+    for (int st = 0; st < nvar; st++) { /* st 3: reproducible, the other kernel of its gradient sums */
       Surrogate s;
       PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));
       PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
       PetscCall(SurrogateSetFromOptions(s));
+      if (st == 3) s->cuda_gemm = (PetscBool)!s->cuda_gemm;
       PetscCall(SurrogateSetUp(s));
       PetscCall(SurrogateGetDevice(s, &dev));
-      PetscCall(SurrogateSetStrategy_Private(s, (red_strategy_t)st));
+      PetscCall(SurrogateSetStrategy_Private(s, (red_strategy_t)(st == 3 ? RED_REPRODUCIBLE : st)));
       PetscCall(SurrogateTrain(s, n, in, tgt, &loss)); /* warm-up: buffers, statistics */
       double t0 = MPI_Wtime();
       for (PetscInt i = 0; i < steps; i++) PetscCall(SurrogateTrain(s, n, in, tgt, &loss));
@@ -147,7 +154,7 @@ static PetscErrorCode Bench(void)
       ttrain[st] = PetscMin(ttrain[st], (t1 - t0) / steps);
       tpred[st]  = PetscMin(tpred[st], (t2 - t1) / steps);
       if (r == 0 && st == 0) PetscCall(SurrogateView(s, NULL));
-      flops = train_flops(s) * (double)n, bytes[st] = train_bytes(s, st, (double)n);
+      flops = train_flops(s) * (double)n, bytes[st] = train_bytes(s, st == 3 ? RED_REPRODUCIBLE : st, (double)n, st >= 2 && s->cuda_gemm);
       if (r == 0 && st == 0) PetscCall(LayersText(s, layers, sizeof layers));
       fwd   = 0.0;
       for (int l = 0; l < s->nlayer; l++) fwd += 2.0 * (double)s->dim[l] * (double)s->dim[l + 1] * (double)n;
@@ -165,10 +172,11 @@ static PetscErrorCode Bench(void)
   if (dev == SURROGATE_DEVICE_CPU) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, inference %.3g GFLOP\n", peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device float peak without FMA, measured: %.1f GFLOP/s; copy bandwidth, measured: %.1f GB/s; train step %.3g GFLOP, inference %.3g GFLOP\n", peak, bw, 1e-9 * flops, 1e-9 * fwd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10s %12s %10s %9s %7s %12s %10s %9s%s\n", "strategy", "step ms", "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s", bw > 0.0 ? "  model GB/s  %bw" : ""));
-  for (int st = 0; st < 3; st++) {
-    char gb[64] = "";
+  for (int st = 0; st < nvar; st++) {
+    char gb[64] = "", name[32];
+    snprintf(name, sizeof name, "%s", st < 3 ? red_strategy_name((red_strategy_t)st) : tiled_gemm);
     if (bw > 0.0) snprintf(gb, sizeof gb, " %11.1f %4.0f%%", 1e-9 * bytes[st] / ttrain[st], 100.0 * 1e-9 * bytes[st] / ttrain[st] / bw);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", red_strategy_name((red_strategy_t)st), 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-14s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", name, 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[0],
                           1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[0], 1e-9 * fwd / tpred[st], gb));
   }
   /* the model's bytes per sample, also without a GPU: docs/gpu.md quotes them (test docs_gpu_traffic) */

@@ -144,6 +144,7 @@ typedef struct {
   size_t        rcap, rused;
   gradsum_call *call; /* the pending calls */
   int           ncall, ccap;
+  int           gemm; /* reproducible sums: 1 the GEMM-style kernel, 0 the 4x4-tile one (the same bits) */
 } gradsum_ws;
 
 /* Launch on the current stream; the npair results reach dst at the next

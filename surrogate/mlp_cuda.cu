@@ -225,6 +225,8 @@ extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorStri
 extern "C" int  mlp_cuda_host_alloc(void **p, size_t bytes) { return (int)cudaMallocHost(p, bytes ? bytes : 1); }
 extern "C" void mlp_cuda_host_free(void *p) { cudaFreeHost(p); }
 
+extern "C" void mlp_cuda_set_gradsum_gemm(mlp_cuda *m, int on) { m->ws.gemm = on; }
+
 extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **out)
 {
   mlp_cuda *m = (mlp_cuda *)calloc(1, sizeof *m);

@@ -117,6 +117,13 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCall(PetscOptionsInt("-surrogate_device_id", "CUDA device of this rank (-1: node-local rank modulo the node's device count)", "", s->device_id_req, &s->device_id_req, NULL));
   PetscCheck(s->device_id_req >= -1 && s->device_id_req < 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
+  { /* an A/B switch for the GPU's reproducible gradient sums (docs/gpu.md): the same bits either way */
+    char      gk[16] = "tiled";
+    PetscBool gset;
+    PetscCall(PetscOptionsString("-surrogate_cuda_gradsum", "tiled|gemm: the CUDA kernel of the reproducible gradient sums (the same bits)", "", gk, gk, sizeof gk, &gset));
+    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_gradsum %s is unknown: use tiled or gemm", gk);
+    s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
+  }
   {
     PetscBool on = s->ck.on, cset;
     PetscCall(PetscOptionsBool("-surrogate_checks", "ABFT checksum checks of every train step", "SurrogateSetChecks", on, &on, &cset));

@@ -76,7 +76,7 @@ static int raise_max(float *m, size_t n, void *)
 /* gradsum_cuda_outer against gsum on the host, on nx x rows and ny y rows
  * (pairs nx * (ny + 1), the bias last); with hook, the maxima of a second
  * data set xo, yo count too. Returns the number of differing states. */
-static int outer_case(int nx, int ny, size_t len, const float *hx, const float *hy, const float *xo, const float *yo)
+static int outer_case(int nx, int ny, size_t len, const float *hx, const float *hy, const float *xo, const float *yo, int gemm)
 {
   int    npair = nx * (ny + 1), bad = 0;
   float *dx, *dy;
@@ -99,6 +99,7 @@ static int outer_case(int nx, int ny, size_t len, const float *hx, const float *
   gsum_add_outer(g.data(), g.data() + (size_t)nx * ny, len, nx, hx, len, ex.data(), ny, hy, len, ey.data());
   gradsum_ws ws;
   memset(&ws, 0, sizeof ws);
+  ws.gemm = gemm;
   if (gradsum_cuda_outer(npair, ny, dx, len, dy, len, len, &ws, gradsum_dst{out.data(), (size_t)ny + 1, out.data() + ny, (size_t)ny + 1}, xo ? raise_max : nullptr, nullptr) || gradsum_cuda_flush(&ws))
     return printf("FAIL: outer launch\n"), 1;
   for (int j = 0; j < nx; j++)
@@ -210,17 +211,19 @@ int main()
     fail += bad != 0 || pending >= ns + reps;
     gradsum_cuda_free(&ws);
   }
-  { /* the reproducible weight gradients: gsum's states */
+  for (int gemm = 0; gemm < 2; gemm++) { /* the reproducible weight gradients: gsum's states, from both kernels */
     int bad = 0, n = 0;
     for (int s = 0; s < ns; s++)
-      if (!shapes[s].onepair) bad += outer_case(shapes[s].nx, shapes[s].ny, len, hx[s].data(), hy[s].data(), nullptr, nullptr), n += shapes[s].nx * (shapes[s].ny + 1);
-    std::vector<float> ax, ay, bx, by;
+      if (!shapes[s].onepair) bad += outer_case(shapes[s].nx, shapes[s].ny, len, hx[s].data(), hy[s].data(), nullptr, nullptr, gemm), n += shapes[s].nx * (shapes[s].ny + 1);
+    std::vector<float> ax, ay, bx, by, wx, wy;
     hostile(ax, 13, len, 0), hostile(ay, 11, len, 3), hostile(bx, 13, len, 5), hostile(by, 11, len, 1);
-    bad += outer_case(13, 11, len, ax.data(), ay.data(), nullptr, nullptr);
-    bad += outer_case(13, 11, len, ax.data(), ay.data(), bx.data(), by.data()); /* another rank's maxima */
-    bad += outer_case(13, 11, 0, ax.data(), ay.data(), bx.data(), by.data());   /* this rank without samples */
-    n += 3 * 13 * 12;
-    printf("reproducible weight gradients (gsum): %d pair states, hostile rows and another rank's maxima included: %d differ from the CPU's\n", n, bad);
+    bad += outer_case(13, 11, len, ax.data(), ay.data(), nullptr, nullptr, gemm);
+    bad += outer_case(13, 11, len, ax.data(), ay.data(), bx.data(), by.data(), gemm); /* another rank's maxima */
+    bad += outer_case(13, 11, 0, ax.data(), ay.data(), bx.data(), by.data(), gemm);   /* this rank without samples */
+    hostile(wx, 37, len, 2), hostile(wy, 70, len, 4); /* tiles of 32 x 32 and partial ones, rows of every kind in each */
+    bad += outer_case(37, 70, len, wx.data(), wy.data(), nullptr, nullptr, gemm);
+    n += 3 * 13 * 12 + 37 * 71;
+    printf("reproducible weight gradients (gsum), %s kernel: %d pair states, hostile rows and another rank's maxima included: %d differ from the CPU's\n", gemm ? "GEMM-style" : "4x4-tile", n, bad);
     fail += bad != 0;
   }
   for (int s = 0; s < ns; s++) cudaFree(dx[s]), cudaFree(dy[s]);
