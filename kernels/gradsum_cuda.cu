@@ -372,7 +372,7 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
  * takes the checked path: such pairs record their non-finite products in nf
  * (products of finite floats are finite in double, and the power-of-two
  * scales keep zeros and signs, so the flags are the raw products'). */
-#define GG_THREADS 256
+#define GG_THREADS GS_GEMM_THREADS
 #define GG_S       64   /* samples staged per round */
 #define GG_CHUNK   2048 /* samples per work item: sums below 2^62 */
 #define GG_R       32   /* rows and columns of the largest tile */
@@ -509,14 +509,91 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
   }
 }
 
-/* The GEMM-style kernel's tile: TJ, TK (powers of two, at most 8) threads
- * along the rows and the columns, 4 pairs each way per thread. */
-static void gg_shape(int nx, int ny, int *TJ, int *TK)
+/* The float strategies' sums, GEMM-style (-surrogate_cuda_gradsum gemm): the
+ * tiles, staging and thread layout of gradsum_gemm_gbins_kernel, raw floats
+ * staged, float accumulators (a = a + x*y, each rounded, no FMA). Its fixed
+ * order (the deterministic strategy's bits under gemm; cudaemu_gradsum_spec
+ * states it): per chunk of GG_CHUNK samples, group g adds, in sample order,
+ * the samples whose offset in their round of GG_S is g mod G; a bias sum's
+ * samples are split once more, the group's m-th sample of a round going to
+ * thread tk = m mod TK; then a pairwise tree over the groups (over g TK + tk
+ * for a bias), one partial per chunk, and the pairwise tree over the chunks
+ * (gradsum_tree_kernel). Atomic: the chunk partials added with atomicAdd as
+ * the blocks finish. Samples past the end are not added at all (a padded
+ * +0 would turn a -0 sum into +0). */
+__global__ void gradsum_gemm_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int TJ, int TK, float *partial, float *acc)
 {
-  int tj = 1, tk = 1;
-  while (tj < 8 && 4 * tj < nx) tj *= 2;
-  while (tk < 8 && 4 * tk < ny) tk *= 2;
-  *TJ = tj, *TK = tk;
+  __shared__ float xs[GG_S][GG_R + 1], ys[GG_S][GG_R + 1];
+  __shared__ float part[GG_THREADS * 16], bpart[GG_THREADS * 4]; /* per group: RJ x RK pair partials; per (group, tk): RJ bias partials */
+  const int        t = threadIdx.x, P = TJ * TK, G = GG_THREADS / P, grp = t / P, tj = (t % P) / TK, tk = t % TK;
+  const int        RJ = 4 * TJ, RK = 4 * TK, nx = (npair + ny) / (ny + 1), ntk = ((ny > 0 ? ny : 1) + RK - 1) / RK;
+  const int        j0 = (int)(blockIdx.x / (unsigned)ntk) * RJ, k0 = (int)(blockIdx.x % (unsigned)ntk) * RK, dobias = k0 == 0;
+  for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
+    size_t s0 = (size_t)c * GG_CHUNK, s1 = min(len, s0 + GG_CHUNK);
+    float  a4[4][4], b4[4];
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+      b4[a] = 0.0f;
+#pragma unroll
+      for (int b = 0; b < 4; b++) a4[a][b] = 0.0f;
+    }
+    for (size_t base = s0; base < s1; base += GG_S) {
+      for (int q = t; q < GG_S * RJ; q += GG_THREADS) {
+        int    r = q / GG_S, s = q % GG_S;
+        size_t i = base + (size_t)s;
+        xs[s][r] = j0 + r < nx && i < s1 ? X[(size_t)(j0 + r) * ldx + i] : 0.0f;
+      }
+      for (int q = t; q < GG_S * RK; q += GG_THREADS) {
+        int    r = q / GG_S, s = q % GG_S;
+        size_t i = base + (size_t)s;
+        ys[s][r] = k0 + r < ny && i < s1 ? Y[(size_t)(k0 + r) * ldy + i] : 0.0f;
+      }
+      __syncthreads();
+      int nm = (GG_S - grp + G - 1) / G, nv = (int)(s1 - base); /* this group's samples; the round's valid ones */
+      for (int m0 = 0; m0 < nm; m0 += TK) {
+        for (int m = m0; m < m0 + TK && m < nm; m++) {
+          int s = grp + G * m;
+          if (s >= nv) continue;
+          float xv[4], yv[4];
+#pragma unroll
+          for (int a = 0; a < 4; a++) xv[a] = xs[s][tj + TJ * a];
+#pragma unroll
+          for (int b = 0; b < 4; b++) yv[b] = ys[s][tk + TK * b];
+#pragma unroll
+          for (int a = 0; a < 4; a++)
+#pragma unroll
+            for (int b = 0; b < 4; b++) a4[a][b] = __fadd_rn(a4[a][b], __fmul_rn(xv[a], yv[b]));
+        }
+        int sb = grp + G * (m0 + tk); /* the bias products of one of these TK samples */
+        if (dobias && m0 + tk < nm && sb < nv)
+#pragma unroll
+          for (int a = 0; a < 4; a++) b4[a] = __fadd_rn(b4[a], __fmul_rn(xs[sb][tj + TJ * a], 1.0f));
+      }
+      __syncthreads(); /* the stage is read before the next round writes it */
+    }
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+      int r = tj + TJ * a;
+#pragma unroll
+      for (int b = 0; b < 4; b++) part[(grp * RJ + r) * RK + tk + TK * b] = a4[a][b];
+      bpart[(grp * TK + tk) * RJ + r] = b4[a];
+    }
+    __syncthreads();
+    for (int q = t; q < RJ * (RK + 1); q += GG_THREADS) { /* one thread a pair: the fixed tree over the groups */
+      int    r = q / (RK + 1), cc = q % (RK + 1), bias = cc == RK, j = j0 + r, k = bias ? ny : k0 + cc;
+      int    n = bias ? G * TK : G;
+      float *v = bias ? &bpart[r] : &part[r * RK + cc];
+      size_t st = bias ? (size_t)RJ : (size_t)RJ * RK;
+      for (int h = 1; h < n; h *= 2)
+        for (int g = 0; g + h < n; g += 2 * h) v[g * st] = __fadd_rn(v[g * st], v[(g + h) * st]);
+      long long p = (long long)j * (ny + 1) + k;
+      if (j < nx && (bias ? dobias : k < ny) && p < npair) {
+        if (acc) atomicAdd(&acc[p], v[0]);
+        else partial[(size_t)c * npair + p] = v[0];
+      }
+    }
+    __syncthreads(); /* part and bpart read before the next chunk writes them */
+  }
 }
 
 /* Scratch for the deterministic chunk partials. Growing it frees the old
@@ -591,6 +668,20 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     cudaMemsetAsync(mx, 0, bytes);
     gradsum_absmax_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
     gradsum_bins_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
+  } else if (ws->gemm) { /* GEMM-style tiles; deterministic: their chunk partials and the chunk tree */
+    float *out = (float *)((char *)ws->res + off);
+    int    TJ, TK, nx = (npair + ny) / (ny + 1);
+    size_t ngc = (len + GG_CHUNK - 1) / GG_CHUNK, ngy = ngc < GS_GRID_Y ? ngc : GS_GRID_Y;
+    gradsum_gemm_shape(nx, ny, &TJ, &TK);
+    dim3 grid((unsigned)((size_t)((nx + 4 * TJ - 1) / (4 * TJ)) * (size_t)(((ny > 0 ? ny : 1) + 4 * TK - 1) / (4 * TK))), (unsigned)ngy);
+    if (st == RED_DETERMINISTIC) {
+      if ((rc = ws_scratch(ws, (size_t)npair * ngc * sizeof(float)))) return rc;
+      gradsum_gemm_float_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, TJ, TK, (float *)ws->dev, nullptr);
+      gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, (int)ngc, (float *)ws->dev, out);
+    } else {
+      cudaMemsetAsync(out, 0, bytes);
+      gradsum_gemm_float_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, TJ, TK, nullptr, out);
+    }
   } else if (st == RED_DETERMINISTIC) {
     float *out = (float *)((char *)ws->res + off);
     if ((rc = ws_scratch(ws, (size_t)npair * (size_t)nchunk * sizeof(float)))) return rc;
@@ -642,7 +733,7 @@ extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx,
   if (nchunk && ws->gemm) {
     int    TJ, TK;
     size_t ngc = (len + GG_CHUNK - 1) / GG_CHUNK, nty = ngc < GS_GRID_Y ? ngc : GS_GRID_Y;
-    gg_shape(nx, ny, &TJ, &TK);
+    gradsum_gemm_shape(nx, ny, &TJ, &TK);
     size_t ntile = (size_t)((nx + 4 * TJ - 1) / (4 * TJ)) * (size_t)(((ny > 0 ? ny : 1) + 4 * TK - 1) / (4 * TK));
     gradsum_gemm_gbins_kernel<<<dim3((unsigned)ntile, (unsigned)nty), GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, nseg, xmax, ymax, TJ, TK, nf, bins);
   } else if (nchunk) {

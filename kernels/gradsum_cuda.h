@@ -117,6 +117,17 @@ GS_HD long long gsum_fold(double v) { return gs_bits(GS_DADD(v, 3.0)) - gs_bits(
  * bins: a = hi 2^32 + lo, lo in [0, 2^32) (a 2^22-sample segment's lo sums
  * stay below 2^50 and its hi sums below 2^41). */
 #define GS_GDIG 2 /* c hi, c lo */
+/* The GEMM-style kernels' tile (-surrogate_cuda_gradsum gemm): TJ, TK (powers
+ * of two, at most 8) threads along the nx x rows and the ny y columns, 4 pairs
+ * each way per thread, GS_GEMM_THREADS / (TJ TK) groups of threads a block. */
+#define GS_GEMM_THREADS 256
+GS_HD void gradsum_gemm_shape(int nx, int ny, int *TJ, int *TK)
+{
+  int tj = 1, tk = 1;
+  while (tj < 8 && 4 * tj < nx) tj *= 2;
+  while (tk < 8 && 4 * tk < ny) tk *= 2;
+  *TJ = tj, *TK = tk;
+}
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,7 +155,7 @@ typedef struct {
   size_t        rcap, rused;
   gradsum_call *call; /* the pending calls */
   int           ncall, ccap;
-  int           gemm; /* reproducible sums: 1 the GEMM-style kernel, 0 the 4x4-tile one (the same bits) */
+  int           gemm; /* 1: the GEMM-style kernels (reproducible: the same bits; float: their own fixed order), 0: the tiled ones */
 } gradsum_ws;
 
 /* Launch on the current stream; the npair results reach dst at the next

@@ -11,7 +11,7 @@
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
 #             train/infer samples/s per strategy, GFLOP/s, modelled GB/s;
-#             repro-gemm: reproducible with -surrogate_cuda_gradsum gemm
+#             STRATEGY/gemm: with -surrogate_cuda_gradsum gemm
 #   torch     bench/bench_surrogate_torch.py, same batches and networks
 #             (eager, deterministic, torch.compile), where PyTorch is there
 #   atomic    -replicas R runs of -atomic_deck with a build whose surrogate
@@ -225,7 +225,7 @@ if on bench; then
         log=$logs/bench-$n-${w//,/-}.log
         timeout "$(tmo_now)" "$bench" -surrogate_device $dev -surrogate_layers "$w" -bench_n "$n" -bench_steps 5 -bench_reps 3 > "$log" 2>&1; rc=$?
         if [ $rc = 0 ]; then
-          record "bench_surrogate n=$n layers=$w" pass "$(awk '$1 ~ /^(atomic|deterministic|reproducible|repro-gemm|repro-tiled)$/ {printf "%s %s ms (x%s); ", $1, $2, $4}' "$log")"
+          record "bench_surrogate n=$n layers=$w" pass "$(awk '$1 ~ /^(atomic|deterministic|reproducible)(\/gemm|\/tiled)?$/ {printf "%s %s ms (x%s); ", $1, $2, $4}' "$log")"
           table "bench_surrogate, batch $n, hidden layers $w" <(grep -vE '^(#|Surrogate)' "$log")
         else record "bench_surrogate n=$n layers=$w" fail "exit $rc, logs/$(basename "$log")"; fi
       done

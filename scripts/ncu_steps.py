@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/ncu_steps.py RAW.csv [FOURTH]: where a GPU train step's time goes, per strategy.
+"""scripts/ncu_steps.py RAW.csv [SUFFIX]: where a GPU train step's time goes, per strategy.
 
 RAW.csv is `ncu --import R.ncu-rep --csv --page raw` of a report collected with
 `--metrics gpu__time_duration.sum` over `bench_surrogate -surrogate_device cuda
@@ -7,12 +7,13 @@ RAW.csv is `ncu --import R.ncu-rep --csv --page raw` of a report collected with
 trains each strategy twice, a warm-up step and the timed one, and every train
 step ends with one Adam kernel (k_adam): the kernels between the strategy's
 first and second k_adam are its timed train step. On a GPU bench_surrogate
-times a fourth: reproducible with the other kernel of its weight gradients
-(repro-gemm, or repro-tiled under -surrogate_cuda_gradsum gemm; FOURTH names
-it, default repro-gemm). Prints, per strategy, each kernel's launches and
-summed duration and the step's kernel total; the rest of bench_surrogate's
-step time is host work and host-device copies. Exit 1 when the report does not
-hold the 6 or 8 k_adam launches of 3 or 4 strategies x 2 steps.
+times the three strategies again with the other kernels of the gradient sums
+(-surrogate_cuda_gradsum: "/gemm" after the default tiled ones, "/tiled"
+after gemm; SUFFIX says which, default /gemm). Prints, per strategy, each
+kernel's launches and summed duration and the step's kernel total; the rest
+of bench_surrogate's step time is host work and host-device copies. Exit 1
+when the report does not hold the 6 or 12 k_adam launches of 3 or 6
+strategies x 2 steps.
 """
 import csv
 import sys
@@ -49,10 +50,11 @@ def main():
         sys.exit(__doc__.strip().splitlines()[0])
     ks = kernels(sys.argv[1])
     adam = [i for i, (n, _) in enumerate(ks) if n == "k_adam"]
-    if len(adam) not in (6, 8):
-        print("ncu_steps: %d k_adam launches, not 6 or 8 (3 or 4 strategies x warm-up and timed step): no per-step split" % len(adam), file=sys.stderr)
+    if len(adam) not in (6, 12):
+        print("ncu_steps: %d k_adam launches, not 6 or 12 (3 or 6 strategies x warm-up and timed step): no per-step split" % len(adam), file=sys.stderr)
         return 1
-    names = STRATEGIES + ((sys.argv[2] if len(sys.argv) == 3 else "repro-gemm"),)
+    suffix = sys.argv[2] if len(sys.argv) == 3 else "/gemm"
+    names = STRATEGIES + tuple(s + suffix for s in STRATEGIES)
     print("%-14s %-34s %9s %12s %7s" % ("strategy", "kernel", "launches", "total us", "share"))
     for s, name in enumerate(names[:len(adam) // 2]):
         step = ks[adam[2 * s] + 1: adam[2 * s + 1] + 1]

@@ -100,13 +100,14 @@ done
 
 # scripts/ncu_steps.py (step kernels): an ncu raw page in ms, as an H100 run
 # wrote it; each strategy's timed step is the kernels after its warm-up's
-# k_adam up to its own; a report without 6 or 8 k_adam, or in an unknown unit,
-# fails; the 4th strategy (8 k_adam: a GPU's repro-gemm) is named
+# k_adam up to its own; a report without 6 or 12 k_adam, or in an unknown
+# unit, fails; strategies 4-6 (12 k_adam: a GPU's bench) are the same with
+# the other kernels of the gradient sums, named by the suffix
 {
   echo '"ID","Process ID","Kernel Name","Grid Size","gpu__time_duration.sum"'
   echo '"","","","","ms"'
   i=0
-  for s in 1 2 3 4; do
+  for s in 1 2 3 4 5 6; do
     for step in warm timed; do
       j=1
       for k in "k_forward(const float *, int)" "gradsum_float_kernel(int, int)" "k_adam(int, float *)"; do
@@ -115,16 +116,16 @@ done
     done
     echo "\"$i\",\"7\",\"k_output(int)\",\"(1, 1, 1)\",\"1,000.5\""; i=$((i + 1))
   done
-} > "$tmp/ncu4.csv"
-$py scripts/ncu_steps.py "$tmp/ncu4.csv" > "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py on a good report of 4 strategies"; }
+} > "$tmp/ncu6.csv"
+$py scripts/ncu_steps.py "$tmp/ncu6.csv" > "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py on a good report of 6 strategies"; }
 # a strategy's timed kernels last 0.<strategy><kernel> ms: 0.11 + 0.12 + 0.13 ms for atomic
-for want in "atomic (kernels of the step) 3 360.0 " "deterministic (kernels of the step) 3 660.0 " "reproducible gradsum_float_kernel 1 320.0 " "repro-gemm (kernels of the step) 3 1260.0 "; do
+for want in "atomic (kernels of the step) 3 360.0 " "deterministic (kernels of the step) 3 660.0 " "reproducible gradsum_float_kernel 1 320.0 " "atomic/gemm (kernels of the step) 3 1260.0 " "reproducible/gemm k_adam 1 630.0 "; do
   tr -s ' ' < "$tmp/ncu.txt" | grep -qF "$want" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: no line '$want'"; }
 done
 # 3 strategies (a CPU-less count cannot happen, but an older bench's report): no 4th
-awk -F'"' 'NR <= 2 || $2 < 21' "$tmp/ncu4.csv" > "$tmp/ncu.csv"
-$py scripts/ncu_steps.py "$tmp/ncu.csv" repro-tiled > "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py on a good report of 3 strategies"; }
-! grep -q "repro-" "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: a 4th strategy in a report of 3"; }
+awk -F'"' 'NR <= 2 || $2 < 21' "$tmp/ncu6.csv" > "$tmp/ncu.csv"
+$py scripts/ncu_steps.py "$tmp/ncu.csv" /tiled > "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py on a good report of 3 strategies"; }
+! grep -q "/tiled" "$tmp/ncu.txt" || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: strategies 4-6 in a report of 3"; }
 tr -s ' ' < "$tmp/ncu.txt" | grep -qF "reproducible (kernels of the step) 3 960.0 " || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: 3 strategies"; }
 grep -v '"k_adam' "$tmp/ncu.csv" > "$tmp/ncu5.csv"
 ! $py scripts/ncu_steps.py "$tmp/ncu5.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted a report without its 6 k_adam"
