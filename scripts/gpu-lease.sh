@@ -62,7 +62,7 @@ fi
 [ -n "$bin" ] || bin=build/reproducible
 
 est() { # GROUP: seconds it takes on an H100 machine, generously
-  case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 60 ;; sanitize) echo 150 ;; large) echo 120 ;;
+  case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;
     sweep) echo 200 ;; atomic) echo 120 ;; sumstudy) echo 60 ;; esac
 }
 args() { # GROUP: gpu-check.sh's arguments
