@@ -8,6 +8,6 @@ scripts/setup.sh $variants
 status=0
 for v in $variants; do
   echo "== ctest: $v build"
-  (cd "build/$v" && ctest --output-on-failure) || status=1
+  (cd "build/$v" && ctest -j1 --timeout 900 --output-on-failure) || status=1 # one at a time whatever CTEST_PARALLEL_LEVEL says; a hang fails, not stalls
 done
 exit $status
