@@ -85,7 +85,7 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
  * pair); the reproducible weight gradients first read each row once for its
  * maximum (issue 28), and its loss makes two passes (max, then bins); back-data, 4 inputs per pass over
  * the deltas (D read ceil(din/4) times, A[l] read, D' written). With gemm
- * (-surrogate_cuda_gradsum gemm) the reproducible weight gradients read their
+ * (-surrogate_cuda_kernels gemm) the reproducible weight gradients read their
  * rows in tiles of up to 32 x 32 pairs, the bias within the first (the float
  * strategies' model is the tiled one's). */
 static double Tiles(double n, double t) { return ceil(n / t); }
@@ -109,7 +109,7 @@ static PetscErrorCode Bench(void)
   float    *in, *tgt, *out, loss;
   double    flops = 0.0, fwd = 0.0;
   double    ttrain[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, tpred[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, bytes[6] = {0};
-  int       nvar = 3; /* on a GPU 3 rows more: the strategies with the other kernels of the gradient sums (-surrogate_cuda_gradsum) */
+  int       nvar = 3; /* on a GPU 3 rows more: the strategies with the other train-step kernels (-surrogate_cuda_kernels) */
   char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
@@ -137,7 +137,7 @@ static PetscErrorCode Bench(void)
   /* Interleave the strategies rep by rep and keep each one's best time, so
    * that a slow phase of the machine does not land on one strategy only. */
   for (PetscInt r = 0; r < reps; r++)
-    for (int v = 0; v < nvar; v++) { /* v = st + 3: strategy st with the other kernels of the gradient sums */
+    for (int v = 0; v < nvar; v++) { /* v = st + 3: strategy st with the other train-step kernels */
       int st = v % 3;
       Surrogate s;
       PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));

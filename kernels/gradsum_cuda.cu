@@ -509,7 +509,7 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
   }
 }
 
-/* The float strategies' sums, GEMM-style (-surrogate_cuda_gradsum gemm): the
+/* The float strategies' sums, GEMM-style (-surrogate_cuda_kernels gemm): the
  * tiles, staging and thread layout of gradsum_gemm_gbins_kernel, raw floats
  * staged, float accumulators (a = a + x*y, each rounded, no FMA). Its fixed
  * order (the deterministic strategy's bits under gemm; cudaemu_gradsum_spec

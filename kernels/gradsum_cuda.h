@@ -117,7 +117,7 @@ GS_HD long long gsum_fold(double v) { return gs_bits(GS_DADD(v, 3.0)) - gs_bits(
  * bins: a = hi 2^32 + lo, lo in [0, 2^32) (a 2^22-sample segment's lo sums
  * stay below 2^50 and its hi sums below 2^41). */
 #define GS_GDIG 2 /* c hi, c lo */
-/* The GEMM-style kernels' tile (-surrogate_cuda_gradsum gemm): TJ, TK (powers
+/* The GEMM-style kernels' tile (-surrogate_cuda_kernels gemm): TJ, TK (powers
  * of two, at most 8) threads along the nx x rows and the ny y columns, 4 pairs
  * each way per thread, GS_GEMM_THREADS / (TJ TK) groups of threads a block. */
 #define GS_GEMM_THREADS 256

@@ -93,7 +93,7 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
 static PetscBool RestartFree(const char *name)
 {
   static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval", "-threads", "-surrogate_device",
-                                           "-surrogate_device_id", "-surrogate_cuda_gradsum", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
+                                           "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }

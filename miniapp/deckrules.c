@@ -75,7 +75,7 @@ PetscBool ReportOptionIn(const char *name, const char *const names[], size_t nn)
  * writes, the CG implementation (fpnacg and cg give the same bits). */
 static PetscBool Tunable(const char *name)
 {
-  static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_gradsum", "-surrogate_view", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
+  static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
                                       "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc", "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"};
   return ReportOptionIn(name, names, sizeof names / sizeof *names);
 }

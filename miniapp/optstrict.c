@@ -106,7 +106,7 @@ static const struct {
   {OPTS_SURROGATE, PETSC_TRUE, T_REAL, "surrogate_lr surrogate_beta1 surrogate_beta2 surrogate_eps surrogate_weight_decay"},
   {OPTS_SURROGATE, PETSC_TRUE, T_BOOL, "surrogate_view surrogate_checks"},
   {OPTS_SURROGATE, PETSC_TRUE, T_TEXT, "surrogate_device"},
-  {OPTS_SURROGATE, PETSC_TRUE, T_CHOICE, "surrogate_cuda_gradsum=tiled,gemm"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_CHOICE, "surrogate_cuda_kernels=tiled,gemm"},
 
   /* miniapp/ */
   {OPTS_DRIVER, PETSC_FALSE, T_INT, "threads repeat_check checkpoint_every train_every train_epochs replicas output_every guess_history closure_warmup fault_noise_window"},

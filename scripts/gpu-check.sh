@@ -11,7 +11,7 @@
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
 #             train/infer samples/s per strategy, GFLOP/s, modelled GB/s;
-#             STRATEGY/gemm: with -surrogate_cuda_gradsum gemm
+#             STRATEGY/gemm: with -surrogate_cuda_kernels gemm
 #   torch     bench/bench_surrogate_torch.py, same batches and networks
 #             (eager, deterministic, torch.compile), where PyTorch is there
 #   atomic    -replicas R runs of -atomic_deck with a build whose surrogate

@@ -7,8 +7,8 @@ RAW.csv is `ncu --import R.ncu-rep --csv --page raw` of a report collected with
 trains each strategy twice, a warm-up step and the timed one, and every train
 step ends with one Adam kernel (k_adam): the kernels between the strategy's
 first and second k_adam are its timed train step. On a GPU bench_surrogate
-times the three strategies again with the other kernels of the gradient sums
-(-surrogate_cuda_gradsum: "/gemm" after the default tiled ones, "/tiled"
+times the three strategies again with the other train-step kernels
+(-surrogate_cuda_kernels: "/gemm" after the default tiled ones, "/tiled"
 after gemm; SUFFIX says which, default /gemm). Prints, per strategy, each
 kernel's launches and summed duration and the step's kernel total; the rest
 of bench_surrogate's step time is host work and host-device copies. Exit 1

@@ -63,7 +63,7 @@ static PetscErrorCode CUDASetUp(Surrogate s)
   for (int l = 0; l <= s->nlayer; l++) dim[l] = s->dim[l];
   PetscCallMLP(mlp_cuda_create(s->nlayer, dim, s->woff, s->boff, s->nparam, &m));
   s->be = m;
-  mlp_cuda_set_gradsum_gemm(m, (int)s->cuda_gemm);
+  mlp_cuda_set_gemm(m, (int)s->cuda_gemm);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

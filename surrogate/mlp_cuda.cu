@@ -75,6 +75,49 @@ __global__ void k_forward(const float *W, const float *b, size_t din, size_t dou
   }
 }
 
+/* The same products with a register tile of FT outputs x SPT samples per
+ * thread (-surrogate_cuda_kernels gemm): each weight read serves SPT samples
+ * (k_forward reads one weight per multiply-add); thread t of a block takes
+ * samples base + t + s TPB, so every load of a row stays coalesced. Each
+ * output's chain, its k order and its operations are k_forward's: the same
+ * bits. */
+#define SPT 4
+__global__ void k_forward_tile(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
+{
+  size_t i0 = blockIdx.x * (size_t)blockDim.x * SPT + threadIdx.x;
+  if (i0 >= n) return;
+  for (size_t j0 = 0; j0 < dout; j0 += FT) {
+    size_t nj = dout - j0 < FT ? dout - j0 : FT;
+    float  acc[FT][SPT];
+#pragma unroll
+    for (int t = 0; t < FT; t++)
+#pragma unroll
+      for (int s = 0; s < SPT; s++) acc[t][s] = 0.0f;
+    for (size_t k = 0; k < din; k++) {
+      float x[SPT];
+#pragma unroll
+      for (int s = 0; s < SPT; s++) {
+        size_t i = i0 + (size_t)s * blockDim.x;
+        x[s]     = i < n ? in[k * cap + i] : 0.0f;
+      }
+#pragma unroll
+      for (int t = 0; t < FT; t++) {
+        float w = (size_t)t < nj ? W[(j0 + t) * din + k] : 0.0f;
+#pragma unroll
+        for (int s = 0; s < SPT; s++) acc[t][s] = surr_madd(acc[t][s], w, x[s]);
+      }
+    }
+    for (size_t t = 0; t < nj; t++)
+#pragma unroll
+      for (int s = 0; s < SPT; s++) {
+        size_t i = i0 + (size_t)s * blockDim.x;
+        if (i >= n) continue;
+        float z                 = SURR_ADD(acc[t][s], b[j0 + t]);
+        out[(j0 + t) * cap + i] = hidden ? surr_act(z) : z;
+      }
+  }
+}
+
 __global__ void k_output(size_t n, size_t nout, size_t cap, const float *z, const float *tgt, const float *mu, const float *sd, float cscale, float *D, float *E)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -114,6 +157,42 @@ __global__ void k_backdata(const float *W, size_t din, size_t dout, const float 
   }
 }
 
+/* k_backdata with k_forward_tile's register tile (FT inputs x SPT samples):
+ * each chain, its j order and its operations as k_backdata's: the same bits. */
+__global__ void k_backdata_tile(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t n, size_t cap)
+{
+  size_t i0 = blockIdx.x * (size_t)blockDim.x * SPT + threadIdx.x;
+  if (i0 >= n) return;
+  for (size_t k0 = 0; k0 < din; k0 += FT) {
+    size_t nk = din - k0 < FT ? din - k0 : FT;
+    float  acc[FT][SPT];
+#pragma unroll
+    for (int t = 0; t < FT; t++)
+#pragma unroll
+      for (int s = 0; s < SPT; s++) acc[t][s] = 0.0f;
+    for (size_t j = 0; j < dout; j++) {
+      float dj[SPT];
+#pragma unroll
+      for (int s = 0; s < SPT; s++) {
+        size_t i = i0 + (size_t)s * blockDim.x;
+        dj[s]    = i < n ? d[j * cap + i] : 0.0f;
+      }
+#pragma unroll
+      for (int t = 0; t < FT; t++) {
+        float w = (size_t)t < nk ? W[j * din + k0 + t] : 0.0f;
+#pragma unroll
+        for (int s = 0; s < SPT; s++) acc[t][s] = surr_madd(acc[t][s], w, dj[s]);
+      }
+    }
+    for (size_t t = 0; t < nk; t++)
+#pragma unroll
+      for (int s = 0; s < SPT; s++) {
+        size_t i = i0 + (size_t)s * blockDim.x;
+        if (i < n) dprev[(k0 + t) * cap + i] = surr_act_grad(acc[t][s], aprev[(k0 + t) * cap + i]);
+      }
+  }
+}
+
 /* Per-sample sums for the ABFT gradient references (float, index order):
  * asum = sum_k a_k + 1, aabs = sum_k |a_k| + 1, dsum = sum_j d_j, dabs = sum_j |d_j|. */
 __global__ void k_cksums(size_t din, size_t dout, const float *a, const float *d, size_t n, size_t cap, float *asum, float *aabs, float *dsum, float *dabs)
@@ -143,6 +222,7 @@ __global__ void k_adam(size_t np, float *w, float *m, float *v, const float *g, 
  * ranks): its per-sample launches are skipped (a GPU refuses an empty grid),
  * and its gradient partials are gradsum_cuda's empty sums. */
 static unsigned nblk(size_t n) { return (unsigned)((n + TPB - 1) / TPB); }
+static unsigned nblk_tile(size_t n) { return (unsigned)((n + (size_t)TPB * SPT - 1) / ((size_t)TPB * SPT)); }
 
 /* Whether a device is usable, and if not why (the runtime's words: e.g. a
  * driver too old for this runtime), for the one-line refusal (C4). */
@@ -225,7 +305,7 @@ extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorStri
 extern "C" int  mlp_cuda_host_alloc(void **p, size_t bytes) { return (int)cudaMallocHost(p, bytes ? bytes : 1); }
 extern "C" void mlp_cuda_host_free(void *p) { cudaFreeHost(p); }
 
-extern "C" void mlp_cuda_set_gradsum_gemm(mlp_cuda *m, int on) { m->ws.gemm = on; }
+extern "C" void mlp_cuda_set_gemm(mlp_cuda *m, int on) { m->ws.gemm = on; }
 
 extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **out)
 {
@@ -289,7 +369,8 @@ static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
   CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
   if (n) k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
   for (int l = 0; l < m->nlayer; l++)
-    if (n) k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+    if (n && m->ws.gemm) k_forward_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+    else if (n) k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
   return (int)cudaGetLastError();
 }
 
@@ -358,7 +439,8 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
-      if (n) k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
+      if (n && m->ws.gemm) k_backdata_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
+      else if (n) k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
       cur = 1 - cur;
     }
   }

@@ -25,7 +25,7 @@ int         mlp_cuda_host_alloc(void **p, size_t bytes);
 void        mlp_cuda_host_free(void *p);
 /* nlayer affine maps; dim[0..nlayer]; parameter offsets as in surrogate_impl.h */
 int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **m);
-void mlp_cuda_set_gradsum_gemm(mlp_cuda *m, int on); /* 1: the gradient sums' GEMM-style kernels */
+void mlp_cuda_set_gemm(mlp_cuda *m, int on); /* 1: the GEMM-style kernels (forward, back-data, gradient sums) */
 int  mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const float *v);
 int  mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v);
 /* norm = {mu_in[n_in], sd_in[n_in], mu_out[n_out], sd_out[n_out]} (host) */

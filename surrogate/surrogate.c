@@ -117,11 +117,11 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCall(PetscOptionsInt("-surrogate_device_id", "CUDA device of this rank (-1: node-local rank modulo the node's device count)", "", s->device_id_req, &s->device_id_req, NULL));
   PetscCheck(s->device_id_req >= -1 && s->device_id_req < 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
-  { /* an A/B switch for the GPU's gradient sums (docs/gpu.md): the reproducible bits are the same either way */
+  { /* an A/B switch for the GPU's train-step kernels (docs/gpu.md): the reproducible bits are the same either way */
     char      gk[16] = "tiled";
     PetscBool gset;
-    PetscCall(PetscOptionsString("-surrogate_cuda_gradsum", "tiled|gemm: the CUDA kernels of the gradient sums (reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
-    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_gradsum %s is unknown: use tiled or gemm", gk);
+    PetscCall(PetscOptionsString("-surrogate_cuda_kernels", "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles; reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
+    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
     s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
   }
   {

@@ -68,7 +68,7 @@ struct _p_Surrogate {
   SurrogateDevice device_req, device;
   PetscInt        device_id_req; /* -surrogate_device_id (-1: node-local rank mod device count) */
   int             device_id;     /* the CUDA device in use, -1 on the CPU */
-  PetscBool       cuda_gemm;     /* -surrogate_cuda_gradsum gemm: the gradient sums' GEMM-style kernels */
+  PetscBool       cuda_gemm;     /* -surrogate_cuda_kernels gemm: the train step's GEMM-style kernels */
   char            device_name[64];
   PetscBool       setup, view;
   /* state (host copy; a device backend keeps its own and syncs via pull/push) */

@@ -52,7 +52,7 @@ static float det_ref(const float *x, const float *y, size_t len)
   return part.empty() ? 0.0f : part[0];
 }
 
-/* The same under -surrogate_cuda_gradsum gemm (gradsum_gemm_float_kernel):
+/* The same under -surrogate_cuda_kernels gemm (gradsum_gemm_float_kernel):
  * per chunk of 2048, G groups, group g adding in order the samples whose
  * offset in their round of 64 is g mod G; a bias sum split once more over
  * TK threads by the sample's rank m in its group's round (m mod TK); the
