@@ -146,6 +146,25 @@ def table_torch(run):
             verdict(host["default"] / ms["deterministic"], 2.0),
             verdict(host["compile"] / ms["deterministic"], 1.0) if "compile" in host else "n/a",
             inf / 1e6, hinf / 1e6, verdict(inf / hinf, 2.0)))
+    # runs with -surrogate_cuda_kernels gemm rows beside the tiled ones (bench_surrogate on a GPU, from 2026-11-26 on)
+    gemm = []
+    for (n, w), d in sorted(have.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        o = rows(d.get("ours", (0, []))[1], ("atomic", "deterministic", "reproducible", "atomic/gemm", "deterministic/gemm", "reproducible/gemm"))
+        if len(o) < 6:
+            continue
+        ms = {k: float(v[1]) for k, v in o.items()}
+        t = rows(d["torch"][1], ("default",)) if "torch" in d else {}
+        host = float(t["default"][5]) if "default" in t and len(t["default"]) >= 7 and t["default"][5] != "-" else None
+        r = ms["reproducible/gemm"] / ms["atomic/gemm"]
+        gemm.append("| %s | 5-%s-1 | %d | %.2f / %.2f / %.2f | %.2f %s | %s | %s |" % (
+            n, w.replace(",", "-"), d["ours"][0], ms["atomic/gemm"], ms["deterministic/gemm"], ms["reproducible/gemm"], r, "met" if r <= 1.25 else "not met",
+            " / ".join("%.2f" % (ms[s + "/gemm"] / ms[s]) for s in ("atomic", "deterministic", "reproducible")),
+            verdict(host / ms["deterministic/gemm"], 2.0) if host else "n/a"))
+    if gemm:
+        lines += ["", "With `-surrogate_cuda_kernels gemm`, timed in the same runs:", "",
+                  "| batch | network | call | gemm: atomic / deterministic / reproducible ms | reproducible / atomic (<= 1.25) "
+                  "| gemm / tiled: atomic / deterministic / reproducible | eager / our deterministic (>= 2) |",
+                  "|---|---|---|---|---|---|---|"] + gemm
     return lines
 
 
@@ -162,9 +181,9 @@ def table_kernels(run):
                 tot[f[0]] = float(f[-2])
             else:
                 per.setdefault(f[1], {})[f[0]] = float(f[-2])
-        strat = ("atomic", "deterministic", "reproducible")
+        strat = tuple(dict.fromkeys(f[0] for f in (ln.split() for ln in open(p).read().splitlines()[1:]) if len(f) >= 5))  # 3, or 6 with /gemm
         lines += ["", "Network 5-%s-1 (%s), us per train step:" % (net, os.path.basename(p)), "",
-                  "| kernel | atomic | deterministic | reproducible |", "|---|---|---|---|"]
+                  "| kernel | %s |" % " | ".join(strat), "|---|%s" % ("---|" * len(strat))]
         for k in sorted(per, key=lambda k: -max(per[k].values())):
             lines.append("| %s | %s |" % (k, " | ".join("%.0f" % per[k][s] if s in per[k] else "" for s in strat)))
         lines.append("| all kernels of the step | %s |" % " | ".join("%.0f" % tot.get(s, 0) for s in strat))

@@ -22,4 +22,35 @@ sed 's|<!-- gpu_runs.py docs/gpu-runs/2026-11-26-h100 torch,sweep -->|<!-- gpu_r
 # a doc without a block
 echo "no block" > "$tmp/docs/r.md"
 ! $py scripts/gpu_runs.py check "$tmp/docs/r.md" > "$tmp/out" || fail "a doc without a block passed the check"
+# a run with the GEMM-style rows (bench_surrogate on a GPU times both kernel sets): their table, six kernel columns
+run=$tmp/run && mkdir -p "$run"
+cat > "$run/call1-summary.md" <<'MD'
+### bench_surrogate, batch 4096, hidden layers 32,32
+
+```
+strategy          step ms train samp/s  vs atomic   GFLOP/s   %peak infer samp/s  vs atomic   GFLOP/s
+atomic               2.00        1e+06      1.000       1.0      1%        4e+06      1.000       1.0
+deterministic        2.10        1e+06      1.050       1.0      1%        4e+06      1.000       1.0
+reproducible         3.00        1e+06      1.500       1.0      1%        4e+06      1.000       1.0
+atomic/gemm          1.00        1e+06      1.000       1.0      1%        4e+06      1.000       1.0
+deterministic/gemm   1.05        1e+06      1.050       1.0      1%        4e+06      1.000       1.0
+reproducible/gemm    1.20        1e+06      1.200       1.0      1%        4e+06      1.000       1.0
+```
+
+### PyTorch, batch 4096, hidden layers 32,32
+
+```
+mode                step ms   train samp/s vs default   infer samp/s  host step ms   host infer/s  compiles
+default               2.000      1.000e+06      1.000      1.000e+06         4.200      2.000e+06         0
+```
+MD
+printf 'strategy kernel launches total us share\n' > "$run/kernels-32-32.txt"
+for s in atomic deterministic reproducible atomic/gemm deterministic/gemm reproducible/gemm; do
+  printf '%s k_adam 1 10.0 50.0%%\n%s (kernels of the step) 2 20.0 100.0%%\n' "$s" "$s" >> "$run/kernels-32-32.txt"
+done
+$py scripts/gpu_runs.py show "$run" > "$tmp/show" || { cat "$tmp/show"; fail "show on a run with gemm rows"; }
+for want in "| 4096 | 5-32-32-1 | 1 | 1.00 / 1.05 / 1.20 | 1.20 met | 0.50 / 0.50 / 0.40 | 4.00 met |" \
+            "| kernel | atomic | deterministic | reproducible | atomic/gemm | deterministic/gemm | reproducible/gemm |"; do
+  grep -qF -- "$want" "$tmp/show" || { cat "$tmp/show"; fail "gpu_runs.py show: no line '$want'"; }
+done
 echo PASS
