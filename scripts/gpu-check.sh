@@ -3,9 +3,10 @@
 # vendor runs too (issue 10; docs/gpu.md). Steps (-steps, default all):
 #   device    first contact: driver and runtime CUDA versions, device 0, its
 #             compute mode, one checked launch; stops here when it fails
-#   test      test_surrogate_cuda: CPU and GPU train steps bitwise equal
+#   test      test_surrogate_cuda: CPU and GPU train steps bitwise equal, with
+#             each set of kernels (-surrogate_cuda_kernels tiled, gemm)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on
-#             that test and on a 4-step coupled run: 0 errors each
+#             that test (both kernel sets) and on a 4-step coupled run: 0 errors each
 #   decks     the decks (-decks) with -surrogate_device cuda: VALID, i.e. in a
 #             reproducible build the golden hashes, which are the CPU's; FOM
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
@@ -167,8 +168,12 @@ fi
 
 if gpuonly test; then
   if [ -n "$tcuda" ]; then
-    timeout "$(tmo_now)" "$tcuda" > "$logs/test_cuda.log" 2>&1; rc=$?
-    case $rc in 0) record test_surrogate_cuda pass "CPU and GPU bitwise equal" ;; 77) record test_surrogate_cuda fail "skipped: the test saw no GPU" ;; *) record test_surrogate_cuda fail "exit $rc, logs/test_cuda.log" ;; esac
+    for k in tiled gemm; do # both kernel sets (-surrogate_cuda_kernels)
+      t="test_surrogate_cuda" l=$logs/test_cuda.log
+      [ $k = tiled ] || t="test_surrogate_cuda ($k kernels)" l=$logs/test_cuda-$k.log
+      timeout "$(tmo_now)" "$tcuda" -surrogate_cuda_kernels $k > "$l" 2>&1; rc=$?
+      case $rc in 0) record "$t" pass "CPU and GPU bitwise equal" ;; 77) record "$t" fail "skipped: the test saw no GPU" ;; *) record "$t" fail "exit $rc, logs/$(basename "$l")" ;; esac
+    done
   else record test_surrogate_cuda fail "test_surrogate_cuda not found under $bin"; fi
 fi
 
@@ -182,8 +187,8 @@ if gpuonly sanitize; then
     record compute-sanitizer skip "cannot run here: $(grep -m1 -iE 'error|fail|not supported' "$logs/sanitizer-probe.log" 2>/dev/null || echo "no summary on the probe"), logs/sanitizer-probe.log"
   elif command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck synccheck initcheck; do
-      for what in test app; do
-        if [ $what = test ]; then cmd=("$tcuda" -cuda_test_big_n 9000); else cmd=("$app" "${short[@]}"); fi
+      for what in test gemm app; do # gemm: the test with -surrogate_cuda_kernels gemm (shared memory, barriers)
+        case $what in test) cmd=("$tcuda" -cuda_test_big_n 9000) ;; gemm) cmd=("$tcuda" -cuda_test_big_n 9000 -surrogate_cuda_kernels gemm) ;; *) cmd=("$app" "${short[@]}") ;; esac
         [ -n "${cmd[0]}" ] || continue
         log=$logs/sanitizer-$tool-$what.log
         timeout "$(tmo_now)" compute-sanitizer --tool $tool --error-exitcode 99 "${cmd[@]}" > "$log" 2>&1; rc=$?
