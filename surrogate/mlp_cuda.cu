@@ -82,6 +82,32 @@ __global__ void k_forward(const float *W, const float *b, size_t din, size_t dou
  * output's chain, its k order and its operations are k_forward's: the same
  * bits. */
 #define SPT 4
+/* acc[t][s] = the chain over q < nq of w_tq v_q(sample s), w_tq = W[t wt + q
+ * wq] (0 for t >= nt), v_q = v[q cap + i]: the register tile of
+ * k_forward_tile (t outputs, q inputs) and k_backdata_tile (t inputs, q
+ * outputs). */
+__device__ __forceinline__ void tile_chains(const float *W, size_t wt, size_t wq, size_t nt, const float *v, size_t nq, size_t cap, size_t i0, size_t n, float acc[FT][SPT])
+{
+#pragma unroll
+  for (int t = 0; t < FT; t++)
+#pragma unroll
+    for (int s = 0; s < SPT; s++) acc[t][s] = 0.0f;
+  for (size_t q = 0; q < nq; q++) {
+    float x[SPT];
+#pragma unroll
+    for (int s = 0; s < SPT; s++) {
+      size_t i = i0 + (size_t)s * blockDim.x;
+      x[s]     = i < n ? v[q * cap + i] : 0.0f;
+    }
+#pragma unroll
+    for (int t = 0; t < FT; t++) {
+      float w = (size_t)t < nt ? W[t * wt + q * wq] : 0.0f;
+#pragma unroll
+      for (int s = 0; s < SPT; s++) acc[t][s] = surr_madd(acc[t][s], w, x[s]);
+    }
+  }
+}
+
 __global__ void k_forward_tile(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
 {
   size_t i0 = blockIdx.x * (size_t)blockDim.x * SPT + threadIdx.x;
@@ -89,24 +115,7 @@ __global__ void k_forward_tile(const float *W, const float *b, size_t din, size_
   for (size_t j0 = 0; j0 < dout; j0 += FT) {
     size_t nj = dout - j0 < FT ? dout - j0 : FT;
     float  acc[FT][SPT];
-#pragma unroll
-    for (int t = 0; t < FT; t++)
-#pragma unroll
-      for (int s = 0; s < SPT; s++) acc[t][s] = 0.0f;
-    for (size_t k = 0; k < din; k++) {
-      float x[SPT];
-#pragma unroll
-      for (int s = 0; s < SPT; s++) {
-        size_t i = i0 + (size_t)s * blockDim.x;
-        x[s]     = i < n ? in[k * cap + i] : 0.0f;
-      }
-#pragma unroll
-      for (int t = 0; t < FT; t++) {
-        float w = (size_t)t < nj ? W[(j0 + t) * din + k] : 0.0f;
-#pragma unroll
-        for (int s = 0; s < SPT; s++) acc[t][s] = surr_madd(acc[t][s], w, x[s]);
-      }
-    }
+    tile_chains(W + j0 * din, din, 1, nj, in, din, cap, i0, n, acc);
     for (size_t t = 0; t < nj; t++)
 #pragma unroll
       for (int s = 0; s < SPT; s++) {
@@ -166,24 +175,7 @@ __global__ void k_backdata_tile(const float *W, size_t din, size_t dout, const f
   for (size_t k0 = 0; k0 < din; k0 += FT) {
     size_t nk = din - k0 < FT ? din - k0 : FT;
     float  acc[FT][SPT];
-#pragma unroll
-    for (int t = 0; t < FT; t++)
-#pragma unroll
-      for (int s = 0; s < SPT; s++) acc[t][s] = 0.0f;
-    for (size_t j = 0; j < dout; j++) {
-      float dj[SPT];
-#pragma unroll
-      for (int s = 0; s < SPT; s++) {
-        size_t i = i0 + (size_t)s * blockDim.x;
-        dj[s]    = i < n ? d[j * cap + i] : 0.0f;
-      }
-#pragma unroll
-      for (int t = 0; t < FT; t++) {
-        float w = (size_t)t < nk ? W[j * din + k0 + t] : 0.0f;
-#pragma unroll
-        for (int s = 0; s < SPT; s++) acc[t][s] = surr_madd(acc[t][s], w, dj[s]);
-      }
-    }
+    tile_chains(W + k0, 1, din, nk, d, dout, cap, i0, n, acc);
     for (size_t t = 0; t < nk; t++)
 #pragma unroll
       for (int s = 0; s < SPT; s++) {
