@@ -596,6 +596,18 @@ __global__ void gradsum_gemm_float_kernel(int npair, int ny, const float *X, siz
   }
 }
 
+/* The GEMM-style kernels' grid: x the tiles, y their work items of GG_CHUNK
+ * samples (ngc of them, strided past GS_GRID_Y); the tile from
+ * gradsum_gemm_shape. */
+static dim3 gg_grid(int npair, int ny, size_t len, int *TJ, int *TK, size_t *ngc)
+{
+  int nx = (npair + ny) / (ny + 1);
+  gradsum_gemm_shape(nx, ny, TJ, TK);
+  *ngc = (len + GG_CHUNK - 1) / GG_CHUNK;
+  size_t ntile = (size_t)((nx + 4 * *TJ - 1) / (4 * *TJ)) * (size_t)(((ny > 0 ? ny : 1) + 4 * *TK - 1) / (4 * *TK));
+  return dim3((unsigned)ntile, (unsigned)(*ngc < GS_GRID_Y ? *ngc : GS_GRID_Y));
+}
+
 /* Scratch for the deterministic chunk partials. Growing it frees the old
  * one: cudaFree waits for the kernels that still use it. */
 static int ws_scratch(gradsum_ws *ws, size_t bytes)
@@ -670,10 +682,9 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     gradsum_bins_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
   } else if (ws->gemm) { /* GEMM-style tiles; deterministic: their chunk partials and the chunk tree */
     float *out = (float *)((char *)ws->res + off);
-    int    TJ, TK, nx = (npair + ny) / (ny + 1);
-    size_t ngc = (len + GG_CHUNK - 1) / GG_CHUNK, ngy = ngc < GS_GRID_Y ? ngc : GS_GRID_Y;
-    gradsum_gemm_shape(nx, ny, &TJ, &TK);
-    dim3 grid((unsigned)((size_t)((nx + 4 * TJ - 1) / (4 * TJ)) * (size_t)(((ny > 0 ? ny : 1) + 4 * TK - 1) / (4 * TK))), (unsigned)ngy);
+    int    TJ, TK;
+    size_t ngc;
+    dim3   grid = gg_grid(npair, ny, len, &TJ, &TK, &ngc);
     if (st == RED_DETERMINISTIC) {
       if ((rc = ws_scratch(ws, (size_t)npair * ngc * sizeof(float)))) return rc;
       gradsum_gemm_float_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, TJ, TK, (float *)ws->dev, nullptr);
@@ -732,10 +743,9 @@ extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx,
   }
   if (nchunk && ws->gemm) {
     int    TJ, TK;
-    size_t ngc = (len + GG_CHUNK - 1) / GG_CHUNK, nty = ngc < GS_GRID_Y ? ngc : GS_GRID_Y;
-    gradsum_gemm_shape(nx, ny, &TJ, &TK);
-    size_t ntile = (size_t)((nx + 4 * TJ - 1) / (4 * TJ)) * (size_t)(((ny > 0 ? ny : 1) + 4 * TK - 1) / (4 * TK));
-    gradsum_gemm_gbins_kernel<<<dim3((unsigned)ntile, (unsigned)nty), GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, nseg, xmax, ymax, TJ, TK, nf, bins);
+    size_t ngc;
+    dim3   grid = gg_grid(npair, ny, len, &TJ, &TK, &ngc);
+    gradsum_gemm_gbins_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, nseg, xmax, ymax, TJ, TK, nf, bins);
   } else if (nchunk) {
     size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
     gradsum_gbins_kernel<<<dim3((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty), GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, xmax, ymax, nf, bins);
