@@ -66,6 +66,22 @@ $py scripts/report_table.py sweep "$tmp/fast" --deck synthetic > "$tmp/fast/stdo
 has "$tmp/fast/stdout" "| whole loop | reproducible | deterministic | 1.575x |"
 has "$tmp/fast/stdout" "| whole loop | deterministic | deterministic | 1.000x |"
 has "$tmp/fast/stdout" "| solver half | reproducible-atomic | deterministic-atomic | 1.875x |"
+has "$tmp/fast/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: MISSED (1.575x; rounds n/a)"
+# the 1.10x target against the fastest build, paired by round: round 1 1.050x, round 2 1.150x
+mkdir -p "$tmp/pair"; cp "$d"/atomic.r*.yaml "$tmp/pair/"
+report "$tmp/pair/deterministic.r1.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID
+report "$tmp/pair/deterministic.r2.yaml" deterministic deterministic 9.6 3.0 2.1 1.0 VALID
+report "$tmp/pair/reproducible.r1.yaml"  reproducible  reproducible  8.4 3.0 2.1 1.0 VALID
+report "$tmp/pair/reproducible.r2.yaml"  reproducible  reproducible  11.04 3.0 2.1 1.0 VALID
+$py scripts/report_table.py sweep "$tmp/pair" --deck synthetic > "$tmp/pair/stdout" || fail "report_table.py sweep (paired rounds) exited nonzero"
+has "$tmp/pair/stdout" "| whole loop | reproducible | deterministic | 1.050x | 1.050x..1.150x | <= 1.10x | within noise (1.050x..1.150x) |"
+has "$tmp/pair/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: within noise (1.050x..1.150x) (1.050x; rounds 1.050x..1.150x)"
+# rounds numbered past 9 pair by number, not by the files' text order (r10 before r2)
+for k in 2 10; do cp "$tmp/pair/deterministic.r1.yaml" "$tmp/pair/deterministic.r$k.yaml"; done
+report "$tmp/pair/reproducible.r2.yaml"  reproducible  reproducible  8.64 3.0 2.1 1.0 VALID
+report "$tmp/pair/reproducible.r10.yaml" reproducible  reproducible  8.56 3.0 2.1 1.0 VALID
+$py scripts/report_table.py sweep "$tmp/pair" --deck synthetic > "$tmp/pair/stdout" || fail "report_table.py sweep (ten rounds) exited nonzero"
+has "$tmp/pair/stdout" "| whole loop | reproducible | deterministic | 1.050x | 1.050x..1.080x | <= 1.10x | met |"
 # one atomic repeat: no spread, a clear verdict
 mkdir -p "$tmp/one"; cp "$d/atomic.r1.yaml" "$d/reproducible.r1.yaml" "$tmp/one/"
 $py scripts/report_table.py sweep "$tmp/one" --deck synthetic > "$tmp/one/stdout" || fail "report_table.py sweep (one repeat) exited nonzero"
