@@ -129,6 +129,19 @@ GS_HD void gradsum_gemm_shape(int nx, int ny, int *TJ, int *TK)
   *TJ = tj, *TK = tk;
 }
 
+#define GS_GRID_Y 65535u /* the y-dimension limit of a grid */
+
+#if defined(__cplusplus)
+/* gradsum_gemm_cuda.cu's launchers, for gradsum_cuda.cu (CUDA code only): the
+ * float sums (partial: one per pair and chunk of samples, the chunk index
+ * major, gradsum_gemm_nchunk(len) chunks; or acc: atomicAdd into one per
+ * pair) and the reproducible bins (as gradsum_gbins_kernel's). */
+size_t gradsum_gemm_nchunk(size_t len);
+void   gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, float *partial, float *acc);
+void   gradsum_gemm_gbins(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nseg, const unsigned *xmax, const unsigned *ymax, unsigned long long *nf,
+                          unsigned long long *bins);
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
