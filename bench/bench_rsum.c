@@ -10,7 +10,9 @@
  * (kernels/rsum.c, the solver's reproducible dot products) on the medium
  * deck's vector length, 73728 doubles: a dot (rsum_add, chunk by chunk) and
  * the CG tail's two sums (rsum_add_sumsq_dot), per path (with its lanes),
- * next to the deterministic strategy's dot. Not a test: no pass/fail on time.
+ * next to the deterministic strategy's dot. On AVX-512 CPUs, a design not
+ * taken beside gsum's path: products rounded down inside the accumulating
+ * FMA (floor_fma_probe). Not a test: no pass/fail on time.
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
@@ -144,6 +146,94 @@ static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const
   return !same;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* A design not taken (issue 28): every product rounded DOWN to a unit 2^6
+ * coarser (2^-45 of the pair's bound: a lane adds 64 products of a
+ * 512-sample pass, and their sum must stay in one binade), so that the rounding can happen inside the accumulating FMA
+ * (AVX-512's embedded rounding; CUDA's __fma_rd): floor(S + p) = S + floor(p)
+ * for S on the unit grid, in any order. That saves the integer add of every
+ * vector of products, at the price of other bits than gsum's and a weaker
+ * bound. Same passes, widening and 4 x 4 blocks as gsum's AVX-512 path; bench
+ * only. */
+#define FP_SUB 512
+__attribute__((target("avx512f"))) static void fp_widen(size_t m, const float *x, double *xs, int32_t e)
+{
+  __m512d s = _mm512_set1_pd(ldexp(1.0, -e));
+  for (size_t i = 0; i < m; i += 8) _mm512_storeu_pd(xs + i, _mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), s));
+}
+__attribute__((target("avx512f"))) static void fp_block(int64_t *c, size_t ny, size_t m, double *const *xs, double *const *ys)
+{
+  const __m512d C = _mm512_set1_pd(192.0); /* 1.5 2^7: its binade [128, 256) has ulp 2^-45; |64 products| < 64 */
+  __m512d       S[4][4];
+  for (int u = 0; u < 4; u++)
+    for (int v = 0; v < 4; v++) S[u][v] = C;
+  for (size_t i = 0; i < m; i += 8) {
+    __m512d a[4];
+    for (int u = 0; u < 4; u++) a[u] = _mm512_loadu_pd(xs[u] + i);
+    for (int v = 0; v < 4; v++) {
+      __m512d b = _mm512_loadu_pd(ys[v] + i);
+      for (int u = 0; u < 4; u++) S[u][v] = _mm512_fmadd_round_pd(a[u], b, S[u][v], _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    }
+  }
+  for (int u = 0; u < 4; u++)
+    for (int v = 0; v < 4; v++) c[u * ny + v] += _mm512_reduce_add_epi64(_mm512_sub_epi64(_mm512_castpd_si512(S[u][v]), _mm512_castpd_si512(C)));
+}
+/* nx, ny multiples of 4, at most 32; n a multiple of 8 */
+__attribute__((target("avx512f"))) static void fp_outer(int64_t *c, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey)
+{
+  static double xs[4][FP_SUB], ys[32][FP_SUB];
+  double       *xp[4], *yp[32];
+  for (size_t i0 = 0; i0 < n; i0 += FP_SUB) {
+    size_t m = n - i0 < FP_SUB ? n - i0 : FP_SUB;
+    for (size_t q = 0; q < ny; q++) fp_widen(m, y + q * ldy + i0, ys[q], ey[q]), yp[q] = ys[q];
+    for (size_t p0 = 0; p0 < nx; p0 += 4) {
+      for (int u = 0; u < 4; u++) fp_widen(m, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u];
+      for (size_t q = 0; q < ny; q += 4) fp_block(c + p0 * ny + q, ny, m, xp, yp + q);
+    }
+  }
+}
+
+/* The probe against gsum's AVX-512 path, interleaved; 1 if a sum breaks the
+ * probe's own bound (n units of 2^-45 below the exact sum, none above). */
+static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
+{
+  const size_t C = 1024;
+  if (!__builtin_cpu_supports("avx512f")) {
+    printf("floor-rounded FMA probe: skipped (no AVX-512 here)\n");
+    return 0;
+  }
+  int64_t *cnt = calloc(nx * ny, sizeof *cnt);
+  double   bg = 1e30, bp = 1e30;
+  int      bad = 0;
+  if (!cnt) return 1;
+  for (size_t k = 0; k < rounds; k++) {
+    rsum_set_isa("avx512");
+    for (size_t q = 0; q < nx * ny; q++) gsum_init(&st[q]);
+    double t = now();
+    for (size_t c = 0; c < n; c += C) gsum_add_outer(st, NULL, C, nx, d + c, n, ex, ny, a + c, n, ey);
+    t  = now() - t;
+    bg = t < bg ? t : bg;
+    memset(cnt, 0, nx * ny * sizeof *cnt);
+    t = now();
+    for (size_t c = 0; c < n; c += C) fp_outer(cnt, C, nx, d + c, n, ex, ny, a + c, n, ey);
+    t  = now() - t;
+    bp = t < bp ? t : bp;
+  }
+  for (size_t q = 0; q < nx * ny; q++) { /* gsum's sum is within n 2^-52 of the exact one: far inside the probe's n 2^-45 */
+    rsum_t rs;
+    gsum_to_rsum(&st[q], ex[q / ny], ey[q % ny], &rs);
+    double u = ldexp(1.0, ex[q / ny] + ey[q % ny] - 45), diff = rsum_value(&rs) - (double)cnt[q] * u;
+    bad |= !(diff >= -1e-3 * u && diff <= (double)n * u);
+  }
+  double prods = (double)n * nx * ny;
+  printf("floor-rounded FMA accumulation (a design not taken: unit 2^-45, other bits): %.3f ns/product, gsum's AVX-512 path %.3f: %.2fx faster; within its bound: %s\n",
+         1e9 * bp / prods, 1e9 * bg / prods, bg / bp, bad ? "NO" : "yes");
+  free(cnt);
+  return bad;
+}
+#endif
+
 int main(int argc, char **argv)
 {
   const size_t nx = 32, ny = 32, C = 1024;
@@ -174,6 +264,9 @@ int main(int argc, char **argv)
   for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
   int bad = outer_paths(n, rounds, nx, d, ex, ny, a, ey, st); /* a hidden layer */
   bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey, st);    /* the output layer: one delta row (gsum's pass for few rows) */
+#if defined(__x86_64__)
+  bad |= floor_fma_probe(n, rounds, nx, d, ex, ny, a, ey, st);
+#endif
   free(d), free(a), free(st);
   return rsum_paths(rounds) || bad;
 }
