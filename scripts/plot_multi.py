@@ -259,7 +259,7 @@ def sweep_bars(sweep_path, outdir, list_only):
         fail(f"{d}: no sweep reports (<variant>.r<k>.yaml, written by scripts/sweep.sh)")
     if "atomic" not in runs:
         fail(f"{d}: no report of the atomic build (atomic.r<k>.yaml)")
-    base = runs["atomic"]
+    base = runs["atomic"].quoted()  # as the table: the VALID repeats (all where none is)
 
     def per_step(r):
         return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.num(rt.get(r, "problem.steps")))
@@ -279,7 +279,7 @@ def sweep_bars(sweep_path, outdir, list_only):
         bv = [v for v in map(f, base.reports) if v is not None]
         for s in ("deterministic", "reproducible"):
             name = next((n for n, sol, sur in rt.VARIANTS if match(sol, sur, s)), None)
-            x = runs.get(name)
+            x = runs[name].quoted() if name in runs else None
             xv = [v for v in map(f, x.reports) if v is not None] if x else []
             if not xv or not bv:
                 bars.append((part, s, name, None, None, None, None, "not run" if not x else "n/a", True))
@@ -287,8 +287,9 @@ def sweep_bars(sweep_path, outdir, list_only):
             r = min(xv) / min(bv)
             lo, hi = (min(xv) / max(bv), max(xv) / min(bv)) if len(xv) > 1 or len(bv) > 1 else (None, None)
             tgt = rt.TARGETS.get(s) if part == "whole loop" else None
-            bars.append((part, s, name, r, lo, hi, tgt, rt.verdict(r, tgt, lo, hi) if tgt else "",
-                         x.verification() == "VALID"))
+            ok = runs[name].valid() is not None and runs["atomic"].valid() is not None
+            bars.append((part, s, name, r, lo, hi, tgt, (rt.verdict(r, tgt, lo, hi) if ok else "n/a (INVALID)") if tgt else "",
+                         runs[name].verification() == "VALID"))
     if list_only:
         for part, s, name, r, lo, hi, tgt, verd, valid in bars:
             txt = "n/a" if r is None else f"{r:.3f}x" + (f" ({lo:.3f}x..{hi:.3f}x)" if lo is not None else "")

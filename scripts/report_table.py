@@ -112,6 +112,19 @@ class Runs:
         self.first = reports[0]
         self.rounds = rounds or {}  # round k -> its report (sweep.sh: <name>.r<k>.yaml)
 
+    def valid(self):
+        """The VALID repeats alone (None if there are none): a verdict or a
+        time worth quoting comes from runs that passed verification."""
+        keep = [r for r in self.reports if verdict_of(r) == "VALID"]
+        if not keep:
+            return None
+        return Runs(keep, {k: r for k, r in self.rounds.items() if verdict_of(r) == "VALID"})
+
+    def quoted(self):
+        """The runs a table quotes: the VALID ones, or all when none is (the
+        verification column then says INVALID)."""
+        return self.valid() or self
+
     def tmin(self, f):
         vals = [v for v in (f(r) for r in self.reports) if v is not None]
         return min(vals) if vals else None
@@ -179,11 +192,14 @@ def verdict(r, target, lo=None, hi=None):
 
 def collect(directory, pattern):
     """{name: Runs} from DIR/<name>.r<k>.yaml"""
-    groups = {}
+    groups, names = {}, {}
     for p in sorted(glob.glob(os.path.join(directory, "*.r*.yaml"))):
         m = re.fullmatch(pattern + r"\.r(\d+)\.yaml", os.path.basename(p))
         if m:
-            groups.setdefault(m.group(1), {})[int(m.groups()[-1])] = load(p)
+            g, k = groups.setdefault(m.group(1), {}), int(m.groups()[-1])
+            if k in g:
+                die("%s: round %d of %s twice (%s and %s)" % (directory, k, m.group(1), names[(m.group(1), k)], os.path.basename(p)))
+            g[k], names[(m.group(1), k)] = load(p), os.path.basename(p)
     return {k: Runs([v[i] for i in sorted(v)], v) for k, v in groups.items()}
 
 
@@ -213,18 +229,29 @@ def cpu_model(r):
     return "unknown"
 
 
-def header(title, runs, args, extra):
+def run_dates(reports):
+    """The runs' own dates (report key date, UTC), first to last; the table's
+    date where the reports have none."""
+    ds = sorted(str(r.get("date")) for r in reports if r.get("date"))
+    if not ds:
+        return datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z") + " (the table's; the reports have no date)"
+    return ds[0] if ds[0] == ds[-1] else "%s to %s" % (ds[0], ds[-1])
+
+
+def header(title, runs, args, extra, reports=None):
     r = runs.first
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = get(r, "machine.cores_online")  # the run's machine, not the one making the table
+    if cores is None:
+        cores = "%s (the table's machine)" % (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
     host = get(r, "machine.hostname") or socket.gethostname()
     b = r.get("build") or {}
     lines = [
-        "# %s: %s" % (title, args.deck or get(r, "problem.scenario")),
+        "# %s: %s" % (title, args.deck or r.get("deck") or get(r, "problem.scenario")),
         "",
         "- machine: %s, %s, %s cores; device %s" % (host, cpu_model(r), cores, get(r, "machine.device") or "n/a"),
-        "- date: %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "- date: %s" % run_dates(reports or runs.reports),
         "- deck: %s (scenario %s, grid %s, %s steps, %s replicas, coupling %s)" % (
-            args.deck, get(r, "problem.scenario"), "x".join(str(g) for g in get(r, "problem.grid") or []) or "n/a",
+            args.deck or r.get("deck"), get(r, "problem.scenario"), "x".join(str(g) for g in get(r, "problem.grid") or []) or "n/a",
             get(r, "problem.steps"), get(r, "problem.replicas"), get(r, "problem.coupling")),
         "- build: compiler %s, cuda %s" % (b.get("compiler", "n/a"), b.get("cuda", "n/a")),
     ] + extra
@@ -238,18 +265,46 @@ def table(cols, rows):
     return out + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
 
 
+def same_setup(directory, runs, names, keys):
+    """Die unless every report's build matches its variant's name and the
+    keys (problem, ranks, threads) match atomic's first report: a ratio
+    between different problems or a misplaced build is no reading."""
+    want = {n: (sol, sur) for n, sol, sur in VARIANTS}
+    ref = runs["atomic"].first
+    for name in names:
+        for k, r in sorted(runs[name].rounds.items()):
+            f = os.path.join(directory, "%s.r%d.yaml" % (name, k))
+            b = (get(r, "build.solver_reduction"), get(r, "build.surrogate_reduction"))
+            if name in want and None not in b and b != want[name]:
+                die("%s: a run of the %s solver and %s surrogate build, not of %s" % (f, b[0], b[1], name))
+            for key in keys:
+                if get(r, key) != get(ref, key):
+                    die("%s: %s is %s, atomic.r%d.yaml's %s: not the same run" % (
+                        f, key, get(r, key), min(runs["atomic"].rounds), get(ref, key)))
+
+
 def sweep(args):
     runs = collect(args.dir, r"([a-z]+(?:-[a-z]+)?)")
     if "atomic" not in runs:
         die("%s: no report of the atomic build (atomic.r<k>.yaml)" % args.dir)
-    base = runs["atomic"]
+    same_setup(args.dir, runs, runs, ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas", "problem.coupling", "machine.ranks", "machine.threads"))
+    # times, ratios and verdicts from the VALID repeats (all repeats, and no verdict, where none is VALID)
+    q = {name: x.quoted() for name, x in runs.items()}
+    ok = {name: x.valid() is not None for name, x in runs.items()}
+    base = q["atomic"]
     b_solve, b_surr, b_loop = base.solve_per_step(), base.surrogate(), base.t("time_per_step")
-    ms = max(len(r.reports) for r in runs.values())
+    counts = sorted({len(x.reports) for x in q.values()})
+    nrep = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
+    dropped = sum(len(runs[n].reports) - len(q[n].reports) for n in runs)
+
+    def bad(name):
+        return "" if ok[name] and ok["atomic"] else " (INVALID: %s)" % ("atomic" if not ok["atomic"] else name)
+
     rows, summary = [], []
     for name, sol, sur in VARIANTS:
         if name not in runs:
             continue
-        x = runs[name]
+        x = q[name]
         r_sol = ratio(x.solve_per_step(), b_solve) if sur == "atomic" else None
         r_sur = ratio(x.surrogate(), b_surr) if sol == "atomic" else None
         r_tot = ratio(x.t("time_per_step"), b_loop) if sol == sur else None  # the loop's own work (FOM basis)
@@ -257,7 +312,7 @@ def sweep(args):
         xv, bv = x.tvals("time_per_step"), base.tvals("time_per_step")
         lo = min(xv) / max(bv) if xv and bv and max(bv) > 0 else None
         hi = max(xv) / min(bv) if xv and bv and min(bv) > 0 else None
-        rows.append([name, sol, sur, fmt(x.t("time_per_step")), fmt(x.fom()), x.verification(),
+        rows.append([name, sol, sur, fmt(x.t("time_per_step")), fmt(x.fom()), runs[name].verification(),
                      fmt(x.solve_per_step()), fx(r_sol) if sur == "atomic" else "",
                      fmt(x.surrogate()), fx(r_sur) if sol == "atomic" else "",
                      fmt(x.t("total")), fx(r_tot) if sol == sur else "",
@@ -269,49 +324,70 @@ def sweep(args):
         if sol == sur and sol != "atomic":
             summary.append(("whole loop", sol, name, r_tot, tgt, lo, hi))
     out = header("Cost of determinism", base, args,
-                 ["- runs: %s rank(s) x %s thread(s); every time is the minimum of %d repeat(s), rounds interleaved" % (
-                     get(base.first, "machine.ranks"), get(base.first, "machine.threads"), ms)])
+                 ["- runs: %s rank(s) x %s thread(s); every time is the minimum of %s repeat(s) of its variant, rounds interleaved%s" % (
+                     get(base.first, "machine.ranks"), get(base.first, "machine.threads"), nrep,
+                     "; %d INVALID repeat(s) left out of the times and ratios" % dropped if dropped else "")],
+                 [r for x in runs.values() for r in x.reports])
     out += table(["variant", "solver", "surrogate", "time/step [s]", "FOM [%s]" % (get(base.first, "fom.unit") or "Mpoint-steps/s"),
                   "verification", "solve/step [s]", "solver ratio", "train+predict [s]", "surrogate ratio",
                   "total [s]", "loop ratio", "spread"], rows)
     order = {"solver half": 0, "surrogate half": 1, "whole loop": 2}
     summary.sort(key=lambda s: (order[s[0]], STRATEGIES.index(s[1])))
+    verdicts = {}
+    for p, st, v, r, t, lo, hi in summary:
+        if t:
+            verdicts[st] = "n/a%s" % bad(v) if bad(v) else verdict(r, t, lo, hi)
     out += ["", "Ratios to the atomic build (time of the variant / time of `atomic`; < 1 is faster):", ""]
     out += table(["part", "strategy", "variant", "ratio", "target", "verdict"],
-                 [[p, s, v, fx(r), "<= %.2fx" % t if t else "", verdict(r, t, lo, hi) if t else ""] for p, s, v, r, t, lo, hi in summary])
+                 [[p, st, v, fx(r) + bad(v), "<= %.2fx" % t if t else "", verdicts[st] if t else ""] for p, st, v, r, t, lo, hi in summary])
     # against the fastest of the two non-reproducible builds, per part: on a CPU the atomic build's solver is
     # the slow one (its operator scatter-adds with OpenMP atomics, docs/sweep.md), so atomic alone flatters
     fast, fast_verdict = [], None
     for part, pick, cands, targets in (("solver half", lambda x: x.solve_per_step(), ("atomic", "deterministic-atomic"), ("deterministic-atomic", "reproducible-atomic")),
                                        ("surrogate half", lambda x: x.surrogate(), ("atomic", "atomic-deterministic"), ("atomic-deterministic", "atomic-reproducible")),
                                        ("whole loop", lambda x: x.t("time_per_step"), ("atomic", "deterministic"), ("deterministic", "reproducible"))):
-        have = [(pick(runs[c]), c) for c in cands if c in runs and pick(runs[c])]
+        have = [(pick(q[c]), c) for c in cands if c in runs and ok[c] and pick(q[c])]
+        lack = [c + (" INVALID" if c in runs else " not run") for c in cands if c not in runs or not ok[c]]
         if not have:
             continue
         best, who = min(have)
         for v in targets:
-            if v in runs and pick(runs[v]):
-                r, rr = ratio(pick(runs[v]), best), round_ratios(runs[v], runs[who], pick) if v != who else []
-                span = "%.3fx..%.3fx" % (min(rr), max(rr)) if len(rr) > 1 else ""
-                tgt = FASTEST_TARGET if (part, v) == ("whole loop", "reproducible") else None
-                vd = verdict(r, tgt, min(rr), max(rr)) if tgt and len(rr) > 1 else verdict(r, tgt) if tgt else ""
-                fast.append([part, v, who, fx(r), span, "<= %.2fx" % tgt if tgt else "", vd])
-                if tgt:
-                    fast_verdict = "target: reproducible <= %.2fx the fastest build (%s) end to end: %s (%s; rounds %s)" % (
-                        tgt, who, vd, fx(r), span or "n/a")
+            if v not in runs or not pick(q[v]):
+                continue
+            # the ratio of the minima over the rounds both ran (with VALID runs), and those rounds' own ratios
+            common = sorted(set(q[v].rounds) & set(q[who].rounds)) if v != who else []
+            if common:
+                xr, br = Runs([q[v].rounds[k] for k in common]), Runs([q[who].rounds[k] for k in common])
+                r, rr = ratio(pick(xr), pick(br)), round_ratios(q[v], q[who], pick)
+            else:
+                r, rr = ratio(pick(q[v]), best), []
+            span = "%.3fx..%.3fx" % (min(rr), max(rr)) if len(rr) > 1 else ""
+            tgt = FASTEST_TARGET if (part, v) == ("whole loop", "reproducible") else None
+            if not tgt:
+                vd = ""
+            elif not ok[v]:
+                vd = "n/a (%s INVALID)" % v
+            elif lack:
+                vd = "n/a (%s)" % ", ".join(lack)
+            else:
+                vd = verdict(r, tgt, min(rr), max(rr)) if len(rr) > 1 else verdict(r, tgt)
+            who_s = who + ("; %s" % ", ".join(lack) if lack else "")
+            fast.append([part, v, who_s, fx(r) + (" (INVALID)" if not ok[v] else ""), span, "<= %.2fx" % tgt if tgt else "", vd])
+            if tgt:
+                fast_verdict = "target: reproducible <= %.2fx the fastest build (%s) end to end: %s (%s; rounds %s%s)" % (
+                    tgt, who_s, vd, fx(r), span or "n/a", "" if not common else ", %d paired" % len(common))
     if fast:
-        out += ["", "Ratios to the fastest of atomic and deterministic, per part (ratio of the minima; then the range of the",
-                "ratios of the runs of one round, which ran one after the other: when it straddles the target, the",
-                "machine's noise cannot tell):", ""]
+        out += ["", "Ratios to the fastest of atomic and deterministic, per part (ratio of the minima over the rounds both",
+                "ran; then the range of the ratios of the runs of one round, which ran one after the other: when it",
+                "straddles the target, the machine's noise cannot tell):", ""]
         out += table(["part", "variant", "fastest", "ratio", "per round", "target", "verdict"], fast)
     missing = [n for n, _, _ in VARIANTS if n not in runs]
     if missing:
         out += ["", "Not run: " + ", ".join(missing)]
     emit(out, args)
-    for s, t in TARGETS.items():
-        x = next((x for x in summary if x[0] == "whole loop" and x[1] == s), None)
-        r, lo, hi = (x[3], x[5], x[6]) if x else (None, None, None)
-        print("target: %s <= %.2fx atomic end to end: %s (%s)" % (s, t, verdict(r, t, lo, hi), fx(r)))
+    for st, t in TARGETS.items():
+        x = next((x for x in summary if x[0] == "whole loop" and x[1] == st), None)
+        print("target: %s <= %.2fx atomic end to end: %s (%s)" % (st, t, verdicts.get(st, "n/a"), fx(x[3] if x else None)))
     if fast_verdict:
         print(fast_verdict)
 
@@ -324,6 +400,15 @@ def scaling(args):
     keys = sorted(runs, key=lambda k: (conf[k][0] * conf[k][1], conf[k][0]))
     if "np1-t1" not in runs:
         die("%s: no 1 x 1 run (np1-t1.r<k>.yaml)" % args.dir)
+    for k in keys:  # one build throughout; in strong scaling one problem too
+        for rk, r in sorted(runs[k].rounds.items()):
+            ref, f = runs["np1-t1"].first, os.path.join(args.dir, "%s.r%d.yaml" % (k, rk))
+            for key in ("build.solver_reduction", "build.surrogate_reduction") + (
+                    ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas") if args.mode == "strong" else ()):
+                if get(r, key) != get(ref, key):
+                    die("%s: %s is %s, the 1 x 1 run's %s: not the same %s" % (f, key, get(r, key), get(ref, key), "build" if key.startswith("build") else "problem"))
+    full = runs
+    runs = {k: x.quoted() for k, x in runs.items()}  # times from the VALID repeats where there are any
     base = runs["np1-t1"]
     t1, h1 = base.t("time_per_step"), base.hashes()
     b = base.first.get("build") or {}
@@ -342,11 +427,11 @@ def scaling(args):
             same = "yes" if x.hashes() == h1 and len(h1) == 1 else ("NO" if promised else "no")
         rows.append([R, T, "x".join(str(g) for g in get(x.first, "problem.grid") or []) or "n/a",
                      fmt(tp), fmt(x.fom()), fmt(None if eff is None else 100 * eff, "%.0f%%"),
-                     x.verification(), same])
-    ms = max(len(r.reports) for r in runs.values())
+                     full[k].verification(), same])
+    counts = sorted({len(r.reports) for r in runs.values()})
     out = header("%s scaling" % args.mode.capitalize(), base, args, [
-        "- variant: solver %s, surrogate %s; every time is the minimum of %d repeat(s)" % (
-            b.get("solver_reduction"), b.get("surrogate_reduction"), ms),
+        "- variant: solver %s, surrogate %s; every time is the minimum of %s VALID repeat(s) (all repeats where none is VALID)" % (
+            b.get("solver_reduction"), b.get("surrogate_reduction"), "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])),
         "- efficiency: %s" % ("T(1x1) / (ranks x threads x T)" if args.mode == "strong" else
                               "T(1x1) / T, grid grown with ranks x threads (x doubled, then y)"),
         "- state hash = 1x1: the final state's bits equal the 1 x 1 run's (%s)" % (
@@ -373,13 +458,21 @@ def check_out(args):
 
 
 def stats(vals):
-    """mean, min, max and coefficient of variation (sample standard deviation / mean)."""
+    """mean, min, max and coefficient of variation (sample standard deviation
+    / mean; None from one value: one run says nothing of the noise)."""
     vals = [v for v in vals if v is not None]
     if not vals:
         return None
     n, m = len(vals), sum(vals) / len(vals)
-    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5 if n > 1 else 0.0
-    return {"mean": m, "min": min(vals), "max": max(vals), "cv": sd / m if m else 0.0, "n": n}
+    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5 if n > 1 else None
+    return {"mean": m, "min": min(vals), "max": max(vals), "cv": sd / m if sd is not None and m else None, "n": n}
+
+
+def min_seconds(deck):
+    """The run rules' minimum timed duration of a submission of DECK
+    (docs/benchmark.md; scripts/benchmark.sh applies the same rule)."""
+    d = str(deck or "")
+    return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
 
 
 def submission(args):
@@ -397,9 +490,10 @@ def submission(args):
     fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
     hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
     timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
-    enough = timed >= args.min_seconds
+    least = max(args.min_seconds, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
+    enough = timed >= least
     sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid and enough,
-           "timed_seconds": round(timed, 3), "min_timed_seconds": args.min_seconds,
+           "timed_seconds": round(timed, 3), "min_timed_seconds": least,
            "command": args.command or first.get("command_line"),
            "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
            "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
@@ -410,7 +504,7 @@ def submission(args):
         write_text(args.out, text)
         md = ["# Submission: %s" % sub["deck"], "", "command: `%s`" % sub["command"], ""] + table(
             ["deck", "repeats", "official", "FOM mean [%s]" % (sub["fom"] or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
-            [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", "%.4g" % fom["mean"], "%.4g" % fom["min"], "%.4g" % fom["max"], "%.3f" % fom["cv"],
+            [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", fmt(get(fom, "mean")), fmt(get(fom, "min")), fmt(get(fom, "max")), fmt(get(fom, "cv"), "%.3f"),
               "%.4g" % tps["mean"] if tps else "n/a", len(hashes), "%s, %s ranks x %s threads" % (get(first, "machine.cpu"), get(first, "machine.ranks"), get(first, "machine.threads")),
               "%s/%s" % (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"))]])
         write_text(args.out + ".md", "\n".join(md) + "\n")
@@ -429,7 +523,7 @@ def merge(args):
         f = d.get("fom") or {}
         rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
                      "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",
-                     "%.4g" % f.get("mean", 0), "%.3f" % f.get("cv", 0), len(d.get("state_hashes") or [])])
+                     fmt(num(f.get("mean"))), fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or [])])
     out = table(["deck", "host", "cpu", "ranks x threads", "build", "repeats", "official", "FOM mean", "FOM cv", "state hashes"], rows)
     emit(out, args)
 

@@ -44,7 +44,7 @@ $py scripts/report_table.py sweep "$d" --deck synthetic --command "scripts/sweep
 t=$d/table.md
 cmp -s "$t" <(sed '/^target: /d' "$d/stdout") || fail "printed table differs from table.md"
 has "$t" "| solver half | deterministic | deterministic-atomic | 1.100x |"
-has "$t" "| solver half | reproducible | reproducible-atomic | 1.500x |"
+has "$t" "| solver half | reproducible | reproducible-atomic | 1.500x (INVALID: reproducible-atomic) |"
 has "$t" "| surrogate half | deterministic | atomic-deterministic | 1.200x |"
 has "$t" "| surrogate half | reproducible | atomic-reproducible | 2.000x |"
 has "$t" "| whole loop | deterministic | deterministic | 1.050x | <= 1.05x | met |"
@@ -53,20 +53,20 @@ has "$t" "| reproducible-atomic | reproducible | atomic | 0.11 | 0.09091 | INVAL
 has "$t" "| atomic | atomic | atomic | 0.1 | 0.1 | VALID | 0.04 | 1.000x | 3 | 1.000x | 10 | 1.000x | 20.0% |"
 has "$t" "machine: testhost, Test CPU"
 has "$t" "command: \`scripts/sweep.sh synthetic\`"
-has "$t" "minimum of 2 repeat(s)"
+has "$t" "minimum of 1 to 2 repeat(s) of its variant"
 has "$d/stdout" "target: deterministic <= 1.05x atomic end to end: met (1.050x)"
 has "$d/stdout" "target: reproducible <= 1.25x atomic end to end: within noise (1.050x..1.260x) (1.260x)"
 # against the fastest of atomic and deterministic: here atomic everywhere; then a faster deterministic build
 has "$t" "| whole loop | reproducible | atomic | 1.260x |"
-has "$t" "| solver half | reproducible-atomic | atomic | 1.500x |"
+has "$t" "| solver half | reproducible-atomic | atomic | 1.500x (INVALID) |"
 mkdir -p "$tmp/fast"; cp "$d"/*.yaml "$tmp/fast/"
 report "$tmp/fast/deterministic.r1.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID
 report "$tmp/fast/deterministic-atomic.r1.yaml" deterministic atomic 10.2 3.2 2.0 1.0 VALID
 $py scripts/report_table.py sweep "$tmp/fast" --deck synthetic > "$tmp/fast/stdout" || fail "report_table.py sweep (fast deterministic) exited nonzero"
 has "$tmp/fast/stdout" "| whole loop | reproducible | deterministic | 1.575x |"
 has "$tmp/fast/stdout" "| whole loop | deterministic | deterministic | 1.000x |"
-has "$tmp/fast/stdout" "| solver half | reproducible-atomic | deterministic-atomic | 1.875x |"
-has "$tmp/fast/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: MISSED (1.575x; rounds n/a)"
+has "$tmp/fast/stdout" "| solver half | reproducible-atomic | deterministic-atomic | 1.875x (INVALID) |"
+has "$tmp/fast/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: MISSED (1.575x; rounds n/a, 1 paired)"
 # the 1.10x target against the fastest build, paired by round: round 1 1.050x, round 2 1.150x
 mkdir -p "$tmp/pair"; cp "$d"/atomic.r*.yaml "$tmp/pair/"
 report "$tmp/pair/deterministic.r1.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID
@@ -75,7 +75,7 @@ report "$tmp/pair/reproducible.r1.yaml"  reproducible  reproducible  8.4 3.0 2.1
 report "$tmp/pair/reproducible.r2.yaml"  reproducible  reproducible  11.04 3.0 2.1 1.0 VALID
 $py scripts/report_table.py sweep "$tmp/pair" --deck synthetic > "$tmp/pair/stdout" || fail "report_table.py sweep (paired rounds) exited nonzero"
 has "$tmp/pair/stdout" "| whole loop | reproducible | deterministic | 1.050x | 1.050x..1.150x | <= 1.10x | within noise (1.050x..1.150x) |"
-has "$tmp/pair/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: within noise (1.050x..1.150x) (1.050x; rounds 1.050x..1.150x)"
+has "$tmp/pair/stdout" "target: reproducible <= 1.10x the fastest build (deterministic) end to end: within noise (1.050x..1.150x) (1.050x; rounds 1.050x..1.150x, 2 paired)"
 # rounds numbered past 9 pair by number, not by the files' text order (r10 before r2)
 for k in 2 10; do cp "$tmp/pair/deterministic.r1.yaml" "$tmp/pair/deterministic.r$k.yaml"; done
 report "$tmp/pair/reproducible.r2.yaml"  reproducible  reproducible  8.64 3.0 2.1 1.0 VALID
@@ -130,6 +130,52 @@ for c in "scripts/sweep.sh no-such-deck" "scripts/sweep.sh heat -repeat 0" "scri
   if [ "$(wc -l < "$tmp/err")" != 1 ] || [ -s "$tmp/out" ]; then cat "$tmp/out" "$tmp/err"; fail "expected one error line for: $c"; fi
 done
 has "$tmp/err" "unknown variant 'fast'"
+# --- readings that must not mislead (a review's cases; each gave a wrong verdict or crashed before)
+v=$tmp/v
+mk() { rm -rf "$v"; mkdir -p "$v"; for k in 1 2 3; do report "$v/atomic.r$k.yaml" atomic atomic 12.0 4.0 2.0 1.0 VALID; done; }
+tgt() { $py scripts/report_table.py sweep "$v" > "$v.out" 2> "$v.err" || { cat "$v.err"; fail "report_table.py sweep on $1 exited nonzero"; }; has "$v.out" "$2"; }
+# rounds a variant lacks: the ratio of the minima over the rounds both ran (1.050x in each), not over all
+mk; report "$v/deterministic.r1.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID; report "$v/deterministic.r2.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID
+report "$v/deterministic.r3.yaml" deterministic deterministic 7.0 3.0 2.1 1.0 VALID
+report "$v/reproducible.r1.yaml" reproducible reproducible 8.4 3.0 2.1 1.0 VALID; report "$v/reproducible.r2.yaml" reproducible reproducible 8.4 3.0 2.1 1.0 VALID
+tgt "a round missing" "the fastest build (deterministic) end to end: met (1.050x; rounds 1.050x..1.050x, 2 paired)"
+# INVALID runs decide nothing: all INVALID, a mix, an INVALID fastest build
+mk; for k in 1 2; do report "$v/deterministic.r$k.yaml" deterministic deterministic 8.0 3.0 2.1 1.0 VALID; report "$v/reproducible.r$k.yaml" reproducible reproducible 8.4 3.0 2.1 1.0 INVALID; done
+tgt "INVALID reproducible runs" "target: reproducible <= 1.25x atomic end to end: n/a (INVALID: reproducible)"
+has "$v.out" "end to end: n/a (reproducible INVALID)"
+report "$v/reproducible.r1.yaml" reproducible reproducible 10.4 3.0 2.1 1.0 VALID
+tgt "an INVALID repeat beside a VALID one" "the fastest build (deterministic) end to end: MISSED (1.300x; rounds n/a, 1 paired)"
+has "$v.out" "1 INVALID repeat(s) left out of the times and ratios"
+mk; for k in 1 2; do report "$v/deterministic.r$k.yaml" deterministic deterministic 6.0 3.0 2.1 1.0 INVALID; report "$v/reproducible.r$k.yaml" reproducible reproducible 12.6 3.0 2.1 1.0 VALID; done
+tgt "an INVALID deterministic build" "the fastest build (atomic; deterministic INVALID) end to end: n/a (deterministic INVALID)"
+has "$v.out" "target: deterministic <= 1.05x atomic end to end: n/a (INVALID: deterministic)"
+# no deterministic build: no verdict against "the fastest"
+mk; report "$v/reproducible.r1.yaml" reproducible reproducible 12.6 3.0 2.1 1.0 VALID
+tgt "no deterministic build" "end to end: n/a (deterministic not run)"
+# a report under another variant's name, or of another problem: no table
+for c in "deterministic.r1.yaml atomic atomic 12.0:a run of the atomic solver and atomic surrogate build, not of deterministic" \
+         "reproducible.r1.yaml reproducible reproducible 12.6 50 50:problem.grid is [50, 50], atomic.r1.yaml's [100, 50]"; do
+  mk; set -- ${c%%:*}; report "$v/$1" "$2" "$3" "$4" 3.0 2.1 1.0 VALID 0x1 ${5:-100} ${6:-50}
+  rc=0; $py scripts/report_table.py sweep "$v" > "$v.out" 2> "$v.err" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$v.err")" = 1 ] || { cat "$v.err"; fail "a mismatched report ($1): exit $rc"; }
+  has "$v.err" "${c#*:}"
+done
+# two files of one round; the header's cores and date are the runs'
+mk; cp "$v/atomic.r1.yaml" "$v/atomic.r01.yaml"
+rc=0; $py scripts/report_table.py sweep "$v" > "$v.out" 2> "$v.err" || rc=$?
+[ $rc = 1 ] && grep -q "round 1 of atomic twice (atomic.r01.yaml and atomic.r1.yaml)" "$v.err" || { cat "$v.err"; fail "a round given twice: exit $rc"; }
+mk; for k in 1 2 3; do printf 'date: "2026-01-0%sT00:00:00Z"\n' $k >> "$v/atomic.r$k.yaml"; sed -i 's/threads: 2,/threads: 2, cores_online: 64,/' "$v/atomic.r$k.yaml"; done
+tgt "dated reports" "- machine: testhost, Test CPU, 64 cores"
+has "$v.out" "- date: 2026-01-01T00:00:00Z to 2026-01-03T00:00:00Z"
+# submissions: no FOM is n/a (it crashed), one repeat has no spread (cv was 0), a large deck keeps its 300 s rule
+mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/' "$v/sub/r1.yaml"
+echo "official: true" >> "$v/sub/r1.yaml"
+$py scripts/report_table.py submission "$v/sub" --out "$v/sub.yaml" > /dev/null 2> "$v.err" || { cat "$v.err"; fail "a submission without a FOM"; }
+has "$v/sub.yaml.md" "| grayscott-large | 1 | NO | n/a | n/a | n/a | n/a |"
+has "$v/sub.yaml" "min_timed_seconds: 300.0"
+has "$v/sub.yaml" "cv: null"
+$py scripts/report_table.py merge "$v/sub.yaml" > "$v.out" || fail "merge of a submission without a FOM"
+has "$v.out" "| NO | n/a | n/a | 1 |"
 # --- scripts never delete or overwrite what they did not write
 mkdir -p "$tmp/res/heat"; echo keep > "$tmp/res/heat/prod.results.yaml"; echo old > "$tmp/res/heat/atomic.r1.yaml"
 rc=0; scripts/sweep.sh heat -out "$tmp/res" > "$tmp/out" 2> "$tmp/err" || rc=$?
