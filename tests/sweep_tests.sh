@@ -107,6 +107,14 @@ has "$s/t.md" "| 2 | 1 | 100x50 | 0.05 | 0.2 | 100% | VALID | NO |"
 report "$s/np2-t1.r1.yaml" reproducible reproducible 12.5 4 2 1 VALID 0xbbbb 200 50  # weak: 10 / 12.5 = 80%
 $py scripts/report_table.py scaling "$s" --mode weak --out "$s/w.md" > /dev/null || fail "weak scaling table exited nonzero"
 has "$s/w.md" "| 2 | 1 | 200x50 | 0.125 | 0.08 | 80% | VALID | n/a (grid differs) |"
+# strong scaling over another grid, or another build beside the 1 x 1 one: refused, one line
+mkdir -p "$s.x"; cp "$s"/np1-t1.r1.yaml "$s"/np2-t1.r1.yaml "$s.x/"
+rc=0; $py scripts/report_table.py scaling "$s.x" --mode strong > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "strong scaling over two grids: exit $rc"; }
+has "$tmp/err" "problem.grid is [200, 50], the 1 x 1 run's [100, 50]: not the same problem"
+report "$s.x/np2-t1.r1.yaml" deterministic deterministic 5.0 4 2 1 VALID 0xbbbb
+rc=0; $py scripts/report_table.py scaling "$s.x" --mode weak > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && grep -q "build.solver_reduction is deterministic, the 1 x 1 run's reproducible: not the same build" "$tmp/err" || { cat "$tmp/err"; fail "scaling over two builds: exit $rc"; }
 
 # --- the figures from the same reports: scaling.png (strong) and phases.png (ms per step by phase)
 if $py -c "import matplotlib" 2> /dev/null; then
