@@ -260,6 +260,7 @@ def sweep_bars(sweep_path, outdir, list_only):
     if "atomic" not in runs:
         fail(f"{d}: no report of the atomic build (atomic.r<k>.yaml)")
     base = runs["atomic"].quoted()  # as the table: the VALID repeats (all where none is)
+    other = rt.same_setup(d, runs, runs, ())  # variants run from another build than their name says: no verdict
 
     def per_step(r):
         return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.num(rt.get(r, "problem.steps")))
@@ -287,8 +288,8 @@ def sweep_bars(sweep_path, outdir, list_only):
             r = min(xv) / min(bv)
             lo, hi = (min(xv) / max(bv), max(xv) / min(bv)) if len(xv) > 1 or len(bv) > 1 else (None, None)
             tgt = rt.TARGETS.get(s) if part == "whole loop" else None
-            ok = runs[name].valid() is not None and runs["atomic"].valid() is not None
-            bars.append((part, s, name, r, lo, hi, tgt, (rt.verdict(r, tgt, lo, hi) if ok else "n/a (INVALID)") if tgt else "",
+            ok = runs[name].valid() is not None and runs["atomic"].valid() is not None and name not in other and "atomic" not in other
+            bars.append((part, s, name, r, lo, hi, tgt, (rt.verdict(r, tgt, lo, hi) if ok else "n/a (INVALID or another build)") if tgt else "",
                          runs[name].verification() == "VALID"))
     if list_only:
         for part, s, name, r, lo, hi, tgt, verd, valid in bars:

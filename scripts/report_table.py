@@ -266,39 +266,45 @@ def table(cols, rows):
 
 
 def same_setup(directory, runs, names, keys):
-    """Die unless every report's build matches its variant's name and the
-    keys (problem, ranks, threads) match atomic's first report: a ratio
-    between different problems or a misplaced build is no reading."""
+    """Die unless the keys (problem, ranks, threads) of every report match
+    atomic's first report: a ratio between different problems is no reading.
+    Returns {variant: "S/T"} for the variants some of whose reports come from
+    another build than their name says (a test's stand-in, or a misplaced
+    -bin): their ratios mean nothing and get no verdict."""
     want = {n: (sol, sur) for n, sol, sur in VARIANTS}
-    ref = runs["atomic"].first
+    ref, other = runs["atomic"].first, {}
     for name in names:
         for k, r in sorted(runs[name].rounds.items()):
             f = os.path.join(directory, "%s.r%d.yaml" % (name, k))
             b = (get(r, "build.solver_reduction"), get(r, "build.surrogate_reduction"))
             if name in want and None not in b and b != want[name]:
-                die("%s: a run of the %s solver and %s surrogate build, not of %s" % (f, b[0], b[1], name))
+                other[name] = "%s/%s" % b
             for key in keys:
                 if get(r, key) != get(ref, key):
                     die("%s: %s is %s, atomic.r%d.yaml's %s: not the same run" % (
                         f, key, get(r, key), min(runs["atomic"].rounds), get(ref, key)))
+    return other
 
 
 def sweep(args):
     runs = collect(args.dir, r"([a-z]+(?:-[a-z]+)?)")
     if "atomic" not in runs:
         die("%s: no report of the atomic build (atomic.r<k>.yaml)" % args.dir)
-    same_setup(args.dir, runs, runs, ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas", "problem.coupling", "machine.ranks", "machine.threads"))
+    other = same_setup(args.dir, runs, runs, ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas", "problem.coupling", "machine.ranks", "machine.threads"))
     # times, ratios and verdicts from the VALID repeats (all repeats, and no verdict, where none is VALID)
     q = {name: x.quoted() for name, x in runs.items()}
-    ok = {name: x.valid() is not None for name, x in runs.items()}
+    ok = {name: x.valid() is not None and name not in other for name, x in runs.items()}
     base = q["atomic"]
     b_solve, b_surr, b_loop = base.solve_per_step(), base.surrogate(), base.t("time_per_step")
     counts = sorted({len(x.reports) for x in q.values()})
     nrep = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
     dropped = sum(len(runs[n].reports) - len(q[n].reports) for n in runs)
 
+    def why(name):
+        return "%s INVALID" % name if name not in other else "%s built %s" % (name, other[name])
+
     def bad(name):
-        return "" if ok[name] and ok["atomic"] else " (INVALID: %s)" % ("atomic" if not ok["atomic"] else name)
+        return "" if ok[name] and ok["atomic"] else " (%s)" % why("atomic" if not ok["atomic"] else name)
 
     rows, summary = [], []
     for name, sol, sur in VARIANTS:
@@ -347,7 +353,7 @@ def sweep(args):
                                        ("surrogate half", lambda x: x.surrogate(), ("atomic", "atomic-deterministic"), ("atomic-deterministic", "atomic-reproducible")),
                                        ("whole loop", lambda x: x.t("time_per_step"), ("atomic", "deterministic"), ("deterministic", "reproducible"))):
         have = [(pick(q[c]), c) for c in cands if c in runs and ok[c] and pick(q[c])]
-        lack = [c + (" INVALID" if c in runs else " not run") for c in cands if c not in runs or not ok[c]]
+        lack = [why(c) if c in runs else c + " not run" for c in cands if c not in runs or not ok[c]]
         if not have:
             continue
         best, who = min(have)
@@ -366,13 +372,13 @@ def sweep(args):
             if not tgt:
                 vd = ""
             elif not ok[v]:
-                vd = "n/a (%s INVALID)" % v
+                vd = "n/a (%s)" % why(v)
             elif lack:
                 vd = "n/a (%s)" % ", ".join(lack)
             else:
                 vd = verdict(r, tgt, min(rr), max(rr)) if len(rr) > 1 else verdict(r, tgt)
             who_s = who + ("; %s" % ", ".join(lack) if lack else "")
-            fast.append([part, v, who_s, fx(r) + (" (INVALID)" if not ok[v] else ""), span, "<= %.2fx" % tgt if tgt else "", vd])
+            fast.append([part, v, who_s, fx(r) + (" (%s)" % why(v) if not ok[v] else ""), span, "<= %.2fx" % tgt if tgt else "", vd])
             if tgt:
                 fast_verdict = "target: reproducible <= %.2fx the fastest build (%s) end to end: %s (%s; rounds %s%s)" % (
                     tgt, who_s, vd, fx(r), span or "n/a", "" if not common else ", %d paired" % len(common))
@@ -384,6 +390,9 @@ def sweep(args):
     missing = [n for n, _, _ in VARIANTS if n not in runs]
     if missing:
         out += ["", "Not run: " + ", ".join(missing)]
+    if other:
+        out += ["", "Not the build their names say (their ratios mean nothing): " + ", ".join(
+            "%s (built %s)" % (n, b) for n, b in sorted(other.items()))]
     emit(out, args)
     for st, t in TARGETS.items():
         x = next((x for x in summary if x[0] == "whole loop" and x[1] == st), None)
