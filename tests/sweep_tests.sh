@@ -157,6 +157,9 @@ has "$v.out" "1 INVALID repeat(s) left out of the times and ratios"
 mk; for k in 1 2; do report "$v/deterministic.r$k.yaml" deterministic deterministic 6.0 3.0 2.1 1.0 INVALID; report "$v/reproducible.r$k.yaml" reproducible reproducible 12.6 3.0 2.1 1.0 VALID; done
 tgt "an INVALID deterministic build" "the fastest build (atomic; deterministic INVALID) end to end: n/a (deterministic INVALID)"
 has "$v.out" "target: deterministic <= 1.05x atomic end to end: n/a (deterministic INVALID)"
+# neither atomic nor deterministic VALID: the 1.10x target still gets its line, n/a
+mk; for k in 1 2 3; do sed -i 's/verdict: VALID/verdict: INVALID/' "$v/atomic.r$k.yaml"; done; report "$v/reproducible.r1.yaml" reproducible reproducible 12.6 3.0 2.1 1.0 VALID
+tgt "no VALID fastest build" "target: reproducible <= 1.10x the fastest build end to end: n/a (atomic INVALID, deterministic not run)"
 # no deterministic build: no verdict against "the fastest"
 mk; report "$v/reproducible.r1.yaml" reproducible reproducible 12.6 3.0 2.1 1.0 VALID
 tgt "no deterministic build" "end to end: n/a (deterministic not run)"
