@@ -260,7 +260,7 @@ def sweep_bars(sweep_path, outdir, list_only):
     if "atomic" not in runs:
         fail(f"{d}: no report of the atomic build (atomic.r<k>.yaml)")
     base = runs["atomic"].quoted()  # as the table: the VALID repeats (all where none is)
-    other = rt.same_setup(d, runs, runs, ())  # variants run from another build than their name says: no verdict
+    other = rt.same_setup(d, runs, "atomic", (), "", str)  # variants run from another build than their name says: no verdict
 
     def per_step(r):
         return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.num(rt.get(r, "problem.steps")))

@@ -9,7 +9,7 @@
       ranks x threads configuration, parallel efficiency, state hash vs 1x1.
   report_table.py grid FILE
       prints the report's problem grid as "M N".
-  report_table.py submission DIR [--command CMD] [--out FILE]
+  report_table.py submission DIR [--command CMD] [--out FILE]   (report_submission.py)
       DIR holds r<k>.yaml, the repeats of one deck (scripts/benchmark.sh):
       one submission (YAML: the deck, whether every repeat was VALID and
       official, the FOM's mean, min, max and coefficient of variation, the
@@ -19,8 +19,8 @@
   report_table.py merge SUBMISSION.yaml... [--out FILE]
       one Markdown table of several machines' submissions.
 
-Every time is the minimum over the repeats (the least disturbed run), the
-FOM the maximum. The table goes to stdout and, with --out, to FILE (Markdown).
+Every time is the minimum over the VALID repeats (the least disturbed run),
+the FOM the maximum. The table goes to stdout and, with --out, to FILE (Markdown).
 See docs/sweep.md.
 """
 import argparse
@@ -265,24 +265,24 @@ def table(cols, rows):
     return out + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
 
 
-def same_setup(directory, runs, names, keys):
-    """Die unless the keys (problem, ranks, threads) of every report match
-    atomic's first report: a ratio between different problems is no reading.
-    Returns {variant: "S/T"} for the variants some of whose reports come from
-    another build than their name says (a test's stand-in, or a misplaced
-    -bin): their ratios mean nothing and get no verdict."""
+def same_setup(directory, runs, ref, keys, ref_name, what):
+    """Die unless the keys of every report match runs[ref]'s first report (a
+    ratio between different problems or builds is no reading): "F: KEY is X,
+    REF_NAME Y: not the same what(KEY)". Returns {variant: "S/T"} for the
+    sweep variants some of whose reports come from another build than their
+    name says (a test's stand-in, or a misplaced -bin): their ratios mean
+    nothing and get no verdict."""
     want = {n: (sol, sur) for n, sol, sur in VARIANTS}
-    ref, other = runs["atomic"].first, {}
-    for name in names:
+    first, other = runs[ref].first, {}
+    for name in runs:
         for k, r in sorted(runs[name].rounds.items()):
             f = os.path.join(directory, "%s.r%d.yaml" % (name, k))
             b = (get(r, "build.solver_reduction"), get(r, "build.surrogate_reduction"))
             if name in want and None not in b and b != want[name]:
                 other[name] = "%s/%s" % b
             for key in keys:
-                if get(r, key) != get(ref, key):
-                    die("%s: %s is %s, atomic.r%d.yaml's %s: not the same run" % (
-                        f, key, get(r, key), min(runs["atomic"].rounds), get(ref, key)))
+                if get(r, key) != get(first, key):
+                    die("%s: %s is %s, %s %s: not the same %s" % (f, key, get(r, key), ref_name, get(first, key), what(key)))
     return other
 
 
@@ -290,7 +290,8 @@ def sweep(args):
     runs = collect(args.dir, r"([a-z]+(?:-[a-z]+)?)")
     if "atomic" not in runs:
         die("%s: no report of the atomic build (atomic.r<k>.yaml)" % args.dir)
-    other = same_setup(args.dir, runs, runs, ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas", "problem.coupling", "machine.ranks", "machine.threads"))
+    other = same_setup(args.dir, runs, "atomic", ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas", "problem.coupling", "machine.ranks", "machine.threads"),
+                       "atomic.r%d.yaml's" % min(runs["atomic"].rounds), lambda key: "run")
     # times, ratios and verdicts from the VALID repeats (all repeats, and no verdict, where none is VALID)
     q = {name: x.quoted() for name, x in runs.items()}
     ok = {name: x.valid() is not None and name not in other for name, x in runs.items()}
@@ -411,13 +412,9 @@ def scaling(args):
     keys = sorted(runs, key=lambda k: (conf[k][0] * conf[k][1], conf[k][0]))
     if "np1-t1" not in runs:
         die("%s: no 1 x 1 run (np1-t1.r<k>.yaml)" % args.dir)
-    for k in keys:  # one build throughout; in strong scaling one problem too
-        for rk, r in sorted(runs[k].rounds.items()):
-            ref, f = runs["np1-t1"].first, os.path.join(args.dir, "%s.r%d.yaml" % (k, rk))
-            for key in ("build.solver_reduction", "build.surrogate_reduction") + (
-                    ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas") if args.mode == "strong" else ()):
-                if get(r, key) != get(ref, key):
-                    die("%s: %s is %s, the 1 x 1 run's %s: not the same %s" % (f, key, get(r, key), get(ref, key), "build" if key.startswith("build") else "problem"))
+    same_setup(args.dir, runs, "np1-t1", ("build.solver_reduction", "build.surrogate_reduction") + (  # one build; in strong scaling one problem too
+        ("problem.scenario", "problem.grid", "problem.steps", "problem.replicas") if args.mode == "strong" else ()),
+        "the 1 x 1 run's", lambda key: key.split(".")[0])
     full = runs
     runs = {k: x.quoted() for k, x in runs.items()}  # times from the VALID repeats where there are any
     base = runs["np1-t1"]
@@ -468,77 +465,6 @@ def check_out(args):
         die("--out %s: cannot write in %s" % (args.out, d))
 
 
-def stats(vals):
-    """mean, min, max and coefficient of variation (sample standard deviation
-    / mean; None from one value: one run says nothing of the noise)."""
-    vals = [v for v in vals if v is not None]
-    if not vals:
-        return None
-    n, m = len(vals), sum(vals) / len(vals)
-    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5 if n > 1 else None
-    return {"mean": m, "min": min(vals), "max": max(vals), "cv": sd / m if sd is not None and m else None, "n": n}
-
-
-def min_seconds(deck):
-    """The run rules' minimum timed duration of a submission of DECK
-    (docs/benchmark.md; scripts/benchmark.sh applies the same rule)."""
-    d = str(deck or "")
-    return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
-
-
-def submission(args):
-    paths = sorted(glob.glob(os.path.join(args.dir, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
-    paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
-    if not paths:
-        die("%s: no repeats (r<k>.yaml)" % args.dir)
-    reps = [load(p) for p in paths]
-    first = reps[0]
-    decks = {r.get("deck") for r in reps}
-    if len(decks) != 1:
-        die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
-    valid = all(verdict_of(r) == "VALID" for r in reps)
-    official = all(r.get("official") is True for r in reps)
-    fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
-    hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
-    timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
-    least = max(args.min_seconds, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
-    enough = timed >= least
-    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid and enough,
-           "timed_seconds": round(timed, 3), "min_timed_seconds": least,
-           "command": args.command or first.get("command_line"),
-           "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
-           "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
-           "machine": first.get("machine"), "build": first.get("build"), "reports": [os.path.basename(p) for p in paths]}
-    text = yaml.safe_dump(sub, sort_keys=False)
-    sys.stdout.write(text)
-    if args.out:
-        write_text(args.out, text)
-        md = ["# Submission: %s" % sub["deck"], "", "command: `%s`" % sub["command"], ""] + table(
-            ["deck", "repeats", "official", "FOM mean [%s]" % (sub["fom"] or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
-            [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", fmt(get(fom, "mean")), fmt(get(fom, "min")), fmt(get(fom, "max")), fmt(get(fom, "cv"), "%.3f"),
-              "%.4g" % tps["mean"] if tps else "n/a", len(hashes), "%s, %s ranks x %s threads" % (get(first, "machine.cpu"), get(first, "machine.ranks"), get(first, "machine.threads")),
-              "%s/%s" % (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"))]])
-        write_text(args.out + ".md", "\n".join(md) + "\n")
-
-
-def merge(args):
-    rows = []
-    for p in [args.dir] + list(args.more):
-        try:
-            with open(p) as f:
-                d = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError) as e:
-            die("%s: cannot read (%s)" % (p, str(e).splitlines()[0]))
-        if not isinstance(d, dict) or d.get("submission_version") != 1:
-            die("%s: not a submission (report_table.py submission writes them)" % p)
-        f = d.get("fom") or {}
-        rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
-                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",
-                     fmt(num(f.get("mean"))), fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or [])])
-    out = table(["deck", "host", "cpu", "ranks x threads", "build", "repeats", "official", "FOM mean", "FOM cv", "state hashes"], rows)
-    emit(out, args)
-
-
 def write_text(path, text):
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
@@ -555,15 +481,7 @@ def emit(lines, args):
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if args.out:
-        tmp = "%s.tmp-%d" % (args.out, os.getpid())
-        try:
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, args.out)
-        except OSError as e:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            die("--out %s: %s" % (args.out, e.strerror))
+        write_text(args.out, text)
 
 
 def main():
@@ -585,10 +503,9 @@ def main():
         print(int(g[0]), int(g[1]))
     elif args.what == "sweep":
         sweep(args)
-    elif args.what == "submission":
-        submission(args)
-    elif args.what == "merge":
-        merge(args)
+    elif args.what in ("submission", "merge"):
+        import report_submission  # scripts/report_submission.py: the benchmark's submissions
+        getattr(report_submission, args.what)(args)
     else:
         scaling(args)
 

@@ -1,0 +1,83 @@
+"""scripts/report_submission.py: the benchmark's submissions (docs/benchmark.md),
+for scripts/report_table.py's subcommands `submission` (the repeats of one deck
+as one submission: statistics, run rules, machine and build) and `merge`
+(several machines' submissions in one table). Not run on its own."""
+import glob
+import os
+import re
+import sys
+
+import yaml
+
+from report_table import die, emit, fmt, get, load, num, table, verdict_of, write_text
+
+
+def stats(vals):
+    """mean, min, max and coefficient of variation (sample standard deviation
+    / mean; None from one value: one run says nothing of the noise)."""
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    n, m = len(vals), sum(vals) / len(vals)
+    sd = (sum((v - m) ** 2 for v in vals) / (n - 1)) ** 0.5 if n > 1 else None
+    return {"mean": m, "min": min(vals), "max": max(vals), "cv": sd / m if sd is not None and m else None, "n": n}
+
+
+def min_seconds(deck):
+    """The run rules' minimum timed duration of a submission of DECK
+    (docs/benchmark.md; scripts/benchmark.sh applies the same rule)."""
+    d = str(deck or "")
+    return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
+
+
+def submission(args):
+    paths = sorted(glob.glob(os.path.join(args.dir, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+    paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
+    if not paths:
+        die("%s: no repeats (r<k>.yaml)" % args.dir)
+    reps = [load(p) for p in paths]
+    first = reps[0]
+    decks = {r.get("deck") for r in reps}
+    if len(decks) != 1:
+        die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
+    valid = all(verdict_of(r) == "VALID" for r in reps)
+    official = all(r.get("official") is True for r in reps)
+    fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
+    hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
+    timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
+    least = max(args.min_seconds, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
+    enough = timed >= least
+    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid and enough,
+           "timed_seconds": round(timed, 3), "min_timed_seconds": least,
+           "command": args.command or first.get("command_line"),
+           "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
+           "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
+           "machine": first.get("machine"), "build": first.get("build"), "reports": [os.path.basename(p) for p in paths]}
+    text = yaml.safe_dump(sub, sort_keys=False)
+    sys.stdout.write(text)
+    if args.out:
+        write_text(args.out, text)
+        md = ["# Submission: %s" % sub["deck"], "", "command: `%s`" % sub["command"], ""] + table(
+            ["deck", "repeats", "official", "FOM mean [%s]" % (sub["fom"] or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
+            [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", fmt(get(fom, "mean")), fmt(get(fom, "min")), fmt(get(fom, "max")), fmt(get(fom, "cv"), "%.3f"),
+              "%.4g" % tps["mean"] if tps else "n/a", len(hashes), "%s, %s ranks x %s threads" % (get(first, "machine.cpu"), get(first, "machine.ranks"), get(first, "machine.threads")),
+              "%s/%s" % (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"))]])
+        write_text(args.out + ".md", "\n".join(md) + "\n")
+
+
+def merge(args):
+    rows = []
+    for p in [args.dir] + list(args.more):
+        try:
+            with open(p) as f:
+                d = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError) as e:
+            die("%s: cannot read (%s)" % (p, str(e).splitlines()[0]))
+        if not isinstance(d, dict) or d.get("submission_version") != 1:
+            die("%s: not a submission (report_table.py submission writes them)" % p)
+        f = d.get("fom") or {}
+        rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
+                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",
+                     fmt(num(f.get("mean"))), fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or [])])
+    out = table(["deck", "host", "cpu", "ranks x threads", "build", "repeats", "official", "FOM mean", "FOM cv", "state hashes"], rows)
+    emit(out, args)
