@@ -81,9 +81,10 @@ static void chunk_input(Surrogate s, CPUData *b, Chunk k, const float *in)
     for (size_t f = 0; f < nin; f++) b->A[0][f * cap + i] = surr_normalize(in[i * nin + f], s->mu_in[f], s->sd_in[f]);
 }
 
-static void chunk_forward(Surrogate s, CPUData *b, int l, Chunk k)
+/* lanes: where the output rows' maxima go (NULL: nowhere) */
+static void chunk_forward(Surrogate s, CPUData *b, int l, Chunk k, uint32_t *lanes)
 {
-  SurrogateLayerForward_CPU(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->A[l] + k.s0, b->A[l + 1] + k.s0, b->cap, k.m16, l + 1 < s->nlayer);
+  SurrogateLayerForward_CPU(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->A[l] + k.s0, b->A[l + 1] + k.s0, b->cap, k.m16, l + 1 < s->nlayer, k.m, lanes);
 }
 
 /* output error e = z - t_n; delta = cscale e (zero in the padding); loss summand e^2 (exact in double) */
@@ -102,14 +103,23 @@ static void chunk_error(Surrogate s, CPUData *b, Chunk k, size_t n, const float 
   }
 }
 
-static void chunk_grad(Surrogate s, CPUData *b, int l, size_t c, Chunk k, int tid)
+static void chunk_grad(Surrogate s, CPUData *b, int l, size_t c, Chunk k, int tid, int known)
 {
-  SurrogateGradChunk_CPU(s, &b->g, l, c, b->D[l] + k.s0, b->A[l] + k.s0, k.m, b->cap, tid);
+  SurrogateGradChunk_CPU(s, &b->g, l, c, b->D[l] + k.s0, b->A[l] + k.s0, k.m, b->cap, tid, known);
 }
 
-static void chunk_backdata(Surrogate s, CPUData *b, int l, Chunk k)
+static void chunk_backdata(Surrogate s, CPUData *b, int l, Chunk k, uint32_t *lanes)
 {
-  SurrogateLayerBackData_CPU(s->w + s->woff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->D[l] + k.s0, b->A[l] + k.s0, b->D[l - 1] + k.s0, b->cap, k.m16);
+  SurrogateLayerBackData_CPU(s->w + s->woff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->D[l] + k.s0, b->A[l] + k.s0, b->D[l - 1] + k.s0, b->cap, k.m16, k.m, lanes);
+}
+
+/* The reproducible strategy's lanes of layer l's delta rows and of its input
+ * rows in chunk c (NULL for the other strategies). */
+static uint32_t *delta_lanes(CPUData *b, int l, size_t c) { return SurrogateGradLanes_CPU(&b->g, l, c); }
+static uint32_t *input_lanes(Surrogate s, CPUData *b, int l, size_t c)
+{
+  uint32_t *ln = SurrogateGradLanes_CPU(&b->g, l, c);
+  return ln ? ln + 8 * (size_t)s->dim[l + 1] : NULL;
 }
 
 static PetscErrorCode CPUPredict(Surrogate s, PetscInt nn, const float *in, float *out)
@@ -124,7 +134,7 @@ static PetscErrorCode CPUPredict(Surrogate s, PetscInt nn, const float *in, floa
   for (size_t c = 0; c < nc; c++) {
     Chunk k = chunk_of(c, n);
     chunk_input(s, b, k, in);
-    for (int l = 0; l < s->nlayer; l++) chunk_forward(s, b, l, k);
+    for (int l = 0; l < s->nlayer; l++) chunk_forward(s, b, l, k, NULL);
     const float *z = b->A[s->nlayer];
     for (size_t i = k.s0; i < k.s0 + k.m; i++)
       for (size_t j = 0; j < nout; j++) out[i * nout + j] = surr_denormalize(z[j * b->cap + i], s->mu_out[j], s->sd_out[j]);
@@ -154,18 +164,18 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   for (size_t c = 0; c < nc; c++) chunk_input(s, b, chunk_of(c, n), in);
   for (int l = 0; l < L; l++) {
 #pragma omp parallel for schedule(static) num_threads(nth)
-    for (size_t c = 0; c < nc; c++) chunk_forward(s, b, l, chunk_of(c, n));
+    for (size_t c = 0; c < nc; c++) chunk_forward(s, b, l, chunk_of(c, n), NULL); /* maxima after the fault site: in chunk_grad */
     if (fault_armed == FAULT_ACTIVATION) PetscCall(SurrogateFaultActivation_Private(b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
   }
   if (s->ck.on) PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
   for (size_t c = 0; c < nc; c++) chunk_error(s, b, chunk_of(c, n), n, target, cscale);
   for (int l = L - 1; l >= 0; l--) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-    for (size_t c = 0; c < nc; c++) chunk_grad(s, b, l, c, chunk_of(c, n), omp_get_thread_num());
+    for (size_t c = 0; c < nc; c++) chunk_grad(s, b, l, c, chunk_of(c, n), omp_get_thread_num(), 0);
     if (s->ck.on) PetscCall(SurrogateCheckGradRefs_CPU(s, l, b->D[l], b->A[l], n, cap));
     if (l > 0) {
 #pragma omp parallel for schedule(static) num_threads(nth)
-      for (size_t c = 0; c < nc; c++) chunk_backdata(s, b, l, chunk_of(c, n));
+      for (size_t c = 0; c < nc; c++) chunk_backdata(s, b, l, chunk_of(c, n), NULL);
       if (s->ck.on) PetscCall(SurrogateCheckBackward_CPU(s, l, b->D[l], b->D[l - 1], b->A[l], n, cap));
     }
   }
@@ -189,11 +199,13 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
       Chunk k   = chunk_of(c, n);
       int   tid = omp_get_thread_num();
       chunk_input(s, b, k, in);
-      for (int l = 0; l < L; l++) chunk_forward(s, b, l, k);
+      SurrogateGradNoteRows_CPU(input_lanes(s, b, 0, c), (size_t)s->n_in, b->A[0] + k.s0, k.m, b->cap);
+      for (int l = 0; l < L; l++) chunk_forward(s, b, l, k, l + 1 < L ? input_lanes(s, b, l + 1, c) : NULL);
       chunk_error(s, b, k, n, target, cscale);
-      for (int l = L - 1; l >= 0; l--) {
-        chunk_grad(s, b, l, c, k, tid);
-        if (l > 0) chunk_backdata(s, b, l, k);
+      SurrogateGradNoteRows_CPU(delta_lanes(b, L - 1, c), (size_t)s->n_out, b->D[L - 1] + k.s0, k.m, b->cap);
+      for (int l = L - 1; l >= 0; l--) { /* every row's maxima noted by its maker */
+        chunk_grad(s, b, l, c, k, tid, 1);
+        if (l > 0) chunk_backdata(s, b, l, k, delta_lanes(b, l - 1, c));
       }
     }
   }

@@ -11,7 +11,12 @@
  * its own order and its separate multiply and add (-ffp-contract=off), so the
  * bits are those of the plain loops in any tiling and with or without AVX2
  * (the avx2 clone runs the same IEEE operations on wider vectors).
- * Arrays are feature-major with row stride cap; pointers start at the chunk. */
+ * Arrays are feature-major with row stride cap; pointers start at the chunk.
+ * Forward and back-data also keep, when given lanes (the reproducible
+ * strategy's training), the largest magnitude of every row they write over
+ * the chunk's m samples, while the values are in registers: the rows' maxima
+ * fix the units of the gradient sums (kernels/gsum.c), and a pass of its own
+ * over the rows would read them again from L2. */
 #include "surrogate_impl.h"
 
 #include <stdint.h>
@@ -32,6 +37,41 @@ AI v8f ld8(const float *p)
 }
 AI void st8(float *p, v8f v) { memcpy(p, &v, sizeof v); }
 
+/* The running maxima: lanes[8 t + l] holds the largest magnitude bits of
+ * row t's samples l mod 8 (|x| as bits: an integer max, Inf and NaN above
+ * every finite value, as gsum_absmax). */
+AI v8i imax(v8i a, v8i b)
+{
+  v8i k = a > b;
+  return (a & k) | (b & ~k);
+}
+AI v8i mag(v8f x) { return (v8i)x & 0x7fffffff; }
+AI void note_max(uint32_t *lanes, v8f x0, v8f x1)
+{
+  v8i r;
+  memcpy(&r, lanes, sizeof r);
+  r = imax(r, imax(mag(x0), mag(x1)));
+  memcpy(lanes, &r, sizeof r);
+}
+
+/* Before a producer's pass: its rows' lanes cleared; after: the samples of
+ * the last, partial tile (below m; the padding is never counted) into lane 0. */
+static void lanes_begin(uint32_t *lanes, size_t rows)
+{
+  if (lanes) memset(lanes, 0, rows * 8 * sizeof *lanes);
+}
+static void lanes_tail(uint32_t *lanes, size_t rows, const float *out, size_t cap, size_t m)
+{
+  if (!lanes) return;
+  for (size_t t = 0; t < rows; t++)
+    for (size_t i = m / 16 * 16; i < m; i++) {
+      uint32_t b;
+      memcpy(&b, &out[t * cap + i], sizeof b);
+      b &= 0x7fffffffu;
+      lanes[8 * t] = b > lanes[8 * t] ? b : lanes[8 * t];
+    }
+}
+
 /* keep where mask, else x 2^-6: the leaky ReLU and its derivative (exact) */
 AI v8f leak_unless(v8i keep, v8f x) { return (v8f)((keep & (v8i)x) | (~keep & (v8i)(x * SURR_LEAK))); }
 
@@ -51,45 +91,65 @@ AI void tile_sum(int JT, const float *W, size_t wt, size_t wk, size_t K, const f
   }
 }
 
-/* JT outputs of the forward product (W, bias at output j0), samples i..i+16. */
-AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap, size_t i, int hidden)
+/* JT outputs of the forward product (W, bias at output j0), samples i..i+16;
+ * their maxima into lanes (rows j0..) unless NULL. */
+AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap, size_t i, int hidden, uint32_t *lanes)
 {
   v8f acc[4][2];
   tile_sum(JT, W, din, 1, din, in, cap, i, acc);
-  for (int t = 0; t < JT; t++)
+  for (int t = 0; t < JT; t++) {
+    v8f o[2];
     for (int h = 0; h < 2; h++) {
       v8f z = acc[t][h] + bias[t];
-      st8(out + t * cap + i + 8 * h, hidden ? leak_unless(z > 0.0f, z) : z);
+      o[h]  = hidden ? leak_unless(z > 0.0f, z) : z;
+      st8(out + t * cap + i + 8 * h, o[h]);
     }
+    if (lanes) note_max(lanes + 8 * t, o[0], o[1]);
+  }
 }
 
 /* m16 samples (a multiple of 16; the padding columns are computed too and
- * never read into a result). */
-__attribute__((target_clones("avx2", "default"))) void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden)
+ * never read into a result); lanes (8 per output row) unless NULL: the rows'
+ * maxima over the first m samples. */
+__attribute__((target_clones("avx2", "default"))) void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden, size_t m, uint32_t *lanes)
 {
+  lanes_begin(lanes, dout);
   for (size_t i = 0; i < m16; i += 16) {
-    size_t j = 0;
-    for (; j + 4 <= dout; j += 4) fwd_tile(4, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden);
-    for (; j < dout; j++) fwd_tile(1, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden);
+    uint32_t *ln = lanes && i + 16 <= m ? lanes : NULL;
+    size_t    j  = 0;
+    for (; j + 4 <= dout; j += 4) fwd_tile(4, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
+    for (; j < dout; j++) fwd_tile(1, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
   }
+  lanes_tail(lanes, dout, out, cap, m);
 }
 
-/* KT inputs of the back-data product (W at input column k0), samples i..i+16. */
-AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t i)
+/* KT inputs of the back-data product (W at input column k0), samples
+ * i..i+16; their maxima into lanes (rows k0..) unless NULL. */
+AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t i, uint32_t *lanes)
 {
   v8f acc[4][2];
   tile_sum(KT, W, 1, din, dout, d, cap, i, acc);
-  for (int t = 0; t < KT; t++)
-    for (int h = 0; h < 2; h++) st8(dprev + t * cap + i + 8 * h, leak_unless(ld8(aprev + t * cap + i + 8 * h) > 0.0f, acc[t][h]));
+  for (int t = 0; t < KT; t++) {
+    v8f o[2];
+    for (int h = 0; h < 2; h++) {
+      o[h] = leak_unless(ld8(aprev + t * cap + i + 8 * h) > 0.0f, acc[t][h]);
+      st8(dprev + t * cap + i + 8 * h, o[h]);
+    }
+    if (lanes) note_max(lanes + 8 * t, o[0], o[1]);
+  }
 }
 
-__attribute__((target_clones("avx2", "default"))) void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16)
+/* lanes as in SurrogateLayerForward_CPU, 8 per row of dprev. */
+__attribute__((target_clones("avx2", "default"))) void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16, size_t m, uint32_t *lanes)
 {
+  lanes_begin(lanes, din);
   for (size_t i = 0; i < m16; i += 16) {
-    size_t k = 0;
-    for (; k + 4 <= din; k += 4) back_tile(4, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i);
-    for (; k < din; k++) back_tile(1, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i);
+    uint32_t *ln = lanes && i + 16 <= m ? lanes : NULL;
+    size_t    k  = 0;
+    for (; k + 4 <= din; k += 4) back_tile(4, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
+    for (; k < din; k++) back_tile(1, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
   }
+  lanes_tail(lanes, din, dprev, cap, m);
 }
 
 /* The 8 lanes of one pair end with the samples past the last multiple of 8

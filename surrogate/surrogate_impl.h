@@ -114,9 +114,12 @@ PETSC_INTERN void               SurrogateCUDAHostFree_Private(void *p);
  * unit of the float gradient partials, so it fixes their bits). */
 #define SURR_CHUNK 1024
 /* Compute kernels on one chunk (layers_cpu.c): serial, pointers at the chunk's
- * first sample, row stride cap; m16 = sample count rounded up to 16. */
-PETSC_INTERN void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden);
-PETSC_INTERN void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16);
+ * first sample, row stride cap; m16 = sample count rounded up to 16. With
+ * lanes (else NULL), forward and back-data also leave there the maxima of the
+ * rows they write over the chunk's m samples (8 lanes a row: see
+ * SurrogateGradAcc). */
+PETSC_INTERN void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden, size_t m, uint32_t *lanes);
+PETSC_INTERN void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16, size_t m, uint32_t *lanes);
 PETSC_INTERN void SurrogateChunkPartials_CPU(size_t din, size_t dout, const float *d, const float *a, size_t m, size_t cap, float *out);
 /* The weight/bias gradient reductions of one train step, all layers
  * (tallskinny_cpu.c): Begin, then every (layer, chunk) once, in any order and
@@ -129,12 +132,20 @@ typedef struct {
   size_t         nbuf;
   gsum_t        *gs; /* reproducible: nth x nparam states */
   size_t         ngs;
-  float         *cmax; /* reproducible: nc x nrow chunk row maxima (rows: layer l's dout delta rows, then its din input rows, at rowoff[l]) */
-  int32_t       *ex;   /* reproducible: nrow global exponents */
+  uint32_t      *lanes; /* reproducible: the chunks' row maxima, nc x nrow x 8 lanes of magnitude bits (rows: layer l's dout delta rows, then its din input rows, at rowoff[l]; a row's maximum is its lanes' largest) */
+  int32_t       *ex;    /* reproducible: nrow global exponents */
+  float         *rmax;  /* reproducible: nrow batch row maxima (then over the ranks) */
   size_t         ncmax, nrow, rowoff[SURR_MAX_LAYERS];
 } SurrogateGradAcc;
 PETSC_INTERN PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n);
-PETSC_INTERN void           SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid);
+/* known: the reproducible strategy's row maxima of (layer, c) were left by
+ * the producers of d and a (SurrogateGradLanes_CPU); else they are taken here. */
+PETSC_INTERN void           SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid, int known);
+/* The lanes of (layer, chunk c)'s rows (NULL unless reproducible), and rows
+ * x[0..rows) of m samples noted there by a plain pass (the inputs, the output
+ * deltas: rows made by no kernel above). */
+PETSC_INTERN uint32_t      *SurrogateGradLanes_CPU(SurrogateGradAcc *g, int layer, size_t c);
+PETSC_INTERN void           SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, size_t m, size_t cap);
 /* D[l], A[l]: the step's deltas and layer inputs, n samples, row stride cap
  * (the reproducible strategy sums them here, under the batch's global units) */
 PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part);

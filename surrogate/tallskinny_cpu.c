@@ -12,7 +12,8 @@
  *     fixed pairwise tree.
  *   reproducible: the float products are exact in double; kernels/ gsum sums
  *     them order-independently under a unit fixed from the batch's row maxima
- *     (all ranks), so the chunks only record their rows' maxima, and End
+ *     (all ranks), so the chunks only record their rows' maxima (left by the
+ *     kernels that write the rows, layers_cpu.c, or taken here), and End
  *     makes the sums in a second pass over the stored deltas and inputs (one
  *     state per weight and thread, merged exactly); the result is rounded once
  *     to float after the ranks merge.
@@ -46,10 +47,10 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
     for (size_t i = 0; i < g->nth * P; i++) gsum_init(&g->gs[i]);
     g->nrow = 0;
     for (int l = 0; l < s->nlayer; l++) g->rowoff[l] = g->nrow, g->nrow += (size_t)s->dim[l + 1] + (size_t)s->dim[l];
-    if (g->ncmax < (nc + 1) * g->nrow) {
-      PetscCall(PetscFree2(g->cmax, g->ex));
-      PetscCall(PetscMalloc2((nc + 1) * g->nrow, &g->cmax, g->nrow, &g->ex));
-      g->ncmax = (nc + 1) * g->nrow;
+    if (!g->ex || g->ncmax < nc * g->nrow) {
+      PetscCall(PetscFree3(g->lanes, g->ex, g->rmax));
+      PetscCall(PetscMalloc3(nc * g->nrow * 8, &g->lanes, g->nrow, &g->ex, g->nrow, &g->rmax));
+      g->ncmax = nc * g->nrow;
     }
   } else {
     size_t need = (g->st == RED_ATOMIC && g->seed == 0) ? P + g->nth * P : nc * P;
@@ -63,19 +64,33 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+uint32_t *SurrogateGradLanes_CPU(SurrogateGradAcc *g, int l, size_t c) { return g->st == RED_REPRODUCIBLE ? g->lanes + (c * g->nrow + g->rowoff[l]) * 8 : NULL; }
+
+void SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, size_t m, size_t cap)
+{
+  if (!lanes) return;
+  memset(lanes, 0, rows * 8 * sizeof *lanes);
+  for (size_t r = 0; r < rows; r++) {
+    float f = gsum_absmax(m, x + r * cap); /* the same bits as the kernels' lanes: Inf for Inf or NaN */
+    memcpy(&lanes[8 * r], &f, sizeof f);
+  }
+}
+
 /* Chunk c (m samples) of layer l; d = D_l, a = A_l at the chunk's first sample.
  * Called inside a parallel region (or on one thread); tid < nth. */
-void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid)
+void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid, int known)
 {
   size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], P = s->nparam, off = s->woff[l], np = dout * din + dout;
 
   switch (g->st) {
-  case RED_REPRODUCIBLE: { /* the rows' maxima while they are in cache; the sums in End */
-    float *mx = g->cmax + c * g->nrow + g->rowoff[l];
-    for (size_t j = 0; j < dout; j++) mx[j] = gsum_absmax(m, d + j * cap);
-    for (size_t k = 0; k < din; k++) mx[dout + k] = gsum_absmax(m, a + k * cap);
+  case RED_REPRODUCIBLE: /* the rows' maxima while they are in cache (unless their kernels left them); the sums in End */
+    if (!known) {
+      uint32_t *ln = SurrogateGradLanes_CPU(g, l, c);
+      SurrogateGradNoteRows_CPU(ln, dout, d, m, cap);
+      SurrogateGradNoteRows_CPU(ln + 8 * dout, din, a, m, cap);
+    }
     (void)tid, (void)P, (void)off;
-  } break;
+    break;
   case RED_ATOMIC:
     if (g->seed == 0) { /* completion order: added element-wise as soon as done */
       float *tmp = g->buf + P + (size_t)tid * P;
@@ -100,13 +115,17 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
 static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part)
 {
   size_t   P = s->nparam, nc = g->nc, R = g->nrow;
-  float   *mx = g->cmax + nc * R; /* the row after the chunks' */
+  float   *mx = g->rmax;
   int32_t *e  = g->ex;
 
   PetscFunctionBeginUser;
-  for (size_t r = 0; r < R; r++) mx[r] = 0.0f;
-  for (size_t c = 0; c < nc; c++)
-    for (size_t r = 0; r < R; r++) mx[r] = PetscMax(mx[r], g->cmax[c * R + r]); /* +Inf marks a non-finite value: no NaN here */
+  for (size_t r = 0; r < R; r++) { /* the largest magnitude bits of the row's lanes over the chunks */
+    uint32_t b = 0;
+    for (size_t c = 0; c < nc; c++)
+      for (size_t t = 0; t < 8; t++) b = PetscMax(b, g->lanes[(c * R + r) * 8 + t]);
+    if (b >= 0x7f800000u) b = 0x7f800000u; /* +Inf marks a non-finite value (Inf or NaN bits): no NaN here */
+    memcpy(&mx[r], &b, sizeof b);
+  }
   if (s->size > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mx, (PetscMPIInt)R, MPI_FLOAT, MPI_MAX, s->comm));
   for (size_t r = 0; r < R; r++) e[r] = gsum_exponent(mx[r]);
 #pragma omp parallel for schedule(static) num_threads((int)g->nth) if (nc > 1) /* static: each thread walks its rows forward (gsum prefetches) */
@@ -183,7 +202,7 @@ PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(g->gs));
-  PetscCall(PetscFree2(g->cmax, g->ex));
+  PetscCall(PetscFree3(g->lanes, g->ex, g->rmax));
   PetscCall(PetscFree(g->buf));
   g->ngs = g->nbuf = g->ncmax = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
