@@ -191,7 +191,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
     {
       rsum_t lzz, lzr;
       rsum_init(&lzz), rsum_init(&lzr);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait /* no barrier: each thread merges when its blocks are done */
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
         cg_tail_update(i0, m, a, x, p, r, w, dinv, dp, z);
@@ -250,7 +250,7 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
       rsum_t loc;
       double xs[RED_BLOCK];
       rsum_init(&loc);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
         rsum_add(&loc, RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0); /* one chunk: serial */
@@ -265,7 +265,7 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
 #pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
     {
       double xs[RED_BLOCK];
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
       for (size_t b = 0; b < nb; b++) {
         size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
         double pb = block_sum(RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0);
@@ -285,7 +285,7 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
 #pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
   {
     double xs[RED_BLOCK];
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
     for (size_t b = 0; b < nb; b++) {
       size_t i0 = b * RED_BLOCK, m = n - i0 < RED_BLOCK ? n - i0 : RED_BLOCK;
       pb[b] = block_sum(RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0);

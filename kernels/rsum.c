@@ -238,7 +238,7 @@ void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y
   {
     rsum_t loc;
     rsum_init(&loc);
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait /* no barrier: each thread merges when its chunks are done */
     for (size_t c = 0; c < nchunk; c++) {
       size_t i0 = c * RSUM_CHUNK, m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK;
       rsum_add_serial(&loc, op, 0, m, x + i0, op == RED_OP_DOT ? y + i0 : y);

@@ -228,7 +228,7 @@ PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, co
 #pragma omp parallel num_threads(nt) if (n > 4096)
   {
     double *my = acc + (size_t)omp_get_thread_num() * nb;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
     for (size_t s0 = 0; s0 < n; s0 += CK_SB) persample_block(din, dout, a + s0, d + s0, PetscMin(CK_SB, n - s0), cap, asum + s0, aabs + s0, dsum + s0, dabs + s0, my, my + dout);
   }
   for (int th = 1; th < nt; th++)
