@@ -12,7 +12,9 @@
  * the CG tail's two sums (rsum_add_sumsq_dot), per path (with its lanes),
  * next to the deterministic strategy's dot. On AVX-512 CPUs, a design not
  * taken beside gsum's path: products rounded down inside the accumulating
- * FMA (floor_fma_probe). Not a test: no pass/fail on time.
+ * FMA (floor_fma_probe); and, on every CPU, gsum's pass with the rows in
+ * cache against from memory (hot_vs_streamed). Not a test: no pass/fail on
+ * time.
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
@@ -146,6 +148,33 @@ static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const
   return !same;
 }
 
+/* Another design not taken (issue 28): the sums made chunk by chunk while
+ * the chunk's rows are in cache, as the float strategies make theirs, which
+ * needs the units before the batch's maxima are known (a priori bounds from
+ * the weights). What it could save at most: gsum's pass over the batch in
+ * chunks as the train step makes it (the rows from memory) against the same
+ * number of passes over one chunk (its rows in cache), on the path this CPU
+ * takes. */
+static void hot_vs_streamed(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
+{
+  const size_t C = 1024;
+  double       bs = 1e30, bh = 1e30;
+  rsum_set_isa(run_isa);
+  for (size_t k = 0; k < rounds; k++) {
+    for (size_t q = 0; q < nx * ny; q++) gsum_init(&st[q]);
+    double t = now();
+    for (size_t c = 0; c < n; c += C) gsum_add_outer(st, NULL, C, nx, d + c, n, ex, ny, a + c, n, ey);
+    t  = now() - t;
+    bs = t < bs ? t : bs;
+    t  = now();
+    for (size_t c = 0; c < n; c += C) gsum_add_outer(st, NULL, C, nx, d, n, ex, ny, a, n, ey);
+    t  = now() - t;
+    bh = t < bh ? t : bh;
+  }
+  double prods = (double)n * nx * ny;
+  printf("gsum %s, %zu x %zu pairs: streamed %.3f ns/product, in cache %.3f: the rows' loads cost %.2fx\n", run_isa, nx, ny, 1e9 * bs / prods, 1e9 * bh / prods, bs / bh);
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 /* A design not taken (issue 28): every product rounded DOWN to a unit 2^6
@@ -264,6 +293,7 @@ int main(int argc, char **argv)
   for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
   int bad = outer_paths(n, rounds, nx, d, ex, ny, a, ey, st); /* a hidden layer */
   bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey, st);    /* the output layer: one delta row (gsum's pass for few rows) */
+  hot_vs_streamed(n, rounds, nx, d, ex, ny, a, ey, st);
 #if defined(__x86_64__)
   bad |= floor_fma_probe(n, rounds, nx, d, ex, ny, a, ey, st);
 #endif
