@@ -44,7 +44,7 @@ int afile_diagnose(const char *path, int err)
 {
   struct statvfs sv;
   char           dir[AFILE_PATH_MAX];
-  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG) return err;
+  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM) return err;
   split(path, dir, sizeof dir);
   if (!statvfs(dir, &sv) && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC;
   return err;
@@ -53,6 +53,8 @@ int afile_diagnose(const char *path, int err)
 const char *afile_strerror(int err)
 {
   if (err == AFILE_ENOTREG) return "exists and is not a regular file; refusing to replace it";
+  if (err == AFILE_EDANGLING) return "is a symbolic link to no file; name the file itself";
+  if (err == AFILE_EPROGRAM) return "is a program (executable, ELF or #! script); refusing to replace it";
   return strerror(err);
 }
 
@@ -125,14 +127,36 @@ static void untrack(afile *f)
     if (active[i] == f->tmp) active[i] = NULL;
 }
 
+/* An existing regular file that is a program: an execute bit, or the
+ * first bytes of an ELF binary or a script. */
+static int is_program(const char *path)
+{
+  struct stat st;
+  char        head[4] = {0};
+
+  if (stat(path, &st) || !S_ISREG(st.st_mode)) return 0;
+  if (st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) return 1;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, head, sizeof head);
+  close(fd);
+  return (n >= 4 && !memcmp(head, "\177ELF", 4)) || (n >= 2 && head[0] == '#' && head[1] == '!');
+}
+
 int afile_begin(afile *f, const char *target, int stream)
 {
-  char   host[65];
-  mode_t mask;
-  int    fd, n;
+  char        host[65], real[AFILE_PATH_MAX];
+  struct stat lst;
+  mode_t      mask;
+  int         fd, n;
 
   memset(f, 0, sizeof *f);
   if (!target || !target[0]) return ENOENT;
+  if (!lstat(target, &lst) && S_ISLNK(lst.st_mode)) { /* written through: the file it names is replaced, the link kept */
+    if (!realpath(target, real)) return errno == ENOENT ? AFILE_EDANGLING : errno;
+    target = real;
+  }
+  if (is_program(target)) return AFILE_EPROGRAM;
   if (strlen(target) >= sizeof f->target) return ENAMETOOLONG;
   strcpy(f->target, target);
   host_tag(host, sizeof host);
@@ -184,7 +208,7 @@ int afile_commit(afile *f)
       close(fd);
     }
   }
-  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) err = AFILE_ENOTREG;
+  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode)) err = AFILE_ENOTREG; /* f->target is the link's file: never a link */
   if (!err && rename(f->tmp, f->target)) err = errno;
   if (err) {
     err = afile_diagnose(f->tmp, err);

@@ -19,6 +19,8 @@
 
 #define AFILE_PATH_MAX 4096
 #define AFILE_ENOTREG  100001 /* the target exists and is not a regular file */
+#define AFILE_EDANGLING 100002 /* the target is a symbolic link to no file */
+#define AFILE_EPROGRAM  100003 /* the target is a program: executable, or an ELF or #! file */
 
 typedef struct {
   char  target[AFILE_PATH_MAX], tmp[AFILE_PATH_MAX];
@@ -26,7 +28,11 @@ typedef struct {
   int   active;
 } afile;
 
-/* Create the temporary for target. stream = 1: f->fp is open for writing;
+/* Create the temporary for target. A target that is a symbolic link is
+ * written through: the file it names is replaced and the link kept (a link
+ * to no file is refused). A program (a file with an execute bit, an ELF
+ * binary, a #! script) is never replaced: no output of a run is one.
+ * stream = 1: f->fp is open for writing;
  * stream = 0: the file exists, empty and closed, for a library that opens it
  * by name (NetCDF: nc_create(f->tmp, NC_CLOBBER, ...)). */
 int afile_begin(afile *f, const char *target, int stream);

@@ -4,8 +4,9 @@
  * input or another output of the run (compared by real path -- ./a.nc and
  * a.nc match, also for files that do not exist yet -- and by device and
  * inode, so hard links match too), must not be an existing directory or
- * other non-regular file (/dev/full stays a device), and its directory must
- * take a new file. Plain C (libc only): the driver's PETSc front-end is
+ * other non-regular file (/dev/full stays a device), must not be a program
+ * (an executable, ELF or #! file) or a symbolic link to no file, and its
+ * directory must take a new file (a link is written through: atomicfile.h). Plain C (libc only): the driver's PETSc front-end is
  * miniapp/outpath.h; miniapp-compare and surrogate-train use this directly. */
 #ifndef KERNELS_PATHCHECK_H
 #define KERNELS_PATHCHECK_H

@@ -54,6 +54,25 @@ outputs) # section 1: no output may replace an input, another output or a device
   [ -c /dev/full ] && [ -L full-link ] || fail "/dev/full or the link to it was replaced"
   mkfifo fifo
   bad 'report fifo: is a FIFO' "$app" $small -report fifo
+  # an output named through a symbolic link replaces the file it names and
+  # keeps the link (it used to replace the link with a regular file); a link
+  # to no file is refused
+  mkdir -p sub && printf 'old\n' > sub/target.yaml && ln -s sub/target.yaml link.yaml
+  "$app" $small -summary link.yaml > /dev/null 2>&1 || fail "-summary through a link failed"
+  [ -L link.yaml ] && grep -q 'state_hash' sub/target.yaml || fail "-summary link.yaml: the link was replaced, or its file not written"
+  ln -s sub/none.nc dangling.nc
+  bad 'output dangling.nc: is a symbolic link to no file' "$app" $small -output dangling.nc
+  [ -L dangling.nc ] && [ ! -e sub/none.nc ] || fail "the dangling link was replaced or followed"
+  # a program is never an output: the running executable, an ELF file, a #! script
+  cp "$app" prog && printf '#!/bin/sh\necho hi\n' > script.sh && cp prog elf.bin && chmod a-x elf.bin
+  before=$(sum prog script.sh elf.bin)
+  bad 'summary prog: is a program' "$app" $small -summary prog
+  bad 'report script.sh: is a program' "$app" $small -report script.sh
+  bad 'output elf.bin: is a program' "$app" $small -output elf.bin
+  bad 'train_save script.sh: is a program' "$train" -train_steps 1 -train_save script.sh
+  bad '-o elf.bin: is a program' "$compare" a.nc b.nc -o elf.bin
+  bad "summary $app: is a program" "$app" $small -summary "$app"
+  [ "$(sum prog script.sh elf.bin)" = "$before" ] && [ -x "$app" ] || fail "a program was modified" 
   bad '-o /dev/full: is a character device' "$compare" a.nc b.nc -o /dev/full
   bad 'train_save /dev/full: is a character device' "$train" -train_steps 1 -train_save /dev/full
   start=$(date +%s)
