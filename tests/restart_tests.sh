@@ -147,6 +147,44 @@ bad)
   check 'written with gs_F 0.04[0-9]*, this run has gs_F 0.05' "${g[@]}" -gs_F 0.05 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with guess_history 4, this run has guess_history 6' "${g[@]}" -guess_history 6 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with atomic_order_seed 0, this run has atomic_order_seed 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
+  # a record with a valid checksum but values no run writes: the solve record's
+  # failure reason indexes PETSc's names (it crashed the run); counts out of range
+  forge() { # forge OUT NSOLVES NFAIL KIND REASON: good.bin with that solve record, its checksum redone
+    /usr/bin/python3 - "$tmp/good.bin" "$@" << 'PY'
+import struct, sys
+M = (1 << 64) - 1
+def mix(z):
+    z = (z + 0x9e3779b97f4a7c15) & M
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+def checksum(b):
+    s, n = 0x243f6a8885a308d3, len(b) // 8
+    for i in range(n): s = mix(s ^ struct.unpack_from('<Q', b, 8 * i)[0])
+    rem = b[8 * n:]
+    return mix(s ^ int.from_bytes(rem.ljust(8, b'\0'), 'little') ^ (len(rem) << 56))
+buf = open(sys.argv[1], 'rb').read()
+body = bytearray(buf[:-8])
+assert checksum(bytes(body)) == struct.unpack('<Q', buf[-8:])[0], "the checkpoint's checksum is not the one this test knows"
+pos, hit = 24, 0
+while pos < len(body):
+    nl = struct.unpack_from('<I', body, pos)[0]; name = bytes(body[pos + 4:pos + 4 + nl]).decode()
+    dl = struct.unpack_from('<Q', body, pos + 4 + nl)[0]; off = pos + 4 + nl + 8
+    if name.endswith('solver/solves'):
+        nsolves, nfail, kind, reason = (int(a) for a in sys.argv[3:7])
+        struct.pack_into('<qqqqii', body, off, nsolves, nfail, nfail, 1, reason, kind); hit = 1
+    pos = off + dl
+assert hit, "no solver/solves record"
+open(sys.argv[2], 'wb').write(bytes(body) + struct.pack('<Q', checksum(bytes(body))))
+PY
+  }
+  forge "$tmp/reason.bin" 6 1 0 1000 && forge "$tmp/counts.bin" 6 -1 0 -3 && forge "$tmp/kind.bin" 6 1 7 -3 && forge "$tmp/fine.bin" 6 1 0 -3 || fail "forging a checkpoint failed"
+  check 'restart .*reason.bin: the record rep0/solver/solves holds counts or a failure that no run writes' "${g[@]}" -ts_max_steps 6 -restart "$tmp/reason.bin"
+  check 'restart .*counts.bin: the record .*solves holds counts' "${g[@]}" -ts_max_steps 6 -restart "$tmp/counts.bin"
+  check 'restart .*kind.bin: the record .*solves holds counts' "${g[@]}" -ts_max_steps 6 -restart "$tmp/kind.bin"
+  # the same file with a failure a run can write continues to its INVALID end
+  "$app" "${g[@]}" -ts_max_steps 6 -restart "$tmp/fine.bin" > "$tmp/fine.log" 2>&1; rc=$?
+  [ $rc = 2 ] && grep -q 'DIVERGED_ITS' "$tmp/fine.log" || { tail -5 "$tmp/fine.log"; fail "a restart holding a DIVERGED_ITS failure: exit $rc (want 2, INVALID)"; }
   check 'checkpoint is at step 3, beyond -ts_max_steps 2' "${g[@]}" -ts_max_steps 2 -restart "$tmp/good.bin"
   check 'checkpoint_every 2: needs -checkpoint' "${g[@]}" -checkpoint_every 2
   check 'checkpoint_every -1' "${g[@]}" -checkpoint_every -1 -checkpoint x.bin
