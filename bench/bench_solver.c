@@ -106,6 +106,7 @@ static PetscErrorCode Bench(void)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
   PetscCheck(its > 0 && reps > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_its and -bench_reps must be positive");
   for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
+  PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(VecGetLocalSize(cfg[0].b, &n));
   PetscCall(VecGetSize(cfg[0].b, &N));
   for (PetscInt r = 0; r < reps; r++)
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
   if (PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n")) return 1;
   ierr = OptStrictCheck(OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH); /* every option by its type, before any work */
   if (!ierr) ierr = Bench();
+  if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
   (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
   return ierr ? 1 : 0;
 }

@@ -127,6 +127,7 @@ static PetscErrorCode Bench(void)
   PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &hold));
   PetscCall(SurrogateSetSizes(hold, HEAT_NIN, HEAT_NOUT));
   PetscCall(SurrogateSetFromOptions(hold));
+  PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(SurrogateSetUp(hold));
   PetscCall(SurrogateHostMalloc(hold, (size_t)n * (HEAT_NIN + 2 * HEAT_NOUT) * sizeof(float), &in));
   tgt = in + (size_t)n * HEAT_NIN, out = tgt + (size_t)n * HEAT_NOUT;
@@ -198,6 +199,7 @@ int main(int argc, char **argv)
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
   ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH); /* every option by its type, before any work */
   if (!ierr) ierr = Bench();
+  if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
   (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
   return ierr ? 1 : 0;
 }

@@ -452,3 +452,28 @@ int OptStrictOneLineErrors(const char *prog)
   oneline_prog = prog;
   return (int)PetscPushErrorHandler(OneLine, NULL);
 }
+
+/* A misspelled option would be silently ignored by PETSc: make it an error.
+ * Before the run, options that PETSc reads only later (viewers, monitors,
+ * -options_left) are let through; after the run every option must be used. */
+PetscErrorCode OptStrictCheckUnused(PetscBool final)
+{
+  PetscInt n;
+  char   **names, **values;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt i = 0; i < n; i++) {
+    const char *nm = names[i];
+    if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
+    if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
+    char full[256], near[512];
+    PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
+    OptStrictSuggest(full, near, sizeof near);
+    PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+    if (near[0]) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -29,6 +29,11 @@ enum {
  * flag that is not a true/false word, and a number or a choice given
  * without a value. Undeclared options: a number no reader could hold. */
 PetscErrorCode OptStrictCheck(unsigned groups);
+/* Options no code has read (PETSc's "unused"): an error naming the first,
+ * with the nearest known name. final = PETSC_FALSE (after set-up, before the
+ * work) lets through what PETSc reads only later (viewers, monitors, logs);
+ * final = PETSC_TRUE (after the work) lets nothing through. */
+PetscErrorCode OptStrictCheckUnused(PetscBool final);
 /* For the tools (bench_solver, bench_surrogate), before PetscInitialize (so
  * that the options it reads are named too): a PETSc error prints one line
  * "<prog>: error: <message>" (from rank 0 once MPI is up) instead of

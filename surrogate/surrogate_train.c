@@ -51,6 +51,7 @@ static PetscErrorCode Run(void)
   PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
   PetscCall(SurrogateSetFromOptions(s));
   PetscCall(SurrogateSetUp(s));
+  PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   if (hasload) PetscCall(SurrogateLoad(s, load));
   /* rank r owns a contiguous slice of the same global batch */
   k0 = batch / size * rank + PetscMin(rank, batch % size);
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
   }
   ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN); /* every option by its type, before any work */
   if (!ierr) ierr = Run();
+  if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
   if (ierr) PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "unknown error");
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscFinalize());

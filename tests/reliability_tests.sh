@@ -245,6 +245,12 @@ options) # section 3: numeric options that do not fit, options without a value, 
   ;;
 declared) # section 3: every option a program reads is judged by its declared type before any work, whatever the configuration
   /usr/bin/python3 "$(dirname "$0")/options_declared.py" "$app" "$train" "$bsolver" "$bsurrogate" "$(cd "$(dirname "$0")/.." && pwd)" || fail "an option read but not judged (or judged by the wrong type): see above"
+  # a misspelled option is an error in every program, before any work (the
+  # tools ran on the defaults, exit 0)
+  bad 'surrogate_layer: unknown option; did you mean -surrogate_layers' "$train" -train_steps 1 -train_batch 16 -surrogate_layer 8
+  bad 'train_step: unknown option; did you mean -train_steps' "$train" -train_step 5
+  if [ -n "$bsolver" ]; then bad 'bench_it: unknown option; did you mean -bench_its' "$bsolver" -da_grid_x 16 -da_grid_y 16 -bench_it 5; fi
+  if [ -n "$bsurrogate" ]; then bad 'bogus: unknown or unused option' "$bsurrogate" -surrogate_device cpu -bench_n 1024 -bench_steps 1 -bench_reps 1 -bogus 1; fi
   ;;
 symbols) # section 3: strict options without symbol interposition: no executable defines a function libpetsc defines
   command -v nm > /dev/null || { echo "SKIP: no nm (binutils)"; exit 77; }
