@@ -172,8 +172,12 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPSetDefaults(*ksp));
   PetscCall(CheckKSPType(s, *ksp));
   {
-    PetscReal rtol;
-    PetscCall(KSPGetTolerances(*ksp, &rtol, NULL, NULL, NULL));
+    PetscReal rtol, atol;
+    PetscInt  maxit;
+    PetscCall(KSPGetTolerances(*ksp, &rtol, &atol, NULL, &maxit));
+    PetscCheck(rtol > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: must be positive (with none, every solve runs to -ksp_atol or -ksp_max_it)", (double)rtol);
+    PetscCheck(atol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_atol %g: must not be negative", (double)atol);
+    PetscCheck(maxit >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_max_it %" PetscInt_FMT ": must be at least 1", maxit);
     PetscCheck(rtol <= SOLVER_RTOL_MAX, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: at most %g (every solve's true residual is verified against %.0f x -ksp_rtol; a looser tolerance lets a state that never moved pass)", (double)rtol, SOLVER_RTOL_MAX, SOLVER_CHECK_FACTOR);
   }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));

@@ -42,6 +42,11 @@ case $name in
 solves) # every solve checked; tolerances the check cannot vouch for refused
   check 'ksp_rtol 0.9: at most 0.0001' -scenario heat -da_grid_x 37 -da_grid_y 29 -ts_max_steps 4 -ksp_rtol 0.9
   check 'ksp_rtol 0.5: at most 0.0001' $gs -ts_max_steps 3 -ksp_rtol 0.5
+  # tolerances no solve can mean: bad input, not a run to the 1e-50 floor (rtol) or an INVALID end (max_it)
+  check 'ksp_rtol -1[.]?: must be positive' $gs -ts_max_steps 3 -ksp_rtol -1
+  check 'ksp_rtol 0[.]?: must be positive' $gs -ts_max_steps 3 -ksp_rtol 0
+  check 'ksp_max_it 0: must be at least 1' $gs -ts_max_steps 3 -ksp_max_it 0
+  check 'ksp_atol -1[.]?: must not be negative' $gs -ts_max_steps 3 -ksp_atol -1
   invalid 'step 1: the solve did not solve its system \(CONVERGED_ATOL' $gs -ts_max_steps 3 -ksp_atol 1e3
   invalid 'step 1: the solve did not solve its system \(CONVERGED_ITS after 1 ' $gs -ts_max_steps 3 -ksp_max_it 1 -ksp_converged_maxits
   invalid 'step 1: the solve did not solve its system \(DIVERGED_ITS after 1 ' $gs -ts_max_steps 3 -ksp_max_it 1
