@@ -92,6 +92,14 @@ restart) # the fault and solve records travel in the checkpoint
   invalid 'step 1: the solve did not solve' $gs -ts_max_steps 4 -ksp_max_it 2 -checkpoint u.bin
   invalid 'step 1: the solve did not solve' $gs -ts_max_steps 8 -ksp_max_it 2 -restart u.bin
   grep -q 'nothing to continue' err.txt || fail "the restart of an unsolved run does not say it has nothing to continue"
+  # ...but a failed run never replaces a checkpoint that exists (a state a
+  # restart can continue: the one it rolls forward from, its last
+  # -checkpoint_every): it used to, with its dead state
+  run keep.yaml $gs -ts_max_steps 2 -checkpoint keep.bin
+  before=$(md5sum < keep.bin)
+  invalid 'step 1: the solve did not solve' $gs -ts_max_steps 4 -ksp_max_it 2 -checkpoint keep.bin
+  grep -q -- '-checkpoint keep.bin: kept as it was' err.txt || { cat err.txt; fail "a failed run does not say it kept the checkpoint"; }
+  [ "$(md5sum < keep.bin)" = "$before" ] || fail "a failed run replaced an existing checkpoint"
   # a fault-free run restarted stays VALID
   run ok1.yaml $gs -ts_max_steps 4 -replicas $rep -atomic_order_seed 1 -checkpoint ok.bin
   run ok2.yaml $gs -ts_max_steps 8 -replicas $rep -atomic_order_seed 1 -restart ok.bin ;;
