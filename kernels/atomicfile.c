@@ -46,7 +46,7 @@ int afile_diagnose(const char *path, int err)
   char           dir[AFILE_PATH_MAX];
   if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM) return err;
   split(path, dir, sizeof dir);
-  if (!statvfs(dir, &sv) && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC;
+  if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC; /* blocks: /proc and /sys have none, and are not full */
   return err;
 }
 

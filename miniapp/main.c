@@ -174,7 +174,7 @@ int main(int argc, char **argv)
     struct stat    st;
     int            pipe = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     int            full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7; /* /dev/full */
-    int            e    = errno ? errno : pipe ? EPIPE : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_bfree == 0) ? ENOSPC : EIO;
+    int            e    = errno ? errno : pipe ? EPIPE : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_blocks > 0 && sv.f_bfree == 0) ? ENOSPC : EIO;
     fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
     status = 1;
   }

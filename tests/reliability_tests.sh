@@ -54,6 +54,8 @@ outputs) # section 1: no output may replace an input, another output or a device
   [ -c /dev/full ] && [ -L full-link ] || fail "/dev/full or the link to it was replaced"
   mkfifo fifo
   bad 'report fifo: is a FIFO' "$app" $small -report fifo
+  # a pseudo file system has no blocks at all: not "No space left on device"
+  bad 'report /proc/1/x.yaml: cannot create a file there \((No such file or directory|Permission denied|Read-only file system)\)' "$app" $small -report /proc/1/x.yaml
   # an output named through a symbolic link replaces the file it names and
   # keeps the link (it used to replace the link with a regular file); a link
   # to no file is refused
