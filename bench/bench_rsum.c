@@ -18,6 +18,7 @@
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -263,13 +264,26 @@ static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, c
 }
 #endif
 
+/* A decimal count in [lo, hi] and nothing else (no sign, no wrap-around). */
+static int count_arg(const char *s, size_t lo, size_t hi, size_t *v)
+{
+  char              *end;
+  unsigned long long x;
+  if (*s < '0' || *s > '9') return 0;
+  errno = 0;
+  x     = strtoull(s, &end, 10);
+  if (errno || *end || x < lo || x > hi) return 0;
+  *v = (size_t)x;
+  return 1;
+}
+
 int main(int argc, char **argv)
 {
   const size_t nx = 32, ny = 32, C = 1024;
   run_isa = rsum_isa(), run_lanes = rsum_lanes();
-  size_t       n = argc > 1 ? strtoull(argv[1], NULL, 10) : 262144, rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : 5;
-  if (n < C || rounds < 1) {
-    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples >= %zu] [rounds >= 1]\n", C);
+  size_t       n = 262144, rounds = 5;
+  if (argc > 3 || (argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) || (argc > 2 && !count_arg(argv[2], 1, 1000, &rounds))) {
+    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples, %zu to 2^26] [rounds, 1 to 1000]\n", C);
     return 1;
   }
   n = n / C * C;

@@ -253,6 +253,14 @@ declared) # section 3: every option a program reads is judged by its declared ty
   bad 'train_step: unknown option; did you mean -train_steps' "$train" -train_step 5
   if [ -n "$bsolver" ]; then bad 'bench_it: unknown option; did you mean -bench_its' "$bsolver" -da_grid_x 16 -da_grid_y 16 -bench_it 5; fi
   if [ -n "$bsurrogate" ]; then bad 'bogus: unknown or unused option' "$bsurrogate" -surrogate_device cpu -bench_n 1024 -bench_steps 1 -bench_reps 1 -bogus 1; fi
+  # bench_rsum's counts: a sign, a wrap-around, a trailing word (it ran out of memory or never ended)
+  rsum=$(dirname "${bsolver:-/nonexistent/x}")/bench_rsum
+  if [ -x "$rsum" ]; then
+    for a in "-5" "99999999999999999999 1" "4096 99999999999999999999" "1024 1 extra" "4096 1x"; do
+      # shellcheck disable=SC2086 # the arguments, split
+      bad 'usage: bench_rsum \[samples, 1024 to 2\^26\] \[rounds, 1 to 1000\]' timeout 60 "$rsum" $a
+    done
+  fi
   ;;
 symbols) # section 3: strict options without symbol interposition: no executable defines a function libpetsc defines
   command -v nm > /dev/null || { echo "SKIP: no nm (binutils)"; exit 77; }
