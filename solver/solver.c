@@ -103,6 +103,26 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The operator is matrix-free (solver/operator.c: its products and its
+ * diagonal, no assembled matrix): the preconditioners that need more failed
+ * inside PETSc with its words ("Could not locate a solver type for
+ * factorization type LU and matrix type shell", "Not for parallel matrix
+ * type shell") or crashed (eisenstat, kaczmarz). */
+static PetscErrorCode CheckPCType(Solver s, KSP ksp)
+{
+  PC        pc;
+  PCType    type;
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &type));
+  PetscCall(PetscStrcmp(type, PCJACOBI, &ok));
+  if (!ok) PetscCall(PetscStrcmp(type, PCNONE, &ok));
+  PetscCheck(ok, s->comm, PETSC_ERR_ARG_WRONG, "-pc_type %s: needs an assembled matrix, and the operator is matrix-free (its products and its diagonal); use -pc_type jacobi (the default) or none", type);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* At iteration 0 the iterate is the initial guess (a KSPGuess has formed it
  * by then): its residual norm, in the Krylov method's own norm, relative to
  * b in the same norm, is the start residual. It is the norm the method has
@@ -171,6 +191,7 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));
   PetscCall(CheckKSPType(s, *ksp));
+  PetscCall(CheckPCType(s, *ksp));
   {
     PetscReal rtol, atol;
     PetscInt  maxit;

@@ -47,6 +47,8 @@ solves) # every solve checked; tolerances the check cannot vouch for refused
   check 'ksp_rtol 0[.]?: must be positive' $gs -ts_max_steps 3 -ksp_rtol 0
   check 'ksp_max_it 0: must be at least 1' $gs -ts_max_steps 3 -ksp_max_it 0
   check 'ksp_atol -1[.]?: must not be negative' $gs -ts_max_steps 3 -ksp_atol -1
+  # preconditioners the matrix-free operator cannot serve: one line (PETSc's own words, or a crash: eisenstat, kaczmarz)
+  for pc in lu bjacobi eisenstat kaczmarz; do check "pc_type $pc: needs an assembled matrix" $gs -ts_max_steps 3 -pc_type $pc; done
   invalid 'step 1: the solve did not solve its system \(CONVERGED_ATOL' $gs -ts_max_steps 3 -ksp_atol 1e3
   invalid 'step 1: the solve did not solve its system \(CONVERGED_ITS after 1 ' $gs -ts_max_steps 3 -ksp_max_it 1 -ksp_converged_maxits
   invalid 'step 1: the solve did not solve its system \(DIVERGED_ITS after 1 ' $gs -ts_max_steps 3 -ksp_max_it 1
