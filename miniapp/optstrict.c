@@ -440,10 +440,12 @@ static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const ch
 {
   PetscMPIInt rank = 0;
   char        named[1024];
-  (void)line, (void)fun, (void)file, (void)ctx;
+  (void)line, (void)file, (void)ctx;
   if (p != PETSC_ERROR_INITIAL) return n;
   if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
-  if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, OptStrictExplain(mess, named, sizeof named) ? named : mess && mess[0] ? mess : "PETSc error (no message)");
+  if (rank == 0 && (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11)))) /* PETSc 3.18's PetscMallocAlign: the line as the code, the caller's name as the message */
+    fprintf(stderr, "%s: error: out of memory (in %s): the problem does not fit in this machine's memory; make it smaller\n", oneline_prog, fun && !strncmp(fun, "PetscMalloc", 11) && mess && mess[0] ? mess : fun ? fun : "?");
+  else if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, OptStrictExplain(mess, named, sizeof named) ? named : mess && mess[0] ? mess : "PETSc error (no message)");
   return n;
 }
 

@@ -253,6 +253,9 @@ declared) # section 3: every option a program reads is judged by its declared ty
   bad 'train_step: unknown option; did you mean -train_steps' "$train" -train_step 5
   if [ -n "$bsolver" ]; then bad 'bench_it: unknown option; did you mean -bench_its' "$bsolver" -da_grid_x 16 -da_grid_y 16 -bench_it 5; fi
   if [ -n "$bsurrogate" ]; then bad 'bogus: unknown or unused option' "$bsurrogate" -surrogate_device cpu -bench_n 1024 -bench_steps 1 -bench_reps 1 -bogus 1; fi
+  # a problem too large for the memory: the tools say so (they gave the name of a PETSc function)
+  if [ -n "$bsolver" ]; then (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$bsolver" -da_grid_x 20000 -da_grid_y 20000 -bench_its 1 -bench_reps 1) || exit 1; fi
+  if [ -n "$bsurrogate" ]; then (ulimit -v 3000000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$bsurrogate" -surrogate_device cpu -bench_n 2000000000 -bench_steps 1 -bench_reps 1) || exit 1; fi
   # bench_rsum's counts: a sign, a wrap-around, a trailing word (it ran out of memory or never ended)
   rsum=$(dirname "${bsolver:-/nonexistent/x}")/bench_rsum
   if [ -x "$rsum" ]; then
