@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static volatile sig_atomic_t pending_signal;
 
@@ -378,6 +379,23 @@ PetscErrorCode CheckpointWrite(Coupled c)
   PetscCall(PetscFree(keys.b));
   PetscCall(ierr);
   c->times.output += MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The run's last checkpoint. A failed run's state, which no restart can
+ * continue, never replaces a checkpoint (one this run rolls forward from,
+ * or its last -checkpoint_every); where there is none it is written, so
+ * that a requeued restart says the run failed. */
+PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed)
+{
+  PetscBool   exists = PETSC_FALSE;
+  struct stat st;
+
+  PetscFunctionBegin;
+  if (failed && c->rank == 0) exists = (PetscBool)!stat(c->checkpoint, &st);
+  PetscCallMPI(MPI_Bcast(&exists, 1, MPIU_BOOL, 0, c->comm));
+  if (failed && exists) PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: -checkpoint %s: kept as it was; the run is INVALID and no restart could continue its last state\n", c->checkpoint));
+  else PetscCall(CheckpointWrite(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -18,7 +18,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const CouplingModeNames[] = {"none", "guess", "closure"};
@@ -438,15 +437,11 @@ PetscErrorCode CoupledRun(Coupled c)
     PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
     Progress(c, done, first, nsteps, t0, PETSC_TRUE);
   }
-  if (c->checkpoint[0] && !c->stop_signal) { /* always at the end; but a failed run's state, which no restart can continue, never replaces a checkpoint (one this run rolls forward from, or its last -checkpoint_every): where there is none, it is written, so that a requeued restart says the run failed */
-    PetscBool   failed, exists = PETSC_FALSE;
-    char        why[640];
-    struct stat st;
+  if (c->checkpoint[0] && !c->stop_signal) { /* always at the end */
+    PetscBool failed;
+    char      why[640];
     PetscCall(SolvesFailed(c, &failed, why, sizeof why));
-    if (failed && c->rank == 0) exists = (PetscBool)!stat(c->checkpoint, &st);
-    PetscCallMPI(MPI_Bcast(&exists, 1, MPIU_BOOL, 0, c->comm));
-    if (failed && exists) PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: -checkpoint %s: kept as it was; the run is INVALID and no restart could continue its last state\n", c->checkpoint));
-    else PetscCall(CheckpointWrite(c));
+    PetscCall(CheckpointWriteLast(c, failed));
   }
   if (c->output[0]) PetscCall(OutputFinish(c));
   red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */

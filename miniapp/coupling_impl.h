@@ -175,6 +175,7 @@ PetscErrorCode OutputDestroy(Coupled c);
 /* checkpoint.c */
 PetscErrorCode CheckpointSetFromOptions(Coupled c);
 PetscErrorCode CheckpointWrite(Coupled c);
+PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end of the run */
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
 PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */

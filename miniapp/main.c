@@ -82,7 +82,7 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   /* every module has registered its files: refuse an output that would destroy data, before any work */
   PetscCall(OutPathCheck(PETSC_COMM_WORLD));
   PetscCall(CoupledSetUp(c));
-  PetscCall(ReportCheckUnusedOptions(PETSC_FALSE));
+  PetscCall(OptStrictCheckUnused(PETSC_FALSE));
   PetscCall(ReportBanner(PETSC_COMM_WORLD, c));
 
   /* run */
@@ -106,7 +106,7 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   }
   v.ok = (PetscBool)(v.ok && ok2);
   PetscCall(ReportVerify(c, &in->report, &v)); /* golden hashes, repeat check */
-  PetscCall(ReportCheckUnusedOptions(PETSC_TRUE));
+  PetscCall(OptStrictCheckUnused(PETSC_TRUE));
 
   /* report */
   PetscCall(ReportSummary(PETSC_COMM_WORLD, c, &v, t0, in->summary));

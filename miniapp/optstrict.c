@@ -436,6 +436,14 @@ void OptStrictSuggest(const char *unknown, char *buf, size_t len)
 
 static const char *oneline_prog = "error";
 
+const char *OptStrictOutOfMemory(PetscErrorCode n, const char *fun, const char *mess)
+{
+  /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
+   * the error code and the caller's name as the message */
+  if (fun && !strncmp(fun, "PetscMalloc", 11)) return mess && mess[0] ? mess : fun;
+  return n == PETSC_ERR_MEM ? (fun ? fun : "?") : NULL;
+}
+
 static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt rank = 0;
@@ -443,8 +451,8 @@ static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const ch
   (void)line, (void)file, (void)ctx;
   if (p != PETSC_ERROR_INITIAL) return n;
   if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
-  if (rank == 0 && (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11)))) /* PETSc 3.18's PetscMallocAlign: the line as the code, the caller's name as the message */
-    fprintf(stderr, "%s: error: out of memory (in %s): the problem does not fit in this machine's memory; make it smaller\n", oneline_prog, fun && !strncmp(fun, "PetscMalloc", 11) && mess && mess[0] ? mess : fun ? fun : "?");
+  const char *where = OptStrictOutOfMemory(n, fun, mess);
+  if (rank == 0 && where) fprintf(stderr, "%s: error: out of memory (in %s): the problem does not fit in this machine's memory; make it smaller\n", oneline_prog, where);
   else if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, OptStrictExplain(mess, named, sizeof named) ? named : mess && mess[0] ? mess : "PETSc error (no message)");
   return n;
 }

@@ -32,11 +32,9 @@ static void Translate(PetscErrorCode n, const char *fun, const char *mess, char 
   int         M, m, k;
   PetscMPIInt size = 1;
 
-  /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
-   * the error code and the caller's name as the message */
-  if (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11))) {
-    snprintf(line, len, "out of memory (in %s): the problem does not fit in this machine's memory; reduce -da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks",
-             fun && !strncmp(fun, "PetscMalloc", 11) && mess && mess[0] ? mess : fun ? fun : "?");
+  const char *where = OptStrictOutOfMemory(n, fun, mess);
+  if (where) {
+    snprintf(line, len, "out of memory (in %s): the problem does not fit in this machine's memory; reduce -da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks", where);
     return;
   }
   if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
@@ -83,10 +81,6 @@ PetscErrorCode ReportApplyAtomicSeed(void)
   red_set_atomic_order_seed((uint64_t)seed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-/* A misspelled option would be silently ignored by PETSc: an error
- * (optstrict.c, shared with the other programs). */
-PetscErrorCode ReportCheckUnusedOptions(PetscBool final) { return OptStrictCheckUnused(final); }
 
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
 {

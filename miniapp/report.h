@@ -26,7 +26,6 @@ PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f);
 const char    *ReportHostName(const char *name, char *buf, size_t len); /* itself, or its hash with -report_anonymize */
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
-PetscErrorCode ReportCheckUnusedOptions(PetscBool final);
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
 /* The run's verdict, collected from the solver's and the coupled loop's checks. */
 typedef struct {

@@ -129,6 +129,14 @@ PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscBool SolverSolveRecordValid(const SolverSolveRecord *q, int64_t step)
+{
+  PetscBool ok = q->nsolves >= 0 && q->nfail >= 0 && q->nfail_run >= 0 && q->nfail_run <= q->nfail && q->nfail <= q->nsolves + step;
+  if (ok && q->nfail > 0) /* the reason indexes PETSc's names (SolverSolveFailure) */
+    ok = (q->fail_kind == SOLVER_FAIL_SOLVE || q->fail_kind == SOLVER_FAIL_TRIAL || q->fail_kind == SOLVER_FAIL_NONFINITE) && q->fail_step >= 0 && q->fail_step <= step + 1 && q->fail_reason >= KSP_DIVERGED_PC_FAILED && q->fail_reason <= KSP_CONVERGED_ATOL_NORMAL && q->fail_its >= 0;
+  return ok;
+}
+
 PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec)
 {
   *rec = s->solves;

@@ -550,14 +550,8 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(CkptVec(ck, name, s->da, s->u));
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/solves", prefix)); /* a failure stays a failure after a restart */
   PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
-  if (!CkptIsWriting(ck)) { /* a record that no run writes (its reason indexes PETSc's names) */
-    const SolverSolveRecord *q = &s->solves;
-    PetscBool ok = q->nsolves >= 0 && q->nfail >= 0 && q->nfail_run >= 0 && q->nfail_run <= q->nfail && q->nfail <= q->nsolves + k.step;
-    if (ok && q->nfail > 0)
-      ok = (q->fail_kind == SOLVER_FAIL_SOLVE || q->fail_kind == SOLVER_FAIL_TRIAL || q->fail_kind == SOLVER_FAIL_NONFINITE) && q->fail_step >= 0 && q->fail_step <= k.step + 1 && q->fail_reason >= KSP_DIVERGED_PC_FAILED && q->fail_reason <= KSP_CONVERGED_ATOL_NORMAL && q->fail_its >= 0;
-    PetscCheck(ok, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)", CkptOption(ck), CkptPath(ck), name);
-  }
   if (!CkptIsWriting(ck)) {
+    PetscCheck(SolverSolveRecordValid(&s->solves, k.step), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)", CkptOption(ck), CkptPath(ck), name);
     s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
     s->b_step = s->bnorm_step = -1;
     PetscCall(PetscFree(s->closure));

@@ -65,6 +65,7 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
 PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok);
 PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec);
 PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len); /* "" when every check passed */
+PetscBool      SolverSolveRecordValid(const SolverSolveRecord *rec, int64_t step); /* one a run at this step could have written (a checkpoint's) */
 
 /* Energy-norm guesses (solver/guess.c). A GuessSpace keeps the last m
  * increments d_j = u^{j+1} - u^j of a run and PETSc's Fischer guess
