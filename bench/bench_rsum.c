@@ -12,9 +12,10 @@
  * the CG tail's two sums (rsum_add_sumsq_dot), per path (with its lanes),
  * next to the deterministic strategy's dot. On AVX-512 CPUs, a design not
  * taken beside gsum's path: products rounded down inside the accumulating
- * FMA (floor_fma_probe); and, on every CPU, gsum's pass with the rows in
- * cache against from memory (hot_vs_streamed). Not a test: no pass/fail on
- * time.
+ * FMA (floor_fma_probe), and why it was not taken: its one-sided rounding's
+ * error on rows with an outlier sample, beside gsum's (floor_fma_accuracy);
+ * and, on every CPU, gsum's pass with the rows in cache against from memory
+ * (hot_vs_streamed). Not a test: no pass/fail on time.
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
 
@@ -262,6 +263,64 @@ static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, c
   free(cnt);
   return bad;
 }
+
+/* Why the design above was not taken, besides its bits: its rounding is
+ * one-sided. A product below its unit rounds to 0 or to -1 unit by its sign,
+ * so n small products of both signs move the sum by about n/2 units, where
+ * gsum's rounding to nearest moves it by about sqrt(n) half units, and a
+ * product far below gsum's unit by nothing. Data: 4 delta rows whose sample 3
+ * is 2^10 and the rest within 2^-30 of zero, either sign (one sample far off
+ * the others: the row's unit is set by it), against 4 activation rows in
+ * [0, 1). Prints the larger error of the 16 pairs, gsum's and the design's,
+ * over the deterministic float tree's bound (log2 n + 8) 2^-24 sum|x y| (the
+ * figure users compare with); 1 if gsum's error is over its own bound,
+ * n U / 2 plus the final rounding (reduce.h). */
+static int floor_fma_accuracy(size_t n)
+{
+  const size_t C = 1024, k = 4;
+  float       *x = malloc(k * n * sizeof *x), *y = malloc(k * n * sizeof *y);
+  double      *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
+  int64_t      cnt[16] = {0};
+  gsum_t       st[16];
+  int32_t      ex[4], ey[4];
+  double       wg = 0, wf = 0;
+  int          bad = 0;
+  uint64_t     r = 0x9e3779b97f4a7c15ull;
+  if (!x || !y || !xd || !yd) {
+    free(x), free(y), free(xd), free(yd);
+    return 1;
+  }
+  for (size_t i = 0; i < k * n; i++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    x[i] = i % n == 3 ? 1024.0f : ldexpf((float)(r % 2000001) / 1e6f - 1.0f, -30);
+    y[i] = (float)((r >> 24) % 1000001) / 1e6f;
+  }
+  for (size_t q = 0; q < k; q++) ex[q] = gsum_exponent(gsum_absmax(n, x + q * n)), ey[q] = gsum_exponent(gsum_absmax(n, y + q * n));
+  rsum_set_isa("avx512");
+  for (size_t q = 0; q < 16; q++) gsum_init(&st[q]);
+  for (size_t c = 0; c < n; c += C) {
+    gsum_add_outer(st, NULL, C, k, x + c, n, ex, k, y + c, n, ey);
+    fp_outer(cnt, C, k, x + c, n, ex, k, y + c, n, ey);
+  }
+  for (size_t q = 0; q < 16; q++) {
+    size_t u = q / 4, v = q % 4;
+    rsum_t rs, ex_r;
+    for (size_t i = 0; i < n; i++) xd[i] = x[u * n + i], yd[i] = y[v * n + i];
+    rsum_init(&ex_r);
+    rsum_add(&ex_r, RED_OP_DOT, n, xd, yd); /* exact products (floats), summed exactly, rounded once */
+    double exact = rsum_value(&ex_r), asum = 0;
+    for (size_t i = 0; i < n; i++) asum += fabs(xd[i] * yd[i]);
+    double tree = (ceil(log2((double)n + 1)) + 8) * 0x1p-24 * asum;
+    gsum_to_rsum(&st[q], ex[u], ey[v], &rs);
+    double eg = fabs(rsum_value(&rs) - exact), ef = fabs((double)cnt[q] * ldexp(1.0, ex[u] + ey[v] - 45) - exact);
+    wg = eg / tree > wg ? eg / tree : wg, wf = ef / tree > wf ? ef / tree : wf;
+    bad |= !(eg <= (double)n * ldexp(1.0, ex[u] + ey[v] - 52) + 2 * 0x1p-52 * fabs(exact));
+  }
+  printf("one-sided rounding: one outlier sample per delta row, %zu samples: error / float tree bound, gsum (nearest) %.2g, floor-rounded design %.2g\n", n, wg, wf);
+  rsum_set_isa(run_isa);
+  free(x), free(y), free(xd), free(yd);
+  return bad;
+}
 #endif
 
 /* A decimal count in [lo, hi] and nothing else (no sign, no wrap-around). */
@@ -310,6 +369,7 @@ int main(int argc, char **argv)
   hot_vs_streamed(n, rounds, nx, d, ex, ny, a, ey, st);
 #if defined(__x86_64__)
   bad |= floor_fma_probe(n, rounds, nx, d, ex, ny, a, ey, st);
+  if (__builtin_cpu_supports("avx512f")) bad |= floor_fma_accuracy(n);
 #endif
   free(d), free(a), free(st);
   return rsum_paths(rounds) || bad;

@@ -182,6 +182,14 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -log_view's split of a train step on the CPU (issue 28): the pass over the
+ * chunks (forward, backward and, in the float strategies, the chunks'
+ * gradient partials, made while the rows are in cache), and the strategy's
+ * sums after it (the reproducible strategy's gradient sums over the stored
+ * rows under the batch's units, kernels/gsum.c; the float strategies' combine
+ * of the chunk partials), the loss's sum included. */
+static PetscLogEvent ev_pass, ev_sums;
+
 static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in, const float *target, float cscale, red_partial_t *part)
 {
   CPUData *b;
@@ -191,6 +199,7 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
   PetscFunctionBeginUser;
   PetscCall(CPUReserve(s, n, PETSC_TRUE));
   b = (CPUData *)s->be;
+  PetscCall(PetscLogEventBegin(ev_pass, 0, 0, 0, 0));
   PetscCall(SurrogateGradBegin_CPU(s, &b->g, n));
   if (s->ck.on || fault_armed == FAULT_ACTIVATION) PetscCall(CPUGradLayered(s, b, n, in, target, cscale));
   else {
@@ -209,8 +218,11 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
       }
     }
   }
+  PetscCall(PetscLogEventEnd(ev_pass, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(ev_sums, 0, 0, 0, 0));
   PetscCall(SurrogateGradEnd_CPU(s, &b->g, b->D, b->A, n, b->cap, part));
   red_local(s->strategy, RED_OP_SUMSQ, (size_t)s->n_out * n, b->E, NULL, &part[s->nparam]);
+  PetscCall(PetscLogEventEnd(ev_sums, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -226,6 +238,8 @@ static PetscErrorCode CPUSetUp(Surrogate s)
   CPUData *b;
 
   PetscFunctionBeginUser;
+  if (!ev_pass) PetscCall(PetscLogEventRegister("SurrGradPass", PETSC_OBJECT_CLASSID, &ev_pass));
+  if (!ev_sums) PetscCall(PetscLogEventRegister("SurrGradSums", PETSC_OBJECT_CLASSID, &ev_sums));
   PetscCall(PetscNew(&b));
   s->be = b;
   PetscFunctionReturn(PETSC_SUCCESS);

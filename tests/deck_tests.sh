@@ -50,9 +50,13 @@ print("stdout: a YAML stream of", len(docs), "documents")
 PY
   # -log_view: the project's kernels log their flops (the Mflop/s column means something)
   short=(-scenario "${name#small_}" -da_grid_x 16 -da_grid_y 16 -ts_max_steps 2 -coupling guess) # not the deck: its golden hashes hold for its full length
-  "$app" "${short[@]}" -log_view ":$tmp/log.txt" > /dev/null 2>&1 || fail "-log_view run failed"
+  "$app" "${short[@]}" -surrogate_device cpu -log_view ":$tmp/log.txt" > /dev/null 2>&1 || fail "-log_view run failed"
   for ev in MatMult VecTDot VecNorm VecCGTail; do # VecCGTail: the default CG's fused tail
     awk -v e=$ev '$1 == e {f = $6} END {exit !(f > 0)}' "$tmp/log.txt" || fail "-log_view: $ev logs no flops"
+  done
+  # the CPU train step's two parts, once per train step each (docs/performance.md)
+  for ev in SurrGradPass SurrGradSums; do
+    awk -v e=$ev '$1 == "CplTrain" {t = $2} $1 == e {c = $2} END {exit !(t > 0 && c == t)}' "$tmp/log.txt" || fail "-log_view: $ev is not logged once per train step (CplTrain)"
   done
   "$app" "${short[@]}" -ksp_type cg -log_view ":$tmp/log2.txt" > /dev/null 2>&1 || fail "-log_view run failed (-ksp_type cg)"
   awk '$1 == "VecAXPY" {f = $6} END {exit !(f > 0)}' "$tmp/log2.txt" || fail "-log_view: VecAXPY logs no flops (-ksp_type cg)"
