@@ -119,8 +119,10 @@ static int Text(const char *s, size_t n)
 
 static int CheckFile(Chain *c, const char *option, const char *name, const char *parent, int pline, int yaml);
 
-/* The next blank-separated token of *p ("double-quoted" as one), or NULL. */
-static char *Token(char **p)
+/* The next blank-separated token of *p ("double-quoted" as one), or NULL;
+ * *open set when a quote is not closed on the line (PETSc would take the rest
+ * of the line, the line's end included, as the value). */
+static char *Token(char **p, int *open)
 {
   char *s = *p, *t;
   while (*s == ' ') s++;
@@ -128,6 +130,7 @@ static char *Token(char **p)
   if (*s == '"') {
     t = ++s;
     while (*s && *s != '"') s++;
+    if (!*s) *open = 1;
   } else {
     t = s;
     while (*s && *s != ' ') s++;
@@ -143,16 +146,19 @@ static char *Token(char **p)
 static int CheckLine(Chain *c, const char *file, int lineno, char *line)
 {
   char *p = line, *key, *value, *extra;
+  int   open = 0;
 
   line[strcspn(line, "#")] = 0;
   for (char *q = line; *q; q++)
     if (*q == '\t' || *q == '\r' || *q == '\n' || *q == '\f' || *q == '\v') *q = ' ';
-  if (!(key = Token(&p))) return 0;
+  if (!(key = Token(&p, &open))) return 0;
   if (!strcasecmp(key, "alias")) return 0;
+  if (open) return Fail("-options_file %s: line %d: a quote (\") is not closed", file, lineno);
   if (key[0] != '-') return Fail("-options_file %s: line %d: '%s' is not an option (options start with '-'; comments with '#')", file, lineno, key);
   if (!ValidKey(key)) return Fail("-options_file %s: line %d: '%s' is not a valid option name", file, lineno, key);
-  value = Token(&p);
-  if ((extra = Token(&p))) return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file, lineno, extra, key, value);
+  value = Token(&p, &open);
+  if (open) return Fail("-options_file %s: line %d: the quote (\") of %s's value is not closed", file, lineno, key);
+  if ((extra = Token(&p, &open))) return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file, lineno, extra, key, value);
   Remember(key, value);
   if (!strcmp(key, "-options_file") || !strcmp(key, "-options_file_yaml")) {
     if (!value) return Fail("-options_file %s: line %d: %s needs a file name", file, lineno, key);
@@ -318,6 +324,14 @@ int ReportPrecheckOptionsFiles(int argc, char **argv)
     char *copy = strdup(env), *words[256], *save = NULL;
     int   n    = 0;
     if (!copy) return Fail("out of memory");
+    int open = 0; /* a quoted word (PETSc takes it as one) left open */
+    for (char *q = copy; *q; q++) *q = (*q == '\t' || *q == '\n') ? ' ' : *q;
+    for (char *p = copy; !open && Token(&p, &open);) {}
+    if (open) {
+      free(copy);
+      return Fail("PETSC_OPTIONS: a quote (\") is not closed");
+    }
+    strcpy(copy, env);
     for (char *w = strtok_r(copy, " \t\n", &save); w && n < 256; w = strtok_r(NULL, " \t\n", &save)) words[n++] = w;
     int bad = CheckArgs(&c, n, words);
     for (int i = 0; i < n; i++) skip = skip || !strcmp(words[i], "-skip_petscrc");

@@ -207,11 +207,18 @@ optfiles) # section 3: options files: one line naming the file, never a crash
   fi
   printf -- '-ts_max_steps 2 -da_grid_x 12\n' > two.opts
   bad "options_file two.opts: line 1: '-da_grid_x' after -ts_max_steps 2: one option per line" "$app" -options_file two.opts
-  # what PETSc accepts still runs: comments, alias, blank lines, a diamond include
-  printf -- '# comment\nalias -dt -ts_dt\n-ts_max_steps 2 # trailing\n\n\t-da_grid_x 12\n-da_grid_y 10\n-options_file leaf.opts\n-options_file leaf.opts\n' > good.opts
+  # a quote not closed: PETSc would take the rest of the line as the value
+  printf -- '-ts_max_steps 2\n-deck_name "my deck\n-da_grid_x 12\n' > quote.opts
+  bad 'options_file quote.opts: line 2: the quote \(\"\) of -deck_name.s value is not closed' "$app" -options_file quote.opts -report quote.yaml
+  [ ! -e quote.yaml ] || fail "a run with an open quote wrote its report"
+  printf -- '"-ts_max_steps 2\n' > quote2.opts
+  bad 'options_file quote2.opts: line 1: a quote \(\"\) is not closed' "$app" -options_file quote2.opts
+  PETSC_OPTIONS='-deck_name "my deck' expect 1 'PETSC_OPTIONS: a quote \(\"\) is not closed' "$app" $small
+  # what PETSc accepts still runs: comments, alias, blank lines, a diamond include, a quoted value
+  printf -- '# comment\nalias -dt -ts_dt\n-ts_max_steps 2 # trailing\n\n\t-da_grid_x 12\n-da_grid_y 10\n-options_file leaf.opts\n-options_file leaf.opts\n-deck_name "my deck"\n' > good.opts
   printf -- '-scenario heat\n' > leaf.opts
-  run s.yaml -options_file good.opts -dt 0.005
-  [ "$(key s.yaml scenario)" = heat ] && [ "$(key s.yaml steps)" = 2 ] || fail "good.opts not applied"
+  run s.yaml -options_file good.opts -dt 0.005 -report g.yaml
+  [ "$(key s.yaml scenario)" = heat ] && [ "$(key s.yaml steps)" = 2 ] && [ "$(key g.yaml deck)" = "my deck" ] || fail "good.opts not applied"
   ;;
 options) # section 3: numeric options that do not fit, options without a value, bad words
   printf -- '-ts_dt\n' > nodt.opts
