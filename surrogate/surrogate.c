@@ -152,6 +152,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     PetscCheck(k >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_device %s is unknown: use auto, cpu or cuda", dev);
     s->device_req = (SurrogateDevice)k;
   }
+  PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu", s->device_id_req);
   { /* The atomic strategy's seeded replay is a process-wide kernels/ setting. */
     PetscInt  aseed;
     PetscBool aset;
