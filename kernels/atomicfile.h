@@ -21,6 +21,7 @@
 #define AFILE_ENOTREG  100001 /* the target exists and is not a regular file */
 #define AFILE_EDANGLING 100002 /* the target is a symbolic link to no file */
 #define AFILE_EPROGRAM  100003 /* the target is a program: executable, or an ELF or #! file */
+#define AFILE_ESTREAM   100004 /* the target is this process's standard input, output or error (a redirection, /dev/stdout) */
 
 typedef struct {
   char  target[AFILE_PATH_MAX], tmp[AFILE_PATH_MAX];
@@ -31,7 +32,10 @@ typedef struct {
 /* Create the temporary for target. A target that is a symbolic link is
  * written through: the file it names is replaced and the link kept (a link
  * to no file is refused). A program (a file with an execute bit, an ELF
- * binary, a #! script) is never replaced: no output of a run is one.
+ * binary, a #! script) is never replaced: no output of a run is one. Nor is
+ * the file this process's standard input, output or error is redirected to
+ * (named as itself or as /dev/stdout, /dev/fd/1, ...): the stream's content
+ * would be lost with the old file.
  * stream = 1: f->fp is open for writing;
  * stream = 0: the file exists, empty and closed, for a library that opens it
  * by name (NetCDF: nc_create(f->tmp, NC_CLOBBER, ...)). */

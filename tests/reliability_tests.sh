@@ -75,6 +75,19 @@ outputs) # section 1: no output may replace an input, another output or a device
   bad '-o elf.bin: is a program' "$compare" a.nc b.nc -o elf.bin
   bad "summary $app: is a program" "$app" $small -summary "$app"
   [ "$(sum prog script.sh elf.bin)" = "$before" ] && [ -x "$app" ] || fail "a program was modified" 
+  # the file a standard stream is redirected to (named as itself or as /dev/stdout) is never replaced
+  printf 'earlier job output\n' > job.log
+  for args in "-report /dev/stdout" "-summary job.log" "-output /dev/fd/1"; do
+    "$app" $small $args >> job.log 2> err.txt
+    rc=$?
+    [ $rc = 1 ] && [ "$(grep -c . err.txt)" = 1 ] && grep -q -- "${args% *} ${args#* }: is where this run's standard input, output or error goes" err.txt || { cat err.txt; fail "exit $rc for $args >> job.log"; }
+  done
+  "$app" $small -output /dev/stderr 2>> job.log > out.txt && fail "-output /dev/stderr 2>> job.log ran"
+  "$train" -train_steps 1 -train_save /dev/stdout >> job.log 2> err.txt && fail "-train_save /dev/stdout >> job.log ran"
+  grep -q -- "-train_save /dev/stdout: is where this run's standard" err.txt || { cat err.txt; fail "surrogate-train: no line for -train_save /dev/stdout"; }
+  "$compare" a.nc b.nc -o job.log >> job.log 2> err.txt && fail "-o job.log >> job.log ran"
+  grep -q -- "-o job.log: is where this run's standard" err.txt || { cat err.txt; fail "miniapp-compare: no line for -o job.log >> job.log"; }
+  grep -q "^earlier job output$" job.log || fail "the log a stream was redirected to was replaced"
   bad '-o /dev/full: is a character device' "$compare" a.nc b.nc -o /dev/full
   bad 'train_save /dev/full: is a character device' "$train" -train_steps 1 -train_save /dev/full
   start=$(date +%s)
