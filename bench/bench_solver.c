@@ -120,6 +120,14 @@ static PetscErrorCode Bench(void)
       PetscCall(KSPSolve(ksp, cfg[i].b, cfg[i].x));
       t = MPI_Wtime() - t;
       PetscCall(PetscLogStagePop());
+      { /* a time per iteration needs the iterations: a solve that stopped early (a small grid converges to the last bit) is no reading */
+        PetscInt           done;
+        KSPConvergedReason why;
+        PetscCall(KSPGetIterationNumber(ksp, &done));
+        PetscCall(KSPGetConvergedReason(ksp, &why));
+        PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: the solve stopped after %" PetscInt_FMT " of the %" PetscInt_FMT " iterations asked for (%s): lower -bench_its or use a larger grid", cfg[i].label, done, its,
+                   KSPConvergedReasons[why]);
+      }
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
       if (t < cfg[i].best) cfg[i].best = t;
     }
