@@ -234,6 +234,56 @@ static void attr(const run *r, const char *name, char *s, size_t len)
   }
 }
 
+/* The value text of option `name` in an options attribute ("-a 1 -b x ..."),
+ * NULL if absent or given without a value. */
+static const char *option_value(const char *opts, const char *name, char *v, size_t len)
+{
+  size_t n = strlen(name);
+  for (const char *p = opts; (p = strstr(p, name)); p += n) {
+    if ((p != opts && p[-1] != ' ') || (p[n] != ' ' && p[n] != 0)) continue;
+    const char *q = p + n;
+    while (*q == ' ') q++;
+    if (!*q || (*q == '-' && !(q[1] >= '0' && q[1] <= '9') && q[1] != '.')) return NULL;
+    size_t k = strcspn(q, " ");
+    snprintf(v, len, "%.*s", (int)(k < len ? k : len - 1), q);
+    return v;
+  }
+  return NULL;
+}
+
+/* A and B must be runs of one problem: the same scenario, coupling mode and
+ * initial condition, the same model time at every step (another -ts_dt), and
+ * the same scenario parameters (the attribute `parameters`, defaults
+ * included; in files written without it, every -gs_* and -heat_* option both
+ * name). Else a difference would be read as the builds' divergence. */
+static void check_problem(const run *a, const run *b)
+{
+  static const char *const keys[] = {"scenario", "coupling", "gs_seed"};
+  char va[4096], vb[4096];
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+    attr(a, keys[k], va, sizeof va), attr(b, keys[k], vb, sizeof vb);
+    if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has %s %s, %s has %s %s", a->path, keys[k], va, b->path, keys[k], vb);
+  }
+  for (size_t i = 0; i < a->nt; i++) {
+    double ta = a->time[i], tb = b->time[i];
+    if (!(isnan(ta) && isnan(tb)) && !(fabs(ta - tb) <= 1e-12 * fmax(fabs(ta), fabs(tb)))) die("different problems: step %d is at model time %.17g in %s and %.17g in %s (another -ts_dt?)", a->step[i], ta, a->path, tb, b->path);
+  }
+  attr(a, "parameters", va, sizeof va), attr(b, "parameters", vb, sizeof vb); /* the values used, defaults included */
+  if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has parameters %s, %s has %s", a->path, va, b->path, vb);
+  attr(a, "options", va, sizeof va), attr(b, "options", vb, sizeof vb); /* files without them: the parameters both name */
+  char words[4096], *save = NULL;
+  snprintf(words, sizeof words, "%s", va);
+  for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+    char x[256], y[256];
+    if (strncmp(name, "-gs_", 4) && strncmp(name, "-heat_", 6)) continue;
+    const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
+    char *ea, *eb;
+    double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
+    int    same = !xa || !yb || !strcmp(xa, yb) || (!*ea && !*eb && na == nb); /* 0.03 and 3e-2 are one value */
+    if (!same) die("different problems: %s has %s %s, %s has %s %s", a->path, name, xa, b->path, name, yb);
+  }
+}
+
 /* Replica 0's plane of every component at snapshot index k into
  * f[ncomp][ny*nx]; 0 if any plane is all NaN (the fill of a snapshot never
  * written). */
@@ -551,7 +601,7 @@ int main(int argc, char **argv)
   const char *partial = out ? prepare_output(out, files, nf) : NULL;
   run *runs = xcalloc((size_t)nf, sizeof *runs);
   for (int f = 0; f < nf; f++) open_run(&runs[f], files[f]);
-  for (int f = 1; f < nf; f++) check_grids(&runs[0], &runs[f]), check_series(&runs[0], &runs[f]);
+  for (int f = 1; f < nf; f++) check_grids(&runs[0], &runs[f]), check_series(&runs[0], &runs[f]), check_problem(&runs[0], &runs[f]);
   result *res = xcalloc((size_t)nf - 1, sizeof *res);
   for (int f = 1; f < nf; f++) compare(&runs[0], &runs[f], &res[f - 1]);
   print_table(&runs[0], runs + 1, res, nf - 1);

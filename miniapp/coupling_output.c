@@ -29,7 +29,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ncout_info  info;
   ncout_attr  at[24];
   int         na = 0, err = 0;
-  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a";
+  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512];
   char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
   const char *sc;
   PetscReal   dt;
@@ -41,6 +41,7 @@ PetscErrorCode OutputCreate(Coupled c)
 
   PetscFunctionBegin;
   PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
+  PetscCall(SolverGetParameters(c->rep[0].solver, params, sizeof params));
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &steps, NULL, &dt));
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   PetscCall(PetscOptionsGetAll(NULL, &all));
@@ -76,6 +77,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTR("device", dev);
   ATTRN("atomic_order_seed", seed);
   ATTRN("gs_seed", gsseed);
+  ATTR("parameters", params);
   ATTR("options", opts);
   ATTR("miniapp_version", MINIAPP_VERSION);
   ATTR("source_revision", MINIAPP_REVISION);

@@ -26,6 +26,7 @@ static PetscErrorCode GSSetFromOptions(Solver s)
   PetscCheck(s->F >= 0 && s->F <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_F %g: must be in [0, 1]", (double)s->F);
   PetscCheck(s->k >= 0 && s->k <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_k %g: must be in [0, 1]", (double)s->k);
   PetscCheck(h > 0 && PetscIsNormalReal(h), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_h %g: must be positive", (double)h);
+  PetscCheck(h >= 1e-100 && h <= 1e100, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_h %g: must be in [1e-100, 1e100] (the operator divides by h^2)", (double)h);
   PetscCheck(s->gs_seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_seed %" PetscInt_FMT ": must be >= 0", s->gs_seed);
   s->hx = s->hy = h;
   s->Lx = s->M * h, s->Ly = s->N * h;

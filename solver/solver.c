@@ -450,6 +450,28 @@ PetscErrorCode SolverGetState(Solver s, Vec *u) { *u = s->u; return PETSC_SUCCES
 PetscErrorCode SolverGetDM(Solver s, DM *da) { *da = s->da; return PETSC_SUCCESS; }
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp) { *ksp = s->ksp; return PETSC_SUCCESS; }
 PetscErrorCode SolverGetScenario(Solver s, const char **name) { *name = s->scenario; return PETSC_SUCCESS; }
+
+/* v in the fewest digits that read back as v (0.08, not 0.080000000000000002) */
+static const char *Shortest(double v, char b[32])
+{
+  for (int p = 1; p <= 17; p++) {
+    snprintf(b, 32, "%.*g", p, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  return b;
+}
+
+PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len)
+{
+  char a[32], b[32], c[32], d[32], e[32];
+
+  PetscFunctionBegin;
+  if (!strcmp(s->scenario, "grayscott"))
+    PetscCall(PetscSNPrintf(buf, len, "-gs_Du %s -gs_Dv %s -gs_F %s -gs_k %s -gs_h %s -gs_seed %" PetscInt_FMT, Shortest((double)s->Du, a), Shortest((double)s->Dv, b), Shortest((double)s->F, c), Shortest((double)s->k, d),
+                            Shortest((double)s->hx, e), s->gs_seed));
+  else PetscCall(PetscSNPrintf(buf, len, "-heat_D %s -heat_theta %s", Shortest((double)s->D, a), Shortest((double)s->theta, b)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode SolverUsesStockVectors(Solver s, PetscBool *stock) { *stock = s->stock; return PETSC_SUCCESS; }
 
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt)

@@ -145,6 +145,7 @@ bad_input)
   check 'surrogate_lr' -coupling guess -surrogate_lr -1
   check 'surrogate_device' -coupling guess -surrogate_device tpu
   check 'surrogate_device_id -2 must be -1' -coupling guess -surrogate_device_id -2
+  check 'gs_h 1e-300: must be in \[1e-100, 1e100\]' -scenario grayscott -gs_h 1e-300
   check 'surrogate_device_id 1: names a CUDA device, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_device_id 1
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3

@@ -313,6 +313,16 @@ compare) # section 3/4: miniapp-compare validates shapes and refuses series that
   "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -output a10.nc > /dev/null 2>&1 || fail "setup run failed"
   "$app" -ts_max_steps 5 -da_grid_x 12 -da_grid_y 10 -output b5.nc > /dev/null 2>&1 || fail "setup run failed"
   bad 'series do not line up: a10.nc holds 11 time records \(steps 0..10\), b5.nc holds 6' "$compare" a10.nc b5.nc
+  # runs of other problems are no divergence of the builds: another -ts_dt, a parameter left at its default in one, another seed
+  "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -ts_dt 0.02 -output dt.nc > /dev/null 2>&1 || fail "setup run failed"
+  bad 'different problems: step 1 is at model time 1 in a10.nc and 0.02 in dt.nc \(another -ts_dt\?\)' "$compare" a10.nc dt.nc
+  "$app" -scenario heat -ts_max_steps 4 -da_grid_x 12 -da_grid_y 10 -output h.nc > /dev/null 2>&1 && "$app" -scenario heat -ts_max_steps 4 -da_grid_x 12 -da_grid_y 10 -heat_theta 1 -output th.nc > /dev/null 2>&1 || fail "setup runs failed"
+  bad 'different problems: h.nc has parameters -heat_D 1 -heat_theta 0.5, th.nc has -heat_D 1 -heat_theta 1' "$compare" h.nc th.nc
+  gs="-scenario grayscott -ts_max_steps 3 -da_grid_x 12 -da_grid_y 10"
+  "$app" $gs -output g1.nc > /dev/null 2>&1 && "$app" $gs -gs_F 0.05 -output gF.nc > /dev/null 2>&1 && "$app" $gs -gs_seed 5 -output gs.nc > /dev/null 2>&1 && "$app" $gs -gs_F 4e-2 -output g4.nc > /dev/null 2>&1 || fail "setup runs failed"
+  bad 'different problems: g1.nc has parameters -gs_Du 0.16 -gs_Dv 0.08 -gs_F 0.04 .*, gF.nc has .*-gs_F 0.05 ' "$compare" g1.nc gF.nc
+  bad 'different problems: g1.nc has gs_seed 1, gs.nc has gs_seed 5' "$compare" g1.nc gs.nc
+  "$compare" g1.nc g4.nc > out.txt 2>&1 || { cat out.txt; fail "-gs_F 4e-2 (the default, written another way) was refused"; }
   /usr/bin/python3 - <<'PY' || fail "could not write the misshaped files (python3-netcdf4)"
 import netCDF4, numpy as np
 src = netCDF4.Dataset("a10.nc")
