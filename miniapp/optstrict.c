@@ -347,6 +347,34 @@ static void FreePairs(Pair **p, PetscInt n)
   (void)PetscFree(*p);
 }
 
+/* OMP_NUM_THREADS as the OpenMP runtime reads it, judged as an option is:
+ * a list of thread counts (one per nesting level), each in [1, 1024] (the
+ * bound of -threads). libgomp warns of a bad value and runs on its default,
+ * and takes a huge one at its word (100000 threads crashed in the first
+ * parallel region). With -threads N > 0 (the miniapp's) the variable is not
+ * used. */
+static PetscErrorCode CheckThreadsEnv(void)
+{
+  const char *env = getenv("OMP_NUM_THREADS");
+  PetscInt    t   = 0;
+  PetscBool   set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set));
+  if (!env || (set && t > 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  const char *q = env;
+  do {
+    char         *end;
+    unsigned long v;
+    errno = 0;
+    v     = (*q >= '0' && *q <= '9') ? strtoul(q, &end, 10) : 0;
+    PetscCheck(v >= 1 && v <= 1024 && !errno && (*end == 0 || *end == ','), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "OMP_NUM_THREADS=%s: must be a thread count in [1, 1024] (or a list of them, one per nesting level); unset it or give -threads N", env);
+    q = end + (*end == ',');
+  } while (q[-1] == ',');
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode OptStrictCheck(unsigned groups)
 {
   Pair          *p;
@@ -354,6 +382,7 @@ PetscErrorCode OptStrictCheck(unsigned groups)
   PetscErrorCode ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
+  PetscCall(CheckThreadsEnv());
   strict_groups = groups;
   PetscCall(GetPairs(&p, &n));
   for (PetscInt i = 0; i < n && !ierr; i++) ierr = CheckOption(groups, p[i].name, p[i].value);

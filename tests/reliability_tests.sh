@@ -308,6 +308,15 @@ limits) # section 3: too many ranks, too little memory, too large a network: the
   fi
   (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario heat -da_grid_x 20000 -da_grid_y 20000 -ts_max_steps 1) || exit 1
   bad 'surrogate_layers: the network would have [0-9]+ weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
+  # OMP_NUM_THREADS judged as -threads is: 100000 crashed in the first parallel region (SEGV), 0 or abc ran on the default
+  OMP_NUM_THREADS=100000 bad 'OMP_NUM_THREADS=100000: must be a thread count in \[1, 1024\]' "$app" $small
+  OMP_NUM_THREADS=1025 bad 'OMP_NUM_THREADS=1025: must be a thread count' "$train" -train_steps 1
+  for v in 0 abc 2,; do # libgomp warns of these itself (its lines come first): the run must still stop, with our line last
+    OMP_NUM_THREADS=$v "$app" $small > out.txt 2> err.txt && fail "OMP_NUM_THREADS=$v ran"
+    [ "$(tail -1 err.txt)" = "miniapp: error: OMP_NUM_THREADS=$v: must be a thread count in [1, 1024] (or a list of them, one per nesting level); unset it or give -threads N" ] || { cat err.txt; fail "OMP_NUM_THREADS=$v: no line naming it"; }
+  done
+  OMP_NUM_THREADS=100000 run t.yaml $small -threads 1 # -threads rules: the variable is not used
+  OMP_NUM_THREADS=2,1 run t.yaml $small
   ;;
 compare) # section 3/4: miniapp-compare validates shapes and refuses series that do not line up
   "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -output a10.nc > /dev/null 2>&1 || fail "setup run failed"
