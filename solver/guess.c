@@ -50,8 +50,13 @@ PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g)
   PetscCheck(m >= 0 && m <= GUESS_MAX_HIST, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, %d]", m, GUESS_MAX_HIST);
   PetscCall(PetscNew(g));
   (*g)->s = s, (*g)->m = m, (*g)->cache_step = -1;
-  if (m) PetscCall(VecDuplicateVecs(s->u, m, &(*g)->d));
-  if (m) PetscCall(VecDuplicateVecs(s->u, m, &(*g)->Ad));
+  /* one by one into zeroed arrays: a Duplicate that fails (out of memory)
+   * leaves NULLs, which GuessSpaceDestroy skips (VecDuplicateVecs leaves
+   * uninitialized entries, and destroying them crashed) */
+  PetscCall(PetscCalloc1(m, &(*g)->d));
+  PetscCall(PetscCalloc1(m, &(*g)->Ad));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecDuplicate(s->u, &(*g)->d[i]));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecDuplicate(s->u, &(*g)->Ad[i]));
   PetscCall(VecDuplicate(s->u, &(*g)->Au));
   PetscCall(VecDuplicate(s->u, &(*g)->r));
   PetscCall(VecDuplicate(s->u, &(*g)->Av));
@@ -66,8 +71,12 @@ PetscErrorCode GuessSpaceDestroy(GuessSpace *g)
 {
   PetscFunctionBegin;
   if (!*g) PetscFunctionReturn(PETSC_SUCCESS);
-  if ((*g)->m) PetscCall(VecDestroyVecs((*g)->m, &(*g)->d));
-  if ((*g)->m) PetscCall(VecDestroyVecs((*g)->m, &(*g)->Ad));
+  for (PetscInt i = 0; i < (*g)->m; i++) {
+    if ((*g)->d) PetscCall(VecDestroy(&(*g)->d[i]));
+    if ((*g)->Ad) PetscCall(VecDestroy(&(*g)->Ad[i]));
+  }
+  PetscCall(PetscFree((*g)->d));
+  PetscCall(PetscFree((*g)->Ad));
   PetscCall(VecDestroy(&(*g)->Au));
   PetscCall(VecDestroy(&(*g)->r));
   PetscCall(VecDestroy(&(*g)->Av));

@@ -308,6 +308,10 @@ limits) # section 3: too many ranks, too little memory, too large a network: the
   fi
   (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario heat -da_grid_x 20000 -da_grid_y 20000 -ts_max_steps 1) || exit 1
   bad 'surrogate_layers: the network would have [0-9]+ weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
+  # out of memory while the guess space is made: the clean-up destroyed uninitialized vectors (SEGV trace after the line)
+  for lim in 2600000 3000000; do
+    (ulimit -v $lim; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario grayscott -ts_max_steps 2 -da_grid_x 1000 -da_grid_y 1000 -coupling guess -guess_history 32 -replicas 2) || exit 1
+  done
   # OMP_NUM_THREADS judged as -threads is: 100000 crashed in the first parallel region (SEGV), 0 or abc ran on the default
   OMP_NUM_THREADS=100000 bad 'OMP_NUM_THREADS=100000: must be a thread count in \[1, 1024\]' "$app" $small
   OMP_NUM_THREADS=1025 bad 'OMP_NUM_THREADS=1025: must be a thread count' "$train" -train_steps 1
