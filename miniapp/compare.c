@@ -587,6 +587,7 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-o")) {
       if (++i == argc) die("option -o needs a file name");
+      if (out) die("-o given twice (%s and %s): one output file", out, argv[i]);
       out = argv[i];
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       printf("usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc]\n"

@@ -36,7 +36,7 @@ static PetscErrorCode Run(void)
   PetscCall(PetscOptionsString("-train_save", "checkpoint to write at the end", "", save, save, sizeof save, &hassave));
   PetscOptionsEnd();
   PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_steps %" PetscInt_FMT " must be >= 0", steps);
-  PetscCheck(batch >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 1", batch);
+  PetscCheck(batch >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)", batch);
   if (hassave) { /* before any work: the checkpoint must not overwrite the one loaded, a device or a directory */
     char     msg[2 * PETSC_MAX_PATH_LEN + 256] = "";
     pathset *ps = pathset_create();
@@ -65,8 +65,10 @@ static PetscErrorCode Run(void)
   if (hassave) PetscCall(SurrogateSave(s, save));
   PetscCall(SurrogateGetWeightsHash(s, &hash));
   PetscCall(SurrogateGetStep(s, &step));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surrogate-train: reduction %s, ranks %d, adam step %lld, loss %.9e, weights hash %016llx\n", SurrogateGetStrategyName(), (int)size, (long long)step,
-                        (double)loss, (unsigned long long)hash));
+  char lossmsg[32] = "none (no step ran)"; /* a loss is printed only when one was measured */
+  if (steps > 0) PetscCall(PetscSNPrintf(lossmsg, sizeof lossmsg, "%.9e", (double)loss));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surrogate-train: reduction %s, ranks %d, adam step %lld, loss %s, weights hash %016llx\n", SurrogateGetStrategyName(), (int)size, (long long)step, lossmsg,
+                        (unsigned long long)hash));
   PetscCall(PetscFree2(in, tgt));
   PetscCall(SurrogateDestroy(&s));
   PetscFunctionReturn(PETSC_SUCCESS);

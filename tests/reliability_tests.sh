@@ -326,6 +326,8 @@ compare) # section 3/4: miniapp-compare validates shapes and refuses series that
   "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -output a10.nc > /dev/null 2>&1 || fail "setup run failed"
   "$app" -ts_max_steps 5 -da_grid_x 12 -da_grid_y 10 -output b5.nc > /dev/null 2>&1 || fail "setup run failed"
   bad 'series do not line up: a10.nc holds 11 time records \(steps 0..10\), b5.nc holds 6' "$compare" a10.nc b5.nc
+  bad '-o given twice \(o1.nc and o2.nc\): one output file' "$compare" a10.nc a10.nc -o o1.nc -o o2.nc
+  [ ! -e o1.nc ] && [ ! -e o2.nc ] || fail "-o twice wrote a file"
   # runs of other problems are no divergence of the builds: another -ts_dt, a parameter left at its default in one, another seed
   "$app" -ts_max_steps 10 -da_grid_x 12 -da_grid_y 10 -ts_dt 0.02 -output dt.nc > /dev/null 2>&1 || fail "setup run failed"
   bad 'different problems: step 1 is at model time 1 in a10.nc and 0.02 in dt.nc \(another -ts_dt\?\)' "$compare" a10.nc dt.nc
