@@ -287,7 +287,7 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
   v->repeat_mean = v->repeat_var = -1;
   PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
-  if (o->repeat && last) {
+  if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
     PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max));
     if (!(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) { /* NaN fails too */
       size_t n = strlen(v->why);
