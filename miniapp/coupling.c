@@ -105,6 +105,18 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscCheck(c->drift_tol > 0 && c->drift_tol <= 0.5, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be in (0, 0.5] (a relative L2 drift of 0.5 is already another state)", (double)c->drift_tol);
   PetscCheck(c->pattern_factor >= 1 && c->pattern_factor <= 2, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be in [1, 2] (a factor of 2 in std(v) or in its wavenumber is already another pattern)", (double)c->pattern_factor);
   PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
+  { /* an option of another coupling mode has no effect: an error, as an unused option is (docs/options.md) */
+    static const struct {
+      const char *name;
+      unsigned    modes; /* bit m: applies with CouplingModeNames[m] */
+    } only[] = {{"-train_every", 6}, {"-train_epochs", 6}, {"-golden_weights_hash", 6}, {"-guess", 2}, {"-guess_history", 2}, {"-guess_learn", 2}, {"-guess_projection", 2},
+                {"-closure_warmup", 4}, {"-closure_tol", 4}, {"-closure_drift_tol", 4}, {"-closure_pattern_factor", 4}};
+    for (size_t k = 0; k < sizeof only / sizeof *only; k++) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, only[k].name, &has));
+      PetscCheck(!has || (only[k].modes >> c->mode & 1), c->comm, PETSC_ERR_ARG_WRONG, "%s: has no effect with -coupling %s (it applies to -coupling %s)", only[k].name, CouplingModeNames[c->mode],
+                 only[k].modes == 2 ? "guess" : only[k].modes == 4 ? "closure" : "guess or closure");
+    }
+  }
   PetscCall(CheckpointSetFromOptions(c));
   PetscCall(FaultsSetFromOptions(c));
 

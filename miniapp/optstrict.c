@@ -506,8 +506,16 @@ PetscErrorCode OptStrictCheckUnused(PetscBool final)
     const char *nm = names[i];
     if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
     if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
-    char full[256], near[512];
+    char        full[256], near[512];
+    OptType     type;
+    const char *choices;
     PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
+    if (Lookup(strict_groups, nm, &type, &choices)) { /* a real option this run does not read: say so, not "unknown" */
+      const char *where = !strncmp(nm, "surrogate_", 10) ? "a run with a network (-coupling guess or closure)" : !strncmp(nm, "gs_", 3) ? "-scenario grayscott" : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat" : NULL;
+      PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+      if (where) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (it applies to %s)", full, where);
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (see -help for what it applies to)", full);
+    }
     OptStrictSuggest(full, near, sizeof near);
     PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
     if (near[0]) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);

@@ -146,6 +146,13 @@ bad_input)
   check 'surrogate_device' -coupling guess -surrogate_device tpu
   check 'surrogate_device_id -2 must be -1' -coupling guess -surrogate_device_id -2
   check 'gs_h 1e-300: must be in \[1e-100, 1e100\]' -scenario grayscott -gs_h 1e-300
+  # an option of another coupling mode, or of the network in a run without one, has no effect: an error naming where it applies
+  check 'train_every: has no effect with -coupling none \(it applies to -coupling guess or closure\)' -ts_max_steps 1 -train_every 2
+  check 'guess: has no effect with -coupling closure \(it applies to -coupling guess\)' -ts_max_steps 1 -coupling closure -guess learned
+  check 'guess_history: has no effect with -coupling closure' -ts_max_steps 1 -coupling closure -guess_history 7
+  check 'closure_tol: has no effect with -coupling guess \(it applies to -coupling closure\)' -ts_max_steps 1 -coupling guess -closure_tol 0.1
+  check 'golden_weights_hash: has no effect with -coupling none' -ts_max_steps 1 -golden_weights_hash 0x0123456789abcdef
+  check 'surrogate_lr: not used by this run \(it applies to a run with a network' -ts_max_steps 1 -surrogate_lr 0.01
   check 'surrogate_device_id 1: names a CUDA device, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_device_id 1
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3

@@ -134,7 +134,7 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'heat_theta 0.2' -scenario heat -heat_theta 0.2
   check 'threads -1' -threads -1
   check 'ts_max_step: unknown' -ts_max_step 3
-  check 'gs_F: unknown' -scenario heat -gs_F 0.03
+  check 'gs_F: not used by this run \(it applies to -scenario grayscott\)' -scenario heat -gs_F 0.03
   check 'options_file .*nosuch.opts' -options_file "$tmp/nosuch.opts"
   check 'summary .*cannot create' -ts_max_steps 1 -summary /nonexistent-dir/x.yaml
   if [ "$strategy" != atomic ]; then check 'ksp_type pipecg' -ksp_type pipecg; fi
