@@ -380,6 +380,7 @@ static PetscErrorCode Rollback(Coupled c, PetscInt *step)
   PetscFunctionBegin;
   PetscCall(CheckpointRollback(c));
   PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
+  PetscCall(FaultsRolledBack(c, *step)); /* a state the fault had reached: not a recovery */
   (*step)--;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -67,6 +67,7 @@ typedef struct {
   PetscReal    noise_ratio;                      /* its nearest-neighbour distance / the noise */
   PetscInt     noise_window, fire_step;          /* judged in steps [fire_step, fire_step + window) */
   PetscInt     noise_replica, noise_unmeasured;  /* the outlier; checks with no noise to compare with */
+  PetscInt     stale_rollback;                   /* a rollback restored the state of this step, which the fault had reached (-1: none) */
 } FaultState;
 
 /* Per-guess tallies over the run (replica 0's systems). */
@@ -188,6 +189,7 @@ PetscErrorCode FaultsCollect(Coupled c);
 PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback);
 PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, PetscBool *rollback);
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len);
+PetscErrorCode FaultsRolledBack(Coupled c, PetscInt restored);
 PetscErrorCode FaultsSummary(Coupled c, FILE *f);
 #define FAULTS_NATTRS 16
 PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int *n);

@@ -37,7 +37,7 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
 
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
-  f->fire_step = f->noise_replica = -1;
+  f->fire_step = f->noise_replica = f->stale_rollback = -1;
   f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
@@ -320,13 +320,35 @@ PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A detected fault that was not rolled back makes the run INVALID. */
+/* After a rollback to the state of step `restored`: the atomic build's
+ * detector may judge a fault steps after the one it fired in (its replicas
+ * leave the fault-free spread later), so the last checkpoint, written after
+ * a step that looked good, can already hold it. Then the fault was not
+ * removed (the re-done steps are not judged again): noted for the verdict. */
+PetscErrorCode FaultsRolledBack(Coupled c, PetscInt restored)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  if (f->fire_step >= 0 && restored >= f->fire_step && f->stale_rollback < 0) f->stale_rollback = restored;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A detected fault that was not rolled back, or rolled back to a state it had
+ * already reached, makes the run INVALID. */
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
 {
   FaultState *f = &c->fault;
 
   PetscFunctionBegin;
   *ok = PETSC_TRUE, why[0] = 0;
+  if (f->stale_rollback >= 0) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(why, len,
+                            "the rollback restored step %" PetscInt_FMT ", which the fault (step %" PetscInt_FMT ", seen in the replicas' spread after step %" PetscInt_FMT ") had reached: not removed (-checkpoint_every N keeps an older state)",
+                            f->stale_rollback, f->fire_step, f->detected_step));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!f->detected || f->action == FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
   *ok = PETSC_FALSE;
   PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],

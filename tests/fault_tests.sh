@@ -105,7 +105,22 @@ rollback)
     [ "$(fkey "$tmp/rb$nr.yaml" rollbacks)" = 1 ] || { cat "$tmp/rb$nr.yaml"; fail "$nr replicas: expected one rollback"; }
     [ "$(key "$tmp/ref$nr.yaml" state_hash)" = "$(key "$tmp/rb$nr.yaml" state_hash)" ] || fail "$nr replicas: state_hash after the rollback differs from the fault-free run"
     echo "ok: $nr replicas, one rollback, the fault-free state_hash"
-  done ;;
+  done
+  # a fault the replicas show only a step later (atomic: by their spread): the last checkpoint already holds it, so
+  # rolling back to it removes nothing: INVALID, never VALID with the faulty state; an older checkpoint recovers
+  if [ $ordered = 0 ]; then
+    lag=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -ts_max_steps 8 -coupling guess -replicas 3 -atomic_order_seed 1 -threads 1)
+    run "$tmp/lref.yaml" "${lag[@]}"
+    rm -f "$tmp/ck.bin"
+    "$app" "${lag[@]}" -inject site=weight,epoch=5,bit=20,replica=0 -fault_action rollback -checkpoint "$tmp/ck.bin" -summary "$tmp/lrb.yaml" > /dev/null 2>&1
+    rc=$?
+    [ $rc = 2 ] && [ "$(key "$tmp/lrb.yaml" verification)" = INVALID ] || { cat "$tmp/lrb.yaml"; fail "a rollback to a checkpoint the fault had reached: exit $rc, not INVALID"; }
+    grep -q "the rollback restored step 3, which the fault (step 3, seen in the replicas' spread after step 4) had reached" "$tmp/lrb.yaml" || fail "no detail for the stale rollback"
+    rm -f "$tmp/ck.bin"
+    run "$tmp/lrb2.yaml" "${lag[@]}" -inject site=weight,epoch=5,bit=20,replica=0 -fault_action rollback -checkpoint "$tmp/ck.bin" -checkpoint_every 2
+    [ "$(key "$tmp/lref.yaml" state_hash)" = "$(key "$tmp/lrb2.yaml" state_hash)" ] || fail "the rollback to the older checkpoint did not give the fault-free state"
+    echo "ok: a rollback to a state the fault had reached is INVALID; to an older one, the fault-free state_hash"
+  fi ;;
 bad)
   check 'unknown key' "${gs[@]}" -inject site=state,step=3,bitt=2
   check 'site=nope: unknown' "${gs[@]}" -inject site=nope,step=3
