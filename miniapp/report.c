@@ -288,8 +288,15 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   v->repeat_mean = v->repeat_var = -1;
   PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
   if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
-    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max));
-    if (!(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) { /* NaN fails too */
+    PetscInt nfailed;
+    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max, &nfailed));
+    if (nfailed) {
+      size_t n = strlen(v->why);
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; %" PetscInt_FMT " of %" PetscInt_FMT " repeated solves did not converge", nfailed, o->repeat));
+      v->ok = PETSC_FALSE;
+    } else if (strcmp(VecFPNACompiledStrategy(), "atomic") && !(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) {
+      /* NaN fails too. Not in the atomic build: there every repeat reduces in another order, and a method whose
+       * path depends on it (BiCGStab: 94 to 99 iterations) ends anywhere below its tolerance; each must converge */
       size_t n = strlen(v->why);
       PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; repeated solves vary (relative residual variance %.3e >= 1e-6)", (double)(v->repeat_var / (v->repeat_mean * v->repeat_mean))));
       v->ok = PETSC_FALSE;

@@ -406,7 +406,7 @@ PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[])
 /* HPCG-style repeat check: solve the last step's system n times from a zero
  * initial guess and return the mean and variance of the final residual
  * norms and the iteration range. The state is left untouched. */
-PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max)
+PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max, PetscInt *nfailed)
 {
   Vec       x;
   PetscReal r[64], m = 0, v = 0;
@@ -418,10 +418,13 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
   PetscCall(SolverHasLastSystem(s, &has));
   PetscCheck(has, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
   PetscCall(VecDuplicate(s->u, &x));
-  *its_min = PETSC_MAX_INT, *its_max = 0;
+  *its_min = PETSC_MAX_INT, *its_max = 0, *nfailed = 0;
   for (PetscInt k = 0; k < n; k++) {
+    KSPConvergedReason why;
     PetscCall(VecSet(x, 0.0));
     PetscCall(KSPSolve(s->ksp, s->b, x));
+    PetscCall(KSPGetConvergedReason(s->ksp, &why));
+    if (why <= 0) (*nfailed)++;
     PetscCall(KSPGetIterationNumber(s->ksp, &its));
     PetscCall(KSPGetResidualNorm(s->ksp, &r[k]));
     *its_min = PetscMin(*its_min, its), *its_max = PetscMax(*its_max, its);

@@ -99,7 +99,7 @@ PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm); /* of the last
 /* HPCG-style repeat check: the last step's system solved n times from zero;
  * mean and variance of the final residual norms, iteration range. */
 PetscErrorCode SolverHasLastSystem(Solver s, PetscBool *has); /* a step solved by this process (not only restored) */
-PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max);
+PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max, PetscInt *nfailed);
 /* Algorithm-based fault detection (Huang-Abraham): every operator product
  * y = A x is checked by 1^T y = (A^T 1)^T x with a threshold from the build's
  * rounding bounds (operator.c); the result since the last query: products
