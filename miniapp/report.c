@@ -275,9 +275,10 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   }
   PetscCall(GoldenCheck(o->golden_state, v->state_hash, repro, na, v->golden_state, sizeof v->golden_state, &ok));
   PetscCall(GoldenCheck(o->golden_weights, v->weights_hash, (PetscBool)(repro && net), net ? na : "no surrogate", v->golden_weights, sizeof v->golden_weights, &ok));
-  if (v->golden_state[0] == 'n' && strstr(v->golden_state, "stock")) { /* say it in the verdict's detail too */
-    size_t n = strlen(v->why);
-    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hashes not applicable (-solver_stock_vec: PETSc's own reductions), verified by the scenario's own checks"));
+  if (!strncmp(v->golden_state, "not applicable", 14) || !strncmp(v->golden_weights, "not applicable", 14)) { /* a hash given and not checked: say it in the verdict's detail too */
+    size_t      n  = strlen(v->why);
+    const char *na = !strncmp(v->golden_state, "not applicable", 14) ? v->golden_state : v->golden_weights;
+    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hashes %s, verified by the scenario's own checks", na));
   }
   if (!ok) {
     size_t n = strlen(v->why);
