@@ -527,18 +527,29 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
       *ok = PETSC_FALSE;
     }
   }
+  PetscInt64 nother = 0;  /* the solves of the other replicas and of the exact-term run (replica 0's: SolverVerify's count) */
+  PetscBool  allok  = PETSC_TRUE;
   for (PetscInt r = 1; r <= c->nrep; r++) { /* replica 0's solves: SolverVerify */
-    Solver    s = r < c->nrep ? c->rep[r].solver : c->exact;
-    PetscBool finite;
-    char      swhy[512];
+    Solver     s = r < c->nrep ? c->rep[r].solver : c->exact;
+    PetscBool  finite;
+    char       swhy[512];
+    PetscInt64 ns;
     if (!s) continue;
     PetscCall(SolverCheckStateFinite(s, &finite));
     PetscCall(SolverSolveFailure(s, swhy, sizeof swhy));
+    PetscCall(SolverGetSolveCount(s, &ns));
+    nother += ns;
     if (!swhy[0]) continue;
+    allok = PETSC_FALSE;
     n = strlen(why);
     if (r < c->nrep) PetscCall(PetscSNPrintf(why + n, len - n, "%sreplica %" PetscInt_FMT ", %s", n ? "; " : "", r, swhy));
     else PetscCall(PetscSNPrintf(why + n, len - n, "%sthe exact-term run, %s", n ? "; " : "", swhy));
     *ok = PETSC_FALSE;
+  }
+  if (allok && nother > 0) { /* "all N solves verified" counts replica 0's: say the others were checked too */
+    n = strlen(why);
+    PetscCall(PetscSNPrintf(why + n, len - n, "%s%lld solves of %s verified too", n ? "; " : "", (long long)nother,
+                            c->exact && c->nrep > 1 ? "the other replicas and the exact-term run" : c->exact ? "the exact-term run" : "the other replicas"));
   }
   {
     PetscBool fok;

@@ -454,6 +454,12 @@ PetscErrorCode SolverGetDM(Solver s, DM *da) { *da = s->da; return PETSC_SUCCESS
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp) { *ksp = s->ksp; return PETSC_SUCCESS; }
 PetscErrorCode SolverGetScenario(Solver s, const char **name) { *name = s->scenario; return PETSC_SUCCESS; }
 
+PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n)
+{
+  *n = (PetscInt64)s->solves.nsolves;
+  return PETSC_SUCCESS;
+}
+
 /* v in the fewest digits that read back as v (0.08, not 0.080000000000000002) */
 static const char *Shortest(double v, char b[32])
 {

@@ -112,6 +112,7 @@ PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);
 PetscErrorCode SolverGetScenario(Solver s, const char **name);
+PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n); /* the solves checked (SolverSolveFailure) */
 /* The scenario's parameters as used (defaults included), as options text:
  * "-gs_Du 0.16 -gs_Dv 0.08 ..." or "-heat_D 1 -heat_theta 0.5". */
 PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);

@@ -12,6 +12,8 @@ case $name in
 replicas) # deterministic/reproducible: V_c exactly 0 at every step and epoch;
           # atomic with seeds: replicas leave replica 0 and the step is reported
   run "$tmp/r" $gs -ts_max_steps 25 -coupling guess -replicas 3 -atomic_order_seed 11 -output "$tmp/r.nc" -output_every 5
+  # the verdict counts every replica's solves: replica 0's 25 (and its side-by-side ones), then the others'
+  grep -q "; 50 solves of the other replicas verified too" "$tmp/r" || { grep verification_detail "$tmp/r"; fail "the other replicas' solves are not said to be verified"; }
   $py - "$tmp/r.nc" $ordered <<'PY' || fail "replica metrics in the NetCDF file break the build's promise"
 import sys, netCDF4, numpy as np
 d = netCDF4.Dataset(sys.argv[1]); d.set_auto_mask(False); ordered = sys.argv[2] == "1"
