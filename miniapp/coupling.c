@@ -450,6 +450,7 @@ PetscErrorCode CoupledRun(Coupled c)
     PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
     Progress(c, done, first, nsteps, t0, PETSC_TRUE);
   }
+  if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c)); /* a fault past the detectors, before the record is written out */
   if (c->checkpoint[0] && !c->stop_signal) { /* always at the end */
     PetscBool failed;
     char      why[640];
@@ -553,10 +554,10 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   }
   {
     PetscBool fok;
-    char      fwhy[256];
+    char      fwhy[512];
     PetscCall(FaultsVerify(c, &fok, fwhy, sizeof fwhy));
     n = strlen(why);
-    if (!fok) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy));
+    if (fwhy[0]) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy)); /* also a fault no detector saw */
     *ok = (PetscBool)(*ok && fok);
   }
   if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);

@@ -68,6 +68,7 @@ typedef struct {
   PetscInt     noise_window, fire_step;          /* judged in steps [fire_step, fire_step + window) */
   PetscInt     noise_replica, noise_unmeasured;  /* the outlier; checks with no noise to compare with */
   PetscInt     stale_rollback;                   /* a rollback restored the state of this step, which the fault had reached (-1: none) */
+  PetscInt     scenario_step, scenario_replica;  /* the scenario's own check after the last step failed (FaultsScenarioCheck) */
 } FaultState;
 
 /* Per-guess tallies over the run (replica 0's systems). */
@@ -190,6 +191,7 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
 PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, PetscBool *rollback);
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode FaultsRolledBack(Coupled c, PetscInt restored);
+PetscErrorCode FaultsScenarioCheck(Coupled c);
 PetscErrorCode FaultsSummary(Coupled c, FILE *f);
 #define FAULTS_NATTRS 16
 PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int *n);

@@ -37,7 +37,7 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
 
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
-  f->fire_step = f->noise_replica = f->stale_rollback = -1;
+  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = -1;
   f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
@@ -334,6 +334,36 @@ PetscErrorCode FaultsRolledBack(Coupled c, PetscInt restored)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* After the last step, in a fault experiment: the scenario's own check
+ * (Gray-Scott's bounds, heat's MMS error) on every replica. A fault that went
+ * past the run's detectors and left a state this check rejects is detected
+ * here, at the run's end, so that the fault record says so (the verdict of
+ * replica 0 is INVALID anyway); the first failing replica is recorded. */
+PetscErrorCode FaultsScenarioCheck(Coupled c)
+{
+  FaultState *f = &c->fault;
+  PetscInt    step;
+
+  PetscFunctionBegin;
+  if (!f->on && !f->checks) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
+  for (PetscInt r = 0; r < c->nrep && f->scenario_step < 0; r++) {
+    PetscBool ok;
+    char      why[256];
+    PetscCall(SolverCheckScenario(c->rep[r].solver, &ok, why, sizeof why));
+    if (ok) continue;
+    f->scenario_step = step, f->scenario_replica = r;
+    if (f->detected) break; /* a detector saw it first: the verdict names that one */
+    f->detected_step = step, f->detected = PETSC_TRUE;
+    if (f->first_alarm_step < 0) {
+      f->first_alarm_step = step, f->alarm_replica = r, f->alarm_ratio = NAN;
+      if (r == 0) PetscCall(PetscStrncpy(f->alarm_what, "the scenario's check after the last step", sizeof f->alarm_what)); /* its finding is in the verdict already */
+      else PetscCall(PetscSNPrintf(f->alarm_what, sizeof f->alarm_what, "the scenario's check after the last step, replica %" PetscInt_FMT ": %s", r, why));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A detected fault that was not rolled back, or rolled back to a state it had
  * already reached, makes the run INVALID. */
 PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
@@ -349,7 +379,12 @@ PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
                             f->stale_rollback, f->fire_step, f->detected_step));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!f->detected || f->action == FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->on && f->fired && !f->detected) { /* VALID: the run's checks passed; but say what they did not see */
+    PetscCall(PetscSNPrintf(why, len, "the fault injected in replica %d (%s, %s %lld) fired and no detector saw it%s", f->spec.replica, fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at,
+                            f->spec.replica == 0 ? " (the reported result may hold it)" : ""));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->scenario_step < 0)) PetscFunctionReturn(PETSC_SUCCESS); /* a fault seen only at the end was not rolled back */
   *ok = PETSC_FALSE;
   PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
                          c->restart_step >= 0 && f->detected_step <= c->restart_step ? " in the run this one continues (the checkpoint carries its fault record)" : ""));
@@ -397,6 +432,8 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
     } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
   }
   Step(out, "detected_by_solve_check_step", f->solvecheck_step); /* an unsolved system or a non-finite value */
+  Step(out, "detected_by_scenario_check_step", f->scenario_step); /* past the detectors, rejected by the scenario's check at the end */
+  if (f->scenario_step >= 0) Step(out, "detected_by_scenario_check_replica", f->scenario_replica);
   fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
   if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -430,6 +467,7 @@ PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int
   ATTR("fault_checks", 1, "%d", (int)f->checks);
   if (f->checks) ATTR("fault_check_alarms", 1, "%" PetscInt_FMT, f->alarms);
   ATTR("fault_detected", 1, "%d", (int)f->detected);
+  ATTR("fault_scenario_check_step", 1, "%" PetscInt_FMT, f->scenario_step);
   ATTR("fault_first_detection_step", 1, "%" PetscInt_FMT, f->detected_step);
   ATTR("fault_action", 0, "%s", FaultActionNames[f->action]);
   ATTR("fault_rollbacks", 1, "%" PetscInt_FMT, f->rollbacks);

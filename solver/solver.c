@@ -354,6 +354,15 @@ PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SolverCheckScenario(Solver s, PetscBool *ok, char *why, size_t len)
+{
+  PetscReal l2, mx;
+
+  PetscFunctionBegin;
+  PetscCall(s->ops->verify(s, &l2, &mx, ok, why, len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len)
 {
   PetscBool finite;

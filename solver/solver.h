@@ -63,6 +63,10 @@ typedef struct {
 } SolverSolveRecord;
 PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial, PetscBool *ok);
 PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok);
+/* The scenario's own check of the current state alone (Gray-Scott's bounds,
+ * heat's MMS error): what SolverVerify starts with, without its record of
+ * the solves; nothing is counted. */
+PetscErrorCode SolverCheckScenario(Solver s, PetscBool *ok, char *why, size_t len);
 PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec);
 PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len); /* "" when every check passed */
 PetscBool      SolverSolveRecordValid(const SolverSolveRecord *rec, int64_t step); /* one a run at this step could have written (a checkpoint's) */

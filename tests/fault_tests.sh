@@ -11,6 +11,8 @@
 #             and give the same bits as without checks
 #   rollback  every build (seeded order in atomic ones): a detected fault
 #             rolled back ends with the fault-free run's hashes, VALID
+#   silent    a fault no detector sees is named in the verdict; one the
+#             scenario's check rejects at the end is recorded as detected
 #   bad       malformed or out-of-range specs: one line, exit 1, no files
 #   study     scripts/faultstudy.py (docs/faults.md's tables): detect runs,
 #             compare flags a noisy detector above the exact one
@@ -121,6 +123,35 @@ rollback)
     [ "$(key "$tmp/lref.yaml" state_hash)" = "$(key "$tmp/lrb2.yaml" state_hash)" ] || fail "the rollback to the older checkpoint did not give the fault-free state"
     echo "ok: a rollback to a state the fault had reached is INVALID; to an older one, the fault-free state_hash"
   fi ;;
+silent) # a fault no detector sees: named in the verdict's detail; one the scenario's check rejects at the end is
+  # recorded as detected by it (it said 'detected: false'), in whichever replica it is (the atomic build's 2 replicas
+  # have no detector: a replica 1 out of the bounds was VALID)
+  out=-1 in=-1
+  for s in $(seq 1 40); do # the first seeds whose lowest exponent bit's flip leaves the state out of [-0.01, 1.5], and within
+    inject "$tmp/s.yaml" "${gs[@]}" -inject site=state,step=30,bit=52,seed=$s
+    v=$(fkey "$tmp/s.yaml" new_value)
+    if awk -v v="$v" 'BEGIN { exit !(v > 1.5 || v < -0.01) }'; then [ $out = -1 ] && out=$s; else [ $in = -1 ] && in=$s; fi
+    [ $out != -1 ] && [ $in != -1 ] && break
+  done
+  [ $out != -1 ] && [ $in != -1 ] || fail "no seed of 40 gave a flip out of the bounds and one within"
+  inject "$tmp/o.yaml" "${gs[@]}" -inject site=state,step=30,bit=52,seed=$out
+  [ "$(key "$tmp/o.yaml" verification)" = INVALID ] || fail "a state out of the scenario's bounds: not INVALID"
+  [ "$(fkey "$tmp/o.yaml" detected)" = true ] && [ "$(fkey "$tmp/o.yaml" detected_by_scenario_check_step)" = 30 ] && [ "$(fkey "$tmp/o.yaml" detected_by_scenario_check_replica)" = 0 ] ||
+    { cat "$tmp/o.yaml"; fail "a fault the scenario's check rejected is not recorded as detected by it"; }
+  inject "$tmp/i.yaml" "${gs[@]}" -inject site=state,step=30,bit=52,seed=$in
+  [ "$(key "$tmp/i.yaml" verification)" = VALID ] && [ "$(fkey "$tmp/i.yaml" detected)" = false ] || { cat "$tmp/i.yaml"; fail "a fault within the bounds, no detector: want VALID, not detected"; }
+  grep -q "^verification_detail: .*the fault injected in replica 0 (state, step 30) fired and no detector saw it" "$tmp/i.yaml" || { cat "$tmp/i.yaml"; fail "the verdict does not say that a fired fault went unseen"; }
+  inject "$tmp/r.yaml" "${gs[@]}" -replicas 2 -inject site=state,step=30,bit=52,seed=$out
+  [ "$(key "$tmp/r.yaml" verification)" = INVALID ] && [ "$(fkey "$tmp/r.yaml" detected)" = true ] && [ "$(fkey "$tmp/r.yaml" detected_by_scenario_check_replica)" = 1 ] ||
+    { cat "$tmp/r.yaml"; fail "replica 1 out of the scenario's bounds: want INVALID, detected (by the scenario's check in replica 1)"; }
+  rm -f "$tmp/ck.bin" # ordered builds: the replicas see it and it is rolled back; atomic: seen only after the last step, nothing rolled back: INVALID
+  inject "$tmp/b.yaml" "${gs[@]}" -replicas 2 -inject site=state,step=30,bit=52,seed=$out -fault_action rollback -checkpoint "$tmp/ck.bin"
+  if [ $ordered = 1 ]; then
+    [ "$(key "$tmp/b.yaml" verification)" = VALID ] && [ "$(fkey "$tmp/b.yaml" rollbacks)" = 1 ] || { cat "$tmp/b.yaml"; fail "-fault_action rollback: the replicas' fault was not rolled back"; }
+  else
+    [ "$(key "$tmp/b.yaml" verification)" = INVALID ] || { cat "$tmp/b.yaml"; fail "-fault_action rollback: a fault seen only after the last step was not rolled back, yet VALID"; }
+  fi
+  echo "ok: seed $out (out of the bounds) detected by the scenario's check in replica 0 and 1, INVALID; seed $in unseen, VALID and named" ;;
 bad)
   check 'unknown key' "${gs[@]}" -inject site=state,step=3,bitt=2
   check 'site=nope: unknown' "${gs[@]}" -inject site=nope,step=3
