@@ -77,6 +77,36 @@ static PetscErrorCode TrueResidual(Solver s, KSP ksp, Vec b, Vec x, PetscReal *r
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Did the solve solve its system? A KSP that converged (reason > 0) with a
+ * true residual within the check's bound did. So did one that broke down
+ * (CG's p.Ap <= 0, BiCG's rho = 0) once its true residual was within the
+ * KSP's own tolerance: with no convergence test (-ksp_norm_type none) CG
+ * iterates until the residual is rounding and p.Ap loses its sign, a
+ * breakdown of a solved system (3.7e-16 in the default deck). Any other
+ * divergence (iterations, NaN, a breakdown short of the tolerance) did not. */
+static PetscBool Solved(KSPConvergedReason reason, PetscReal rel, PetscReal rtol, PetscReal bound)
+{
+  PetscBool breakdown = (PetscBool)(reason == KSP_DIVERGED_BREAKDOWN || reason == KSP_DIVERGED_BREAKDOWN_BICG || reason == KSP_DIVERGED_INDEFINITE_PC || reason == KSP_DIVERGED_INDEFINITE_MAT);
+  return (PetscBool)((reason > 0 && rel <= bound) || (breakdown && rel <= rtol)); /* false for NaN */
+}
+
+/* The repeat check's solves (SolverRepeatCheck): solved by the rule above,
+ * and not counted in the run's record. */
+PetscErrorCode SolverRepeatSolved(Solver s, KSP ksp, Vec b, Vec x, PetscBool *ok)
+{
+  KSPConvergedReason reason;
+  PetscReal          rtol, rel = NAN;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+  *ok = (PetscBool)(reason > 0);
+  if (reason > 0 || reason == KSP_DIVERGED_ITS || reason == KSP_DIVERGED_NANORINF) PetscFunctionReturn(PETSC_SUCCESS); /* no residual changes these */
+  PetscCall(TrueResidual(s, ksp, b, x, &rel));
+  *ok = Solved(reason, rel, rtol, SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial, PetscBool *ok)
 {
   KSPConvergedReason reason;
@@ -98,7 +128,7 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   red_set_atomic_order_state(&order);
   PetscCall(ierr);
   bound = SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR);
-  *ok   = (PetscBool)(reason > 0 && rel <= bound); /* false for NaN */
+  *ok   = Solved(reason, rel, rtol, bound);
   q->nsolves++;
   if (rel / bound > q->worst || PetscIsInfOrNanReal(rel)) q->worst = PetscIsInfOrNanReal(rel) ? (double)NAN : (double)(rel / bound);
   if (*ok) PetscFunctionReturn(PETSC_SUCCESS);

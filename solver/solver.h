@@ -62,6 +62,7 @@ typedef struct {
   double  worst;           /* largest true residual / bound (NaN: a non-finite residual) */
 } SolverSolveRecord;
 PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial, PetscBool *ok);
+PetscErrorCode SolverRepeatSolved(Solver s, KSP ksp, Vec b, Vec x, PetscBool *ok);
 PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok);
 /* The scenario's own check of the current state alone (Gray-Scott's bounds,
  * heat's MMS error): what SolverVerify starts with, without its record of

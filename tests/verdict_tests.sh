@@ -73,6 +73,16 @@ solves) # every solve checked; tolerances the check cannot vouch for refused
   [ "$(key s.yaml steps)" = 1 ] || fail "the run went on after an unsolved step: steps $(key s.yaml steps)"
   grep -q 'the run stops here and is INVALID' err.txt || fail "no line on stderr for the unsolved step"
   rm -f s.yaml
+  # -ksp_norm_type none: no convergence test, so CG iterates until its residual is rounding and p.Ap loses its sign
+  # (DIVERGED_INDEFINITE_MAT at a true residual of 1e-16): a solved system, VALID (it was INVALID); a breakdown
+  # short of the tolerance is not (the skip test above)
+  broke=0
+  for nt in "$gs -ts_max_steps 5" "-scenario heat -da_grid_x 37 -da_grid_y 29 -ts_max_steps 4"; do
+    valid ok.yaml $nt -ksp_norm_type none -ksp_converged_reason -report nr.yaml
+    grep -q 'DIVERGED_INDEFINITE' ok.yaml.log && broke=$((broke + 1))
+    grep -q '^ *repeat_residual_mean:' nr.yaml || fail "-ksp_norm_type none: no repeat check in the report"
+  done
+  [ $broke -gt 0 ] || fail "no breakdown with -ksp_norm_type none: the case is not exercised"
   # what passes: the default, and the loosest tolerance allowed (the lab's)
   valid ok.yaml $gs -ts_max_steps 5
   valid ok.yaml $gs -ts_max_steps 5 -ksp_rtol 1e-4 -coupling guess
