@@ -54,6 +54,8 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   }
   PetscCheck(f->noise_factor >= 1 && f->noise_factor <= 1e6, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be in [1, 1e6] (a larger factor calls no fault a fault)", (double)f->noise_factor);
   PetscCheck(f->noise_window >= 1 && f->noise_window <= 1000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_window %" PetscInt_FMT ": must be in [1, 1000]", f->noise_window);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_checks", &set));
+  PetscCheck(!set, c->comm, PETSC_ERR_ARG_WRONG, "-surrogate_checks: use -fault_checks in the miniapp (it checks the operator's products and the train steps, and the run reads their alarms; -surrogate_checks alone checked, and no alarm reached the verdict)");
   PetscCall(PetscOptionsHasName(NULL, NULL, "-checkpoint", &ckset));
   PetscCheck(f->action != FAULT_ACTION_ROLLBACK || ckset, c->comm, PETSC_ERR_ARG_WRONG, "-fault_action rollback: needs -checkpoint FILE (the state it rolls back to)");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -384,7 +386,9 @@ PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
                             f->spec.replica == 0 ? " (the reported result may hold it)" : ""));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->scenario_step < 0)) PetscFunctionReturn(PETSC_SUCCESS); /* a fault seen only at the end was not rolled back */
+  /* corrected: rolled back (every detection under -fault_action rollback is, at once; the count travels in the
+   * checkpoint). Not a fault the run this one continues detected without rolling back, nor one seen only at the end */
+  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->rollbacks > 0 && f->scenario_step < 0)) PetscFunctionReturn(PETSC_SUCCESS);
   *ok = PETSC_FALSE;
   PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
                          c->restart_step >= 0 && f->detected_step <= c->restart_step ? " in the run this one continues (the checkpoint carries its fault record)" : ""));

@@ -126,7 +126,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   }
   {
     PetscBool on = s->ck.on, cset;
-    PetscCall(PetscOptionsBool("-surrogate_checks", "ABFT checksum checks of every train step", "SurrogateSetChecks", on, &on, &cset));
+    PetscCall(PetscOptionsBool("-surrogate_checks", "ABFT checksum checks of every train step (surrogate-train: an alarm ends it, nothing saved; the miniapp: use -fault_checks)", "SurrogateSetChecks", on, &on, &cset));
     if (cset) PetscCall(SurrogateSetChecks(s, on));
   }
   PetscOptionsEnd();

@@ -25,6 +25,8 @@ static PetscErrorCode Run(void)
   float      *in, *tgt, loss = 0.0f;
   uint64_t    hash;
   PetscInt64  step;
+  PetscInt    alarms = 0, alarm_step = 0; /* -surrogate_checks: failed checks, the first step with one */
+  char        first_what[128] = "";
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -59,9 +61,15 @@ static PetscErrorCode Run(void)
   PetscCall(PetscMalloc2((size_t)n * HEAT_NIN, &in, (size_t)n, &tgt));
   heat_samples(7, (size_t)k0, (size_t)n, 0.2f, in, tgt);
   for (PetscInt i = 0; i < steps; i++) {
+    PetscInt nfail;
+    char     what[128];
     PetscCall(SurrogateTrain(s, n, in, tgt, &loss));
     if (i == 0 || (i + 1) % 50 == 0 || i + 1 == steps) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %4" PetscInt_FMT "  loss %.6e\n", i + 1, (double)loss));
+    PetscCall(SurrogateGetCheckResult(s, &nfail, NULL, what, sizeof what)); /* -surrogate_checks: 0 when off */
+    if (nfail) alarms += nfail, alarm_step = alarm_step ? alarm_step : i + 1;
+    if (nfail && !first_what[0]) PetscCall(PetscStrncpy(first_what, what, sizeof first_what));
   }
+  PetscCheck(!alarms, PETSC_COMM_WORLD, PETSC_ERR_FP, "-surrogate_checks: %" PetscInt_FMT " failed check(s), the first in step %" PetscInt_FMT " (%s): a fault or a bug; nothing saved", alarms, alarm_step, first_what);
   if (hassave) PetscCall(SurrogateSave(s, save));
   PetscCall(SurrogateGetWeightsHash(s, &hash));
   PetscCall(SurrogateGetStep(s, &step));

@@ -98,6 +98,16 @@ rollback)
     done
     echo "ok: $spec rolled back once, final hashes equal the fault-free run's ($(key "$tmp/rb.yaml" state_hash))"
   done
+  # a restart with -fault_action rollback of a run that detected a fault and did not roll it back: nothing was
+  # rolled back, the state holds the fault: INVALID (it was VALID)
+  rs=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -fault_checks -inject site=operator,step=2,call=3,bit=28,entry=50 "${seed[@]}")
+  rm -f "$tmp/ck1.bin" "$tmp/ck2.bin"
+  "$app" "${rs[@]}" -ts_max_steps 4 -checkpoint "$tmp/ck1.bin" -summary "$tmp/f1.yaml" > /dev/null 2>&1
+  [ $? = 2 ] && [ "$(fkey "$tmp/f1.yaml" detected)" = true ] || { cat "$tmp/f1.yaml"; fail "the operator flip was not detected: the case is not exercised"; }
+  "$app" "${rs[@]}" -ts_max_steps 6 -restart "$tmp/ck1.bin" -fault_action rollback -checkpoint "$tmp/ck2.bin" -summary "$tmp/f2.yaml" > /dev/null 2>&1
+  rc=$?
+  [ $rc = 2 ] && [ "$(key "$tmp/f2.yaml" verification)" = INVALID ] || { cat "$tmp/f2.yaml"; fail "a restart with -fault_action rollback of a faulty, unrolled-back run: exit $rc, not INVALID"; }
+  echo "ok: a restart with rollback of a run that kept its fault is INVALID"
   # any replica count: the re-done step is judged afresh (3 and 4 replicas; the
   # atomic build detects a fault above the noise of the fault-free ones)
   for nr in 3 4; do
@@ -170,7 +180,9 @@ bad)
   [ "$(fkey "$tmp/oct.yaml" step)" = 10 ] || fail "step=010 read as step $(fkey "$tmp/oct.yaml" step)"
   check 'rollback: needs -checkpoint' "${gs[@]}" -fault_action rollback
   check 'fault_action' "${gs[@]}" -fault_action retry
-  check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5 ;;
+  check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5
+  # the surrogate's checks alone ran and no alarm reached the verdict (a gradient flip: VALID)
+  check '-surrogate_checks: use -fault_checks' "${guess[@]}" -surrogate_checks -inject site=gradient,epoch=3,bit=25 ;;
 study) # scripts/faultstudy.py, which writes docs/faults.md's tables: a quick
   # detect on this build, and compare's verdict on the noisy detector
   fs="$(dirname "$0")/../scripts/faultstudy.py" build=$(dirname "$(dirname "$app")")
