@@ -21,7 +21,6 @@
 #define _DEFAULT_SOURCE
 #include "outpath.h"
 #include "pathcheck.h"
-#include "report.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -46,15 +45,34 @@ static int  nearly;
 static char *early_inputs[MAX_EARLY];
 static int  nearly_inputs;
 
-static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-restart", "-checkpoint", "-output", "-summary", "-report", "-options_monitor", "-log_all", "-malloc_dump"};
+static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-options_monitor", "-log_all", "-malloc_dump"};
+
+/* The tool's own file options (ReportPrecheckSetTool): the miniapp's unless
+ * another tool says otherwise. */
+static const char       *tool_name        = "miniapp";
+static const char *const miniapp_inputs[] = {"-restart", NULL}, *const miniapp_outputs[] = {"-checkpoint", "-output", "-summary", "-report", NULL};
+static const char *const *tool_inputs = miniapp_inputs, *const *tool_outputs = miniapp_outputs;
+
+void ReportPrecheckSetTool(const char *name, const char *const inputs[], const char *const outputs[])
+{
+  tool_name = name, tool_inputs = inputs, tool_outputs = outputs;
+}
+
+static int InList(const char *key, const char *const list[])
+{
+  for (int k = 0; list[k]; k++)
+    if (!strcmp(key, list[k])) return 1;
+  return 0;
+}
 
 static void Remember(const char *key, const char *value)
 {
-  for (size_t k = 0; k < sizeof watched / sizeof *watched; k++)
-    if (!strcmp(key, watched[k]) && nearly < MAX_EARLY) {
-      snprintf(early[nearly].option, sizeof early[nearly].option, "%s", key);
-      early[nearly++].value = value ? strdup(value) : NULL;
-    }
+  int w = InList(key, tool_inputs) || InList(key, tool_outputs);
+  for (size_t k = 0; k < sizeof watched / sizeof *watched; k++) w = w || !strcmp(key, watched[k]);
+  if (w && nearly < MAX_EARLY) {
+    snprintf(early[nearly].option, sizeof early[nearly].option, "%s", key);
+    early[nearly++].value = value ? strdup(value) : NULL;
+  }
 }
 
 typedef struct {
@@ -71,7 +89,7 @@ static int Fail(const char *fmt, ...)
   va_list     ap;
   if (!rank) rank = getenv("PMI_RANK");
   if (rank && strcmp(rank, "0")) return 1;
-  fputs("miniapp: error: ", stderr);
+  fprintf(stderr, "%s: error: ", tool_name);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
@@ -286,9 +304,8 @@ static int CheckPETScFiles(void)
   for (int k = 0; k < nearly_inputs && !bad; k++) bad = pathset_add(ps, PATH_INPUT, "-options_file", early_inputs[k]);
   for (int k = 0; k < nearly && !bad; k++) {
     const char *o = early[k].option, *v = early[k].value;
-    if (!strcmp(o, "-restart") && v && v[0] && !(ck && !strcmp(ck, v))) bad = pathset_add(ps, PATH_INPUT, o, v);
-    else if ((!strcmp(o, "-checkpoint") || !strcmp(o, "-output") || !strcmp(o, "-summary") || (!strcmp(o, "-report") && !(v && !strcmp(v, "auto")))) && v && v[0])
-      bad = pathset_add(ps, PATH_OUTPUT, o, v);
+    if (InList(o, tool_inputs) && v && v[0] && !(!strcmp(o, "-restart") && ck && !strcmp(ck, v))) bad = pathset_add(ps, PATH_INPUT, o, v); /* -restart F -checkpoint F continues F */
+    else if (InList(o, tool_outputs) && !(!strcmp(o, "-report") && v && !strcmp(v, "auto")) && v && v[0]) bad = pathset_add(ps, PATH_OUTPUT, o, v);
     else if (!strcmp(o, "-history")) { /* rank 0, appended to; alone: ~/.petschistory */
       const char *h = getenv("HOME");
       if (v && v[0]) snprintf(file, sizeof file, "%s", v);

@@ -48,7 +48,9 @@ PetscErrorCode OutPathRegisterOutput(const char option[], const char path[])
 }
 
 /* A viewer value "[ascii|binary|hdf5|vtk]:FILE[:FORMAT[:MODE]]" names a file
- * PETSc writes; "draw:...", "saws:..." and ":" without a file do not. */
+ * PETSc writes; "draw:...", "saws:..." and ":" without a file do not, nor a
+ * value that is not a viewer (a number, a word). "binary" alone writes
+ * binaryoutput. */
 static PetscErrorCode RegisterViewer(const char *name, const char *value)
 {
   static const char *const filetypes[] = {"", "ascii", "binary", "hdf5", "vtk"};
@@ -57,6 +59,11 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
   size_t                   tlen, flen;
 
   PetscFunctionBegin;
+  if (!strcmp(value, "binary") || !strcmp(value, "binary:") || !strncmp(value, "binary::", 8)) { /* PETSc's default file name */
+    PetscCall(OutPathRegisterOutput(name, "binaryoutput"));
+    if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!colon) PetscFunctionReturn(PETSC_SUCCESS);
   tlen = (size_t)(colon - value), flen = strcspn(colon + 1, ":");
   if (!flen || flen >= sizeof file) PetscFunctionReturn(PETSC_SUCCESS);
@@ -84,10 +91,12 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       continue;
     }
     if (!name) continue;
-    if (!strstr(name, "view") && !strstr(name, "monitor") && !strstr(name, "log") && strcmp(name, "-history")) { /* not a viewer (-info :vec is a filter) */
+    if (!strcmp(name, "-info") || !strcmp(name, "-options_file") || !strcmp(name, "-options_file_yaml")) { /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
       name = NULL;
       continue;
     }
+    /* any other option whose value is a viewer naming a file: -*_view*, -*_monitor*, but also -ksp_converged_reason,
+     * -ksp_converged_rate, prefixed ones (-sub_ksp_...), whatever PETSc reads with PetscOptionsGetViewer */
     if (!strcmp(name, "-history")) {
       PetscCall(OutPathRegisterOutput(name, tok));
       if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));

@@ -34,4 +34,15 @@ PetscErrorCode OutPathCheck(MPI_Comm comm);
  * written; then forget the register. */
 PetscErrorCode OutPathFinalize(void);
 
+/* optfiles.c, before PetscInitialize: every options file PETSc will read is
+ * readable, text, not a directory, includes no cycle; each is registered as
+ * an input. The files PETSc's own early options write (-history, -info,
+ * -log_trace, -malloc_view) are checked against them and the tool's file
+ * options. Prints one line "<tool>: error: ..." and returns 1 otherwise. */
+int  ReportPrecheckOptionsFiles(int argc, char **argv);
+int  ReportOptionsFilesRead(const char ***files); /* the options files the pre-check read, in order */
+/* Another tool than the miniapp: its name and its file options (NULL-ended
+ * lists, static), before ReportPrecheckOptionsFiles. */
+void ReportPrecheckSetTool(const char *name, const char *const inputs[], const char *const outputs[]);
+
 #endif

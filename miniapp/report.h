@@ -7,11 +7,7 @@
 
 #include "coupling.h"
 
-/* Before PetscInitialize: every options file PETSc will read is readable,
- * text, not a directory, includes no cycle; each is registered as an input
- * (outpath.h). Prints one line and returns 1 otherwise. */
-int            ReportPrecheckOptionsFiles(int argc, char **argv);
-int            ReportOptionsFilesRead(const char ***files); /* the options files the pre-check read, in order */
+#include "outpath.h" /* the options-file pre-check (optfiles.c) */
 /* Run rules (deckrules.c, docs/benchmark.md): official = the deck as its
  * file writes it, tunables aside; modified lists the options that differ. */
 void           ReportSetCommandLine(int argc, char **argv);

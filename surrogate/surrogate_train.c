@@ -5,7 +5,7 @@
 #include "surrogate.h"
 #include "heatdata.h"
 #include "optstrict.h" /* miniapp/: every option by its declared type, before any work */
-#include "pathcheck.h"
+#include "outpath.h"   /* miniapp/: outputs that would destroy data are refused */
 
 #include <stdio.h>
 #include <string.h>
@@ -39,15 +39,11 @@ static PetscErrorCode Run(void)
   PetscOptionsEnd();
   PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_steps %" PetscInt_FMT " must be >= 0", steps);
   PetscCheck(batch >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)", batch);
-  if (hassave) { /* before any work: the checkpoint must not overwrite the one loaded, a device or a directory */
-    char     msg[2 * PETSC_MAX_PATH_LEN + 256] = "";
-    pathset *ps = pathset_create();
-    PetscCheck(ps && !pathset_add(ps, PATH_OUTPUT, "-train_save", save) && (!hasload || !pathset_add(ps, PATH_INPUT, "-train_load", load)), PETSC_COMM_WORLD, PETSC_ERR_MEM, "out of memory");
-    if (rank == 0) (void)pathset_check(ps, msg, sizeof msg);
-    pathset_destroy(&ps);
-    PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PETSC_COMM_WORLD));
-    PetscCheck(!msg[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s", msg);
-  }
+  /* before any work: the checkpoint must not overwrite the one loaded, an options file, a file PETSc writes
+   * (-log_view :F, -ksp_converged_reason ascii:F, ...), a device or a directory (miniapp/outpath.h) */
+  if (hassave) PetscCall(OutPathRegisterOutput("-train_save", save));
+  if (hasload) PetscCall(OutPathRegisterInput("-train_load", load));
+  PetscCall(OutPathCheck(PETSC_COMM_WORLD));
 
   PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));
   PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
@@ -100,15 +96,20 @@ int main(int argc, char **argv)
 
   /* Errors come back as codes; print the specific message once, not a
    * trace (also for the options PetscInitialize reads). */
+  static const char *const inputs[] = {"-train_load", NULL}, *const outputs[] = {"-train_save", NULL};
+  ReportPrecheckSetTool("surrogate-train", inputs, outputs);
+  if (ReportPrecheckOptionsFiles(argc, argv)) return 1; /* options files, and what -history and the like would write */
   (void)PetscPushErrorHandler(KeepFirstError, NULL);
   if (PetscInitialize(&argc, &argv, NULL, help)) {
     fprintf(stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "PetscInitialize failed");
     return 1;
   }
-  ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN); /* every option by its type, before any work */
+  ierr = OutPathRegisterPETScOutputs(); /* the files PETSc's viewers would write (cleared by OutPathFinalize if the run stops before its check) */
+  if (!ierr) ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN); /* every option by its type, before any work */
   if (!ierr) ierr = Run();
   if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
   if (ierr) PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "unknown error");
+  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscFinalize());
   return ierr ? 1 : 0;

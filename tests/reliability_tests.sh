@@ -46,6 +46,16 @@ outputs) # section 1: no output may replace an input, another output or a device
   "$train" -train_steps 1 -train_save ck.bin > /dev/null 2>&1 || fail "surrogate-train could not write ck.bin"
   before="$before$(sum ck.bin)"
   bad 'train_save ./ck.bin: is the input -train_load ck.bin' "$train" -train_steps 1 -train_load ck.bin -train_save ./ck.bin
+  # every PETSc option whose value is a file viewer, whatever its name (-ksp_converged_reason ascii:F replaced the
+  # deck), and PETSc's file options in surrogate-train too (-log_view :F, -history F replaced or appended to its input)
+  bad 'ksp_converged_reason deck.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts -ksp_converged_reason ascii:deck.opts
+  bad 'sub_ksp_converged_rate deck.opts: is the input -options_file deck.opts' "$app" -options_file deck.opts -sub_ksp_converged_rate ascii:deck.opts
+  bad 'ksp_converged_rate x.yaml and -summary x.yaml name the same file' "$app" $small -ksp_converged_rate ascii:x.yaml -summary x.yaml
+  bad 'log_view ck.bin: is the input -train_load ck.bin' "$train" -train_steps 1 -train_load ck.bin -log_view :ck.bin
+  bad 'history ck.bin: is the input -train_load ck.bin' "$train" -train_steps 1 -train_load ck.bin -history ck.bin
+  bad 'log_view deck.opts: is the input -options_file deck.opts' "$train" -train_steps 1 -options_file deck.opts -log_view :deck.opts
+  bad 'log_view new.bin and -train_save new.bin name the same file' "$train" -train_steps 1 -train_save new.bin -log_view :new.bin
+  [ ! -e new.bin ] && [ ! -e x.yaml ] || fail "a refused run left an output"
   [ "$(sum deck.opts a.nc b.nc ck.bin)" = "$before" ] || fail "an input was modified"
   # devices, FIFOs and directories are never replaced; a directory fails before the run
   bad 'output /dev/full: is a character device' "$app" $small -output /dev/full
