@@ -389,11 +389,12 @@ static PetscErrorCode Rollback(Coupled c, PetscInt *step)
  * wrote the checkpoint), to -ts_max_steps. */
 PetscErrorCode CoupledRun(Coupled c)
 {
-  PetscInt nsteps, first, e0 = c->epoch;
+  PetscInt nsteps, first, e0 = c->epoch, its0, none, fischer;
   double   t0 = MPI_Wtime(), tm;
 
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
+  PetscCall(CoupledGetIterations(c, &its0, &none, &fischer)); /* a restart's: the checkpoint's count */
   if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
   else { /* the run this one continues stopped on an unsolved step: nothing to continue */
     PetscBool failed;
@@ -462,6 +463,8 @@ PetscErrorCode CoupledRun(Coupled c)
   c->times.total = MPI_Wtime() - t0;
   PetscCall(SolverGetStep(c->rep[0].solver, &c->times.steps, NULL, NULL, NULL));
   c->times.steps -= first, c->times.epochs = c->epoch - e0; /* this process's work */
+  PetscCall(CoupledGetIterations(c, &c->times.its, &none, &fischer));
+  c->times.its -= its0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

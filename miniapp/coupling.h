@@ -28,7 +28,8 @@ typedef struct _p_Coupled *Coupled;
 typedef struct {
   double solve, features, predict, train, metrics, output, baselines, total;
   double train_samples, predict_points; /* global, all replicas */
-  PetscInt epochs, steps;
+  PetscInt epochs, steps; /* this process's: a restart's timed steps exclude the checkpoint's */
+  PetscInt its;           /* Krylov iterations of all replicas in those steps */
 } CoupledTimes;
 
 PetscErrorCode CoupledCreate(MPI_Comm comm, Coupled *c);

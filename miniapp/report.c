@@ -288,6 +288,7 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
   v->repeat_mean = v->repeat_var = -1;
   PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
+  v->repeat_skipped = !o->repeat ? NULL : !last ? "not run: this run solved no step (a restart at the last step)" : !v->ok ? "not run: the run is INVALID already" : NULL; /* in the report */
   if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
     PetscInt nfailed;
     PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max, &nfailed));
@@ -377,11 +378,13 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
       }
     fclose(ci);
   }
+  /* rates of this process's work: after a restart, the steps and iterations it ran (the counts below are the
+   * whole run's); none ran (a restart at the last step): null, not 0 */
   work = t.solve + t.features + t.predict + t.train; /* the coupled loop's own work */
-  ups  = (double)npts * steps * nrep;
-  fom  = work > 0 ? ups / work / 1e6 : 0;
-  tpi  = its > 0 ? t.solve / its : 0;
-  gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : 0;
+  ups  = (double)npts * t.steps * nrep;
+  fom  = work > 0 && t.steps > 0 ? ups / work / 1e6 : NAN;
+  tpi  = t.its > 0 ? t.solve / t.its : NAN;
+  gbs  = t.its > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : NAN;
 
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
   PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
@@ -454,11 +457,13 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(CoupledWriteReportCoupling(c, f));
   PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
   PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", yaml_num("%.6f", seconds),
-                         yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train), yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines), yaml_num("%.6e", steps > 0 ? work / steps : 0.0)));
+                         yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train), yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines), yaml_num("%.6e", t.steps > 0 ? work / t.steps : NAN)));
+  PetscCall(PetscFPrintf(comm, f, "  timed_steps: %" PetscInt_FMT "\n  timed_iterations: %" PetscInt_FMT "\n", t.steps, t.its)); /* what the rates divide by */
   PetscCall(PetscFPrintf(comm, f, "verification:\n"));
   if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", yaml_num("%.6e", (double)v->mms_l2)));
   PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", yaml_str(v->why), (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
   if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash, yaml_str(v->golden_weights)));
+  if (v->repeat_skipped) PetscCall(PetscFPrintf(comm, f, "  repeat_check: %s\n", yaml_str(v->repeat_skipped)));
   if (!(v->repeat_mean < 0))
     PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
   PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", yaml_num("%.6f", fom)));

@@ -32,6 +32,7 @@ typedef struct {
   uint64_t  state_hash, weights_hash;
   char      golden_state[96], golden_weights[96];
   PetscReal repeat_mean, repeat_var; /* negative: not run */
+  const char *repeat_skipped;        /* why it was not run (-repeat_check given); NULL otherwise */
   PetscInt  repeat_its_min, repeat_its_max;
 } ReportVerdict;
 
