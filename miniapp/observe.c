@@ -150,17 +150,23 @@ PetscErrorCode ObserveEpoch(Coupled c, PetscInt step)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_metrics, 0, 0, 0, 0));
+  uint64_t        opt0 = 0;
+
   PetscCall(SurrogateGetWeights(c->rep[0].net, c->rep[0].w32, c->nweights));
+  PetscCall(SurrogateGetOptimizerHash(c->rep[0].net, &opt0));
   for (PetscInt r = 0; r < c->nrep; r++) {
     metrics_acc acc;
     metrics_t   m;
+    uint64_t    opt = opt0;
     if (r > 0) PetscCall(SurrogateGetWeights(c->rep[r].net, c->rep[r].w32, c->nweights));
     PetscCall(CheckFinite(c, r, "weights", step, c->nweights, c->rep[r].w32));
     PetscCall(CheckFinite(c, r, "loss", step, 1, &c->last_loss[r]));
     metrics_reset(&acc);
     metrics_addf(&acc, (size_t)c->nweights, c->rep[0].w32, c->rep[r].w32); /* weights are replicated on all ranks */
     metrics_finish(&acc, &m);
-    if (m.vc > 0 && c->first_div_epoch[r] < 0) c->first_div_epoch[r] = c->epoch;
+    if (r > 0) PetscCall(SurrogateGetOptimizerHash(c->rep[r].net, &opt));
+    /* the training state differs: the weights, or Adam's moments (a flip can change them epochs before the weights) */
+    if ((m.vc > 0 || opt != opt0) && c->first_div_epoch[r] < 0) c->first_div_epoch[r] = c->epoch;
     c->last_weights[r] = m;
     rec[r]             = (ncout_epoch_rec){.loss = c->last_loss[r], .weights_vc = m.vc, .weights_rel_l2 = m.rel_l2};
     PetscCall(SurrogateGetWeightsHash(c->rep[r].net, &rec[r].weights_hash));

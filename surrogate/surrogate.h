@@ -63,6 +63,9 @@ PETSC_EXTERN PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscI
 PETSC_EXTERN PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n);
 /* Wrapping sum of hash_termf(i, w_i): equal hashes <=> (almost surely) equal bits. */
 PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash);
+/* The same kind of hash of Adam's moments m and v: the rest of the state a
+ * train step carries forward (a flip can change them before the weights). */
+PETSC_EXTERN PetscErrorCode SurrogateGetOptimizerHash(Surrogate s, uint64_t *hash);
 PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
 PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
 /* after SetUp: host memory for arrays that cross to the device every step (training

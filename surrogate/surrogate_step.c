@@ -178,6 +178,18 @@ PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateGetOptimizerHash(Surrogate s, uint64_t *hash)
+{
+  uint64_t h = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateSyncHost_Private(s));
+  for (size_t i = 0; i < s->nparam; i++) h += hash_termf(i, s->m[i]) + hash_termf(s->nparam + i, s->v[i]);
+  *hash = h;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step)
 {
   PetscFunctionBeginUser;

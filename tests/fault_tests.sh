@@ -98,6 +98,18 @@ rollback)
     done
     echo "ok: $spec rolled back once, final hashes equal the fault-free run's ($(key "$tmp/rb.yaml" state_hash))"
   done
+  # ordered builds: a gradient flip changes Adam's moments epochs before the weights; the replicas compare the
+  # moments too, so it is seen in its epoch and rolled back (it was seen 4 epochs later, when every checkpoint held
+  # it: 10 rollbacks, exit 1)
+  if [ $ordered = 1 ]; then
+    ad=(-scenario grayscott -da_grid_x 32 -da_grid_y 32 -ts_max_steps 12 -replicas 2 -coupling guess -surrogate_lr 1e-2)
+    run "$tmp/aref.yaml" "${ad[@]}"
+    rm -f "$tmp/ck.bin"
+    run "$tmp/arb.yaml" "${ad[@]}" -inject site=gradient,epoch=6,bit=6 -fault_action rollback -checkpoint "$tmp/ck.bin"
+    [ "$(fkey "$tmp/arb.yaml" detected_by_replicas_epoch)" = 6 ] && [ "$(fkey "$tmp/arb.yaml" rollbacks)" = 1 ] || { cat "$tmp/arb.yaml"; fail "a flip that changed only Adam's moments: not seen in its epoch, or not rolled back once"; }
+    for k in state_hash weights_hash; do [ "$(key "$tmp/aref.yaml" $k)" = "$(key "$tmp/arb.yaml" $k)" ] || fail "moments flip: $k after the rollback differs from the fault-free run"; done
+    echo "ok: a flip of Adam's moments seen in its epoch (6), rolled back once, the fault-free hashes"
+  fi
   # a restart with -fault_action rollback of a run that detected a fault and did not roll it back: nothing was
   # rolled back, the state holds the fault: INVALID (it was VALID)
   rs=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -fault_checks -inject site=operator,step=2,call=3,bit=28,entry=50 "${seed[@]}")
