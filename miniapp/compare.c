@@ -251,15 +251,60 @@ static const char *option_value(const char *opts, const char *name, char *v, siz
   return NULL;
 }
 
+/* Options two compared runs may differ in: where and how they ran, what they
+ * wrote or printed, the atomic order's seed and the replicas (the point of a
+ * comparison), an injected fault. Every other option steers the arithmetic
+ * (-ksp_rtol, -surrogate_lr, -guess ...): runs that differ in one would be
+ * read as rounding divergence. */
+static int compare_free(const char *name)
+{
+  static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-output", "-output_every", "-summary", "-report",
+                                      "-report_anonymize", "-progress", "-progress_interval", "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
+                                      "-help", "-history", "-no_signal_handler", "-fp_trap", "-version", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol",
+                                      "-ts_max_steps", "-atomic_order_seed", "-replicas", "-inject", "-ksp_fpnacg_fuse"};
+  static const char *const prefixes[] = {"-fault_", "-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (!strcmp(name, names[k])) return 1;
+  for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
+    if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return 1;
+  return strstr(name, "_view") || strstr(name, "_monitor") || strstr(name, "_converged_reason") || strstr(name, "_converged_rate");
+}
+
+/* Every option A's run was given (its `options` attribute) that is not
+ * free must be given to B's with the same value (0.03 and 3e-2 are one; the
+ * CG implementations fpnacg and cg give the same bits). */
+static void check_options(const run *a, const char *va, const run *b, const char *vb)
+{
+  char words[16384], *save = NULL;
+  snprintf(words, sizeof words, "%s", va);
+  for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+    char x[256], y[256];
+    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name)) continue; /* a value, or free */
+    const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
+    int         inb = 0;
+    size_t      n   = strlen(name);
+    for (const char *p = vb; (p = strstr(p, name)); p += n)
+      if ((p == vb || p[-1] == ' ') && (p[n] == ' ' || !p[n])) inb = 1;
+    int cga = !strcmp(name, "-ksp_type") && xa && (!strcmp(xa, "cg") || !strcmp(xa, "fpnacg")); /* the default is fpnacg */
+    if (!inb && (cga || !strncmp(name, "-gs_", 4) || !strncmp(name, "-heat_", 6))) continue; /* scenario values: the attribute `parameters` has them with the defaults */
+    if (!inb) die("different runs: %s was given %s%s%s, %s was not (a setting of the arithmetic: its differences are not rounding)", a->path, name, xa ? " " : "", xa ? xa : "", b->path);
+    char  *ea = NULL, *eb = NULL;
+    double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
+    int    cg   = cga && yb && (!strcmp(yb, "cg") || !strcmp(yb, "fpnacg"));
+    int    same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) || cg;
+    if (!same) die("different runs: %s has %s %s, %s has %s %s (a setting of the arithmetic: its differences are not rounding)", a->path, name, xa ? xa : "(no value)", b->path, name, yb ? yb : "(no value)");
+  }
+}
+
 /* A and B must be runs of one problem: the same scenario, coupling mode and
- * initial condition, the same model time at every step (another -ts_dt), and
- * the same scenario parameters (the attribute `parameters`, defaults
- * included; in files written without it, every -gs_* and -heat_* option both
- * name). Else a difference would be read as the builds' divergence. */
+ * initial condition, the same model time at every step (another -ts_dt), the
+ * same scenario parameters (the attribute `parameters`, defaults included)
+ * and the same options but the free ones (check_options). Else a difference
+ * would be read as the builds' divergence. */
 static void check_problem(const run *a, const run *b)
 {
   static const char *const keys[] = {"scenario", "coupling", "gs_seed"};
-  char va[4096], vb[4096];
+  char va[16384], vb[16384];
   for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
     attr(a, keys[k], va, sizeof va), attr(b, keys[k], vb, sizeof vb);
     if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has %s %s, %s has %s %s", a->path, keys[k], va, b->path, keys[k], vb);
@@ -270,18 +315,8 @@ static void check_problem(const run *a, const run *b)
   }
   attr(a, "parameters", va, sizeof va), attr(b, "parameters", vb, sizeof vb); /* the values used, defaults included */
   if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has parameters %s, %s has %s", a->path, va, b->path, vb);
-  attr(a, "options", va, sizeof va), attr(b, "options", vb, sizeof vb); /* files without them: the parameters both name */
-  char words[4096], *save = NULL;
-  snprintf(words, sizeof words, "%s", va);
-  for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
-    char x[256], y[256];
-    if (strncmp(name, "-gs_", 4) && strncmp(name, "-heat_", 6)) continue;
-    const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
-    char *ea, *eb;
-    double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
-    int    same = !xa || !yb || !strcmp(xa, yb) || (!*ea && !*eb && na == nb); /* 0.03 and 3e-2 are one value */
-    if (!same) die("different problems: %s has %s %s, %s has %s %s", a->path, name, xa, b->path, name, yb);
-  }
+  attr(a, "options", va, sizeof va), attr(b, "options", vb, sizeof vb);
+  if (strcmp(va, "-") && strcmp(vb, "-")) check_options(a, va, b, vb), check_options(b, vb, a, va);
 }
 
 /* Replica 0's plane of every component at snapshot index k into

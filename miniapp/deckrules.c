@@ -68,7 +68,7 @@ PetscBool ReportOptionIn(const char *name, const char *const names[], size_t nn)
     if (!strcmp(name, names[k])) return PETSC_TRUE;
   for (size_t k = 0; k < sizeof diag / sizeof *diag; k++)
     if (!strncmp(name, diag[k], strlen(diag[k]))) return PETSC_TRUE;
-  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")));
+  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")) || (n > 15 && !strcmp(name + n - 15, "_converged_rate")));
 }
 
 /* Options a submitter may change: where and how the run executes, what it

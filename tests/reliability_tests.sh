@@ -348,6 +348,12 @@ compare) # section 3/4: miniapp-compare validates shapes and refuses series that
   bad 'different problems: g1.nc has parameters -gs_Du 0.16 -gs_Dv 0.08 -gs_F 0.04 .*, gF.nc has .*-gs_F 0.05 ' "$compare" g1.nc gF.nc
   bad 'different problems: g1.nc has gs_seed 1, gs.nc has gs_seed 5' "$compare" g1.nc gs.nc
   "$compare" g1.nc g4.nc > out.txt 2>&1 || { cat out.txt; fail "-gs_F 4e-2 (the default, written another way) was refused"; }
+  # nor runs with another setting of the arithmetic (a tolerance, the learning rate, the guess), given or left out in either
+  "$app" $gs -ksp_rtol 1e-6 -output gr.nc > /dev/null 2>&1 && "$app" $gs -ksp_rtol 1e-7 -output gr7.nc > /dev/null 2>&1 && "$app" $gs -ksp_type cg -replicas 2 -atomic_order_seed 4 -log_view :lv.txt -output gc.nc > /dev/null 2>&1 || fail "setup runs failed"
+  bad 'different runs: gr.nc was given -ksp_rtol 1e-6, g1.nc was not' "$compare" g1.nc gr.nc
+  bad 'different runs: gr.nc was given -ksp_rtol 1e-6, g1.nc was not' "$compare" gr.nc g1.nc
+  bad 'different runs: gr.nc has -ksp_rtol 1e-6, gr7.nc has -ksp_rtol 1e-7' "$compare" gr.nc gr7.nc
+  "$compare" g1.nc gc.nc > out.txt 2>&1 || { cat out.txt; fail "runs that differ in replicas, seed, a log and cg for the default fpnacg (the same bits) were refused"; }
   /usr/bin/python3 - <<'PY' || fail "could not write the misshaped files (python3-netcdf4)"
 import netCDF4, numpy as np
 src = netCDF4.Dataset("a10.nc")
