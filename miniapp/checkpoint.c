@@ -294,7 +294,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     FaultState keep = c->fault;
     PetscCall(CkptData(ck, "faults/record", &c->fault, sizeof c->fault));
     if (rollback) c->fault = keep;
-    c->fault.on = keep.on, c->fault.checks = keep.checks, c->fault.spec = keep.spec, c->fault.action = keep.action, c->fault.noise_factor = keep.noise_factor;
+    c->fault.on = keep.on, c->fault.checks = keep.checks, c->fault.spec = keep.spec, c->fault.action = keep.action, c->fault.noise_factor = keep.noise_factor, c->fault.noise_window = keep.noise_window; /* the options a restart may change */
   }
   if (!writing) {
     c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;

@@ -80,7 +80,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   }
   PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
-  PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined)", NULL, c->baselines, &c->baselines, &set));
+  PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined); on by default with -coupling guess", NULL, c->baselines, &c->baselines, &set));
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
   PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
   PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", NULL, c->drift_tol, &c->drift_tol, NULL));
@@ -109,7 +109,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
     static const struct {
       const char *name;
       unsigned    modes; /* bit m: applies with CouplingModeNames[m] */
-    } only[] = {{"-train_every", 6}, {"-train_epochs", 6}, {"-golden_weights_hash", 6}, {"-guess", 2}, {"-guess_history", 2}, {"-guess_learn", 2}, {"-guess_projection", 2},
+    } only[] = {{"-coupling_baselines", 2}, {"-train_every", 6}, {"-train_epochs", 6}, {"-golden_weights_hash", 6}, {"-guess", 2}, {"-guess_history", 2}, {"-guess_learn", 2}, {"-guess_projection", 2},
                 {"-closure_warmup", 4}, {"-closure_tol", 4}, {"-closure_drift_tol", 4}, {"-closure_pattern_factor", 4}};
     for (size_t k = 0; k < sizeof only / sizeof *only; k++) {
       PetscCall(PetscOptionsHasName(NULL, NULL, only[k].name, &has));

@@ -403,11 +403,13 @@ int OptStrictExplain(const char *mess, char *line, size_t len)
   if (sscanf(mess, "Input string %255s has no integer value%n", text, &end) == 1 && end) what = "not an integer";
   else if (sscanf(mess, "Input string %255s has no numeric value%n", text, &end) == 1 && end) what = "not a number";
   else if (sscanf(mess, "Unknown logical value: %255[^\n]%n", text, &end) == 1 && end) what = "not a true/false value (use 1, 0, true, false, yes, no, on or off)";
+  else if (sscanf(mess, "Unsupported viewer %255s%n", text, &end) == 1 && end) what = "not a viewer (use ascii:FILE, :FILE, binary:FILE, draw, or no value for standard output)";
   if (!what || GetPairs(&p, &n)) return 0; /* a parse error comes from reading the database: it exists, PetscInitialize done or not */
+  int viewer = !strncmp(mess, "Unsupported viewer", 18); /* of a text option: the monitor's or viewer's value */
   for (PetscInt i = 0; i < n && !done; i++) {
     OptType     type;
     const char *choices;
-    if (!p[i].value || strcmp(p[i].value, text) || (Lookup(strict_groups, p[i].name, &type, &choices) && type == T_TEXT)) continue;
+    if (!p[i].value || strcmp(p[i].value, text) || (!viewer && Lookup(strict_groups, p[i].name, &type, &choices) && type == T_TEXT)) continue;
     snprintf(line, len, "-%s %s: %s", p[i].name, text, what);
     done = 1;
   }

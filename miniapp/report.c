@@ -288,7 +288,7 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
   /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
   v->repeat_mean = v->repeat_var = -1;
   PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
-  v->repeat_skipped = !o->repeat ? NULL : !last ? "not run: this run solved no step (a restart at the last step)" : !v->ok ? "not run: the run is INVALID already" : NULL; /* in the report */
+  v->repeat_skipped = !o->repeat ? NULL : !last ? "not run: this run solved no step (-ts_max_steps 0, or a restart at the last step)" : !v->ok ? "not run: the run is INVALID already" : NULL; /* in the report */
   if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
     PetscInt nfailed;
     PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max, &nfailed));

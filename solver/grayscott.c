@@ -21,8 +21,8 @@ static PetscErrorCode GSSetFromOptions(Solver s)
   PetscCall(PetscOptionsReal("-gs_h", "Grid spacing", NULL, h, &h, NULL));
   PetscCall(PetscOptionsInt("-gs_seed", "Seed of the initial perturbation", NULL, s->gs_seed, &s->gs_seed, NULL));
   PetscOptionsEnd();
-  PetscCheck(s->Du >= 0 && s->Du < 1e6 && PetscIsNormalReal(s->Du + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Du %g: must be a finite value >= 0", (double)s->Du);
-  PetscCheck(s->Dv >= 0 && s->Dv < 1e6 && PetscIsNormalReal(s->Dv + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Dv %g: must be a finite value >= 0", (double)s->Dv);
+  PetscCheck(s->Du >= 0 && s->Du < 1e6 && PetscIsNormalReal(s->Du + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Du %g: must be in [0, 1e6)", (double)s->Du);
+  PetscCheck(s->Dv >= 0 && s->Dv < 1e6 && PetscIsNormalReal(s->Dv + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Dv %g: must be in [0, 1e6)", (double)s->Dv);
   PetscCheck(s->F >= 0 && s->F <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_F %g: must be in [0, 1]", (double)s->F);
   PetscCheck(s->k >= 0 && s->k <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_k %g: must be in [0, 1]", (double)s->k);
   PetscCheck(h > 0 && PetscIsNormalReal(h), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_h %g: must be positive", (double)h);

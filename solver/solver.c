@@ -193,9 +193,10 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(CheckKSPType(s, *ksp));
   PetscCall(CheckPCType(s, *ksp));
   {
-    PetscReal rtol, atol;
+    PetscReal rtol, atol, dtol;
     PetscInt  maxit;
-    PetscCall(KSPGetTolerances(*ksp, &rtol, &atol, NULL, &maxit));
+    PetscCall(KSPGetTolerances(*ksp, &rtol, &atol, &dtol, &maxit));
+    PetscCheck(dtol >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_divtol %g: must be at least 1 (a solve is called diverged once its residual exceeds this times the first; below 1 every solve would)", (double)dtol);
     PetscCheck(rtol > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: must be positive (with none, every solve runs to -ksp_atol or -ksp_max_it)", (double)rtol);
     PetscCheck(atol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_atol %g: must not be negative", (double)atol);
     PetscCheck(maxit >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_max_it %" PetscInt_FMT ": must be at least 1", maxit);
@@ -379,7 +380,7 @@ PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *o
     PetscCall(SolverSolveFailure(s, why + n, len - n));
   } else if (s->solves.nsolves) {
     PetscCall(PetscSNPrintf(why + n, len - n, "%sall %lld solves verified (true residual <= %.0f x max(-ksp_rtol, %g); worst %.2g of it)", n ? "; " : "", (long long)s->solves.nsolves, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR, s->solves.worst));
-  }
+  } else PetscCall(PetscSNPrintf(why + n, len - n, "%sno step run (-ts_max_steps %" PetscInt_FMT "): only the initial state was checked", n ? "; " : "", s->max_steps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -137,6 +137,7 @@ bad_input)
   check 'closure_warmup 0' -coupling closure -closure_warmup 0
   check 'closure: scenario heat' -scenario heat -coupling closure
   check 'coupling_baselines: only with -coupling guess' -coupling_baselines
+  check 'coupling_baselines: has no effect with -coupling none' -coupling_baselines 0
   check 'guess' -coupling guess -guess fischer
   check 'guess_history 33' -coupling guess -guess_history 33
   check 'closure_tol' -coupling closure -closure_tol -1

@@ -65,6 +65,11 @@ replicas)
     inject "$tmp/r.yaml" "${gs[@]}" -replicas 3 -inject site=state,step=9,bit=51,entry=100
     [ "$(fkey "$tmp/r.yaml" detected_above_noise_step)" = 9 ] || { cat "$tmp/r.yaml"; fail "atomic: bit 51 at step 9 not above the fault-free spread at step 9"; }
     echo "ok: atomic: bit 51 at step 9 stands out of the FPNA spread at step 9"
+    # a restart may change the detector's window (a restart-free option): it kept the checkpoint's
+    rm -f "$tmp/nw.bin"
+    inject "$tmp/n1.yaml" "${gs[@]}" -ts_max_steps 12 -replicas 3 -inject site=state,step=9,bit=51,entry=100 -checkpoint "$tmp/nw.bin"
+    "$app" "${gs[@]}" -ts_max_steps 14 -replicas 3 -inject site=state,step=9,bit=51,entry=100 -restart "$tmp/nw.bin" -fault_noise_window 50 -summary "$tmp/n2.yaml" > /dev/null 2>&1
+    [ "$(fkey "$tmp/n2.yaml" noise_window_steps)" = 50 ] || { cat "$tmp/n2.yaml"; fail "-fault_noise_window 50 on a restart: the window is $(fkey "$tmp/n2.yaml" noise_window_steps)"; }
   fi ;;
 checksum)
   inject "$tmp/c.yaml" "${gs[@]}" -fault_checks -inject site=operator,step=9,call=3,bit=44,entry=100

@@ -272,7 +272,7 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'surrogate_eps inf[.]? must be in \[1e-30, 1e-2\]' "$app" $small -coupling guess -surrogate_eps inf
   bad 'summary: file name too long' "$app" $small -summary "$(printf 'a%.0s' $(seq 5000))"
   bad 'SurrogateLoad: checkpoint /tmp is not a regular file' "$train" -train_steps 1 -train_load /tmp
-  run s.yaml $small -ts_max_steps +3 -coupling_baselines 0
+  run s.yaml $small -ts_max_steps +3 -coupling guess -coupling_baselines 0
   [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
   ;;
 declared) # section 3: every option a program reads is judged by its declared type before any work, whatever the configuration

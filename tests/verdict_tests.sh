@@ -46,6 +46,8 @@ solves) # every solve checked; tolerances the check cannot vouch for refused
   check 'ksp_rtol -1[.]?: must be positive' $gs -ts_max_steps 3 -ksp_rtol -1
   check 'ksp_rtol 0[.]?: must be positive' $gs -ts_max_steps 3 -ksp_rtol 0
   check 'ksp_max_it 0: must be at least 1' $gs -ts_max_steps 3 -ksp_max_it 0
+  check 'ksp_divtol 0[.]?: must be at least 1' $gs -ts_max_steps 3 -ksp_divtol 0 # every solve diverged: INVALID at step 1
+  check 'ksp_monitor deck.opts: not a viewer' $gs -ts_max_steps 3 -ksp_monitor deck.opts # PETSc's "Unsupported viewer deck.opts" named no option
   check 'ksp_atol -1[.]?: must not be negative' $gs -ts_max_steps 3 -ksp_atol -1
   # preconditioners the matrix-free operator cannot serve: one line (PETSc's own words, or a crash: eisenstat, kaczmarz)
   for pc in lu bjacobi eisenstat kaczmarz; do check "pc_type $pc: needs an assembled matrix" $gs -ts_max_steps 3 -pc_type $pc; done
@@ -83,6 +85,8 @@ solves) # every solve checked; tolerances the check cannot vouch for refused
     grep -q '^ *repeat_residual_mean:' nr.yaml || fail "-ksp_norm_type none: no repeat check in the report"
   done
   [ $broke -gt 0 ] || fail "no breakdown with -ksp_norm_type none: the case is not exercised"
+  # no step: VALID (nothing went wrong), and the detail says that nothing was solved
+  "$app" $gs -ts_max_steps 0 -summary z.yaml > /dev/null 2>&1 && grep -q '^verification_detail: .*no step run (-ts_max_steps 0)' z.yaml || { cat z.yaml; fail "-ts_max_steps 0: the detail does not say that no step ran"; }
   # what passes: the default, and the loosest tolerance allowed (the lab's)
   valid ok.yaml $gs -ts_max_steps 5
   valid ok.yaml $gs -ts_max_steps 5 -ksp_rtol 1e-4 -coupling guess
