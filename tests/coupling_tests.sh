@@ -157,6 +157,7 @@ bad_input)
   check 'golden_weights_hash: has no effect with -coupling none' -ts_max_steps 1 -golden_weights_hash 0x0123456789abcdef
   check 'surrogate_lr: not used by this run \(it applies to a run with a network' -ts_max_steps 1 -surrogate_lr 0.01
   check 'surrogate_device_id 1: names a CUDA device, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_device_id 1
+  check 'surrogate_cuda_kernels: chooses the CUDA train step.s kernels, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_cuda_kernels gemm
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
