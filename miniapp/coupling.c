@@ -117,6 +117,13 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
                  only[k].modes == 2 ? "guess" : only[k].modes == 4 ? "closure" : "guess or closure");
     }
   }
+  { /* the kernels' switch with the CPU named: it would do nothing (the test programs build both from one database) */
+    char      dev[16] = "";
+    PetscBool kset;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_cuda_kernels", &kset));
+    PetscCheck(!(kset && !strcmp(dev, "cpu")), c->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_cuda_kernels: chooses the CUDA train step's kernels, but -surrogate_device is cpu");
+  }
   PetscCall(CheckpointSetFromOptions(c));
   PetscCall(FaultsSetFromOptions(c));
 

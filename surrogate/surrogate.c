@@ -78,7 +78,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
 {
   PetscInt  widths[SURR_MAX_LAYERS], nw = SURR_MAX_LAYERS, seed = (PetscInt)s->seed;
   PetscReal lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
-  PetscBool set, dset, kset = PETSC_FALSE;
+  PetscBool set, dset;
   char      dev[16] = "auto";
   const char *devnames[] = {"auto", "cpu", "cuda"};
 
@@ -123,7 +123,6 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     PetscCall(PetscOptionsString("-surrogate_cuda_kernels", "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles; reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
     PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
     s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
-    kset         = gset;
   }
   {
     PetscBool on = s->ck.on, cset;
@@ -154,7 +153,6 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     s->device_req = (SurrogateDevice)k;
   }
   PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu", s->device_id_req);
-  PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && kset), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_cuda_kernels: chooses the CUDA train step's kernels, but -surrogate_device is cpu");
   { /* The atomic strategy's seeded replay is a process-wide kernels/ setting. */
     PetscInt  aseed;
     PetscBool aset;
