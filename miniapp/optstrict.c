@@ -353,14 +353,14 @@ static void FreePairs(Pair **p, PetscInt n)
  * and takes a huge one at its word (100000 threads crashed in the first
  * parallel region). With -threads N > 0 (the miniapp's) the variable is not
  * used. */
-static PetscErrorCode CheckThreadsEnv(void)
+static PetscErrorCode CheckThreadsEnv(unsigned groups)
 {
   const char *env = getenv("OMP_NUM_THREADS");
   PetscInt    t   = 0;
-  PetscBool   set;
+  PetscBool   set = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set));
+  if (groups & OPTS_DRIVER) PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set)); /* the miniapp's; its type is checked already */
   if (!env || (set && t > 0)) PetscFunctionReturn(PETSC_SUCCESS);
   const char *q = env;
   do {
@@ -382,12 +382,12 @@ PetscErrorCode OptStrictCheck(unsigned groups)
   PetscErrorCode ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  PetscCall(CheckThreadsEnv());
   strict_groups = groups;
   PetscCall(GetPairs(&p, &n));
   for (PetscInt i = 0; i < n && !ierr; i++) ierr = CheckOption(groups, p[i].name, p[i].value);
   FreePairs(&p, n);
   PetscCall(ierr);
+  PetscCall(CheckThreadsEnv(groups)); /* after the types: -threads abc is "not an integer", and a tool without -threads says "unknown option" */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -38,4 +38,7 @@ for c in "$build/bench/bench_solver -bench_its 4294967297" "$build/surrogate/ben
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] && grep -q 'error: -bench_' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want exit 1 and one line for: $c (exit $rc)"; }
   echo "ok: $c -> $(cat "$tmp/e")"
 done
+# -threads is the miniapp's: here an unknown option, not "not an integer" (it was read before the types were checked)
+rc=0; "$build/bench/bench_solver" -threads abc > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q 'error: -threads: unknown or unused option' "$tmp/e" || { cat "$tmp/e"; fail "bench_solver -threads abc: exit $rc"; }
 echo PASS
