@@ -137,6 +137,8 @@ static int WordIs(const char *w, const char *name)
 
 /* The declaration of option name (without its dash): exact, or a prefixed
  * one ending the name after a '_'. *choices: the words after '=', or NULL. */
+static int lookup_own; /* the last Lookup found an option outside PETSc's initialization group */
+
 static int Lookup(unsigned groups, const char *name, OptType *type, const char **choices)
 {
   while (*name == '-') name++;
@@ -147,8 +149,9 @@ static int Lookup(unsigned groups, const char *name, OptType *type, const char *
         size_t n = strcspn(w, " ="), m = strlen(name);
         if (pass && (m <= n || name[m - n - 1] != '_')) continue;
         if (!WordIs(w, pass ? name + m - n : name)) continue;
-        *type    = decl[d].type;
-        *choices = w[n] == '=' ? w + n + 1 : NULL;
+        *type      = decl[d].type;
+        *choices   = w[n] == '=' ? w + n + 1 : NULL;
+        lookup_own = !(decl[d].groups & OPTS_PETSC);
         return 1;
       }
     }
@@ -272,6 +275,10 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
   case T_REAL:
   case T_REALS:
     PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (needs %s)", full, needs[type]);
+    /* PETSc reads PETSC_DEFAULT, DECIDE, ... as -2, -1: the app's options and the solver's objects' would see that
+     * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out */
+    size_t vl = strlen(value); /* PETSC_INFINITY and the like are numbers: -ksp_divtol infinity */
+    PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)", full, value, needs[type]);
     if (type == T_INT) PetscCall(CheckInt(full, value, value));
     else if (type == T_REAL) PetscCall(CheckReal(full, value, value));
     else PetscCall(CheckList(full, value, (PetscBool)(type == T_INTS)));
@@ -400,6 +407,18 @@ int OptStrictExplain(const char *mess, char *line, size_t len)
   int         done = 0, end = 0;
 
   if (!mess) return 0;
+  { /* PETSc's messages that name no option: the option they are about */
+    static const struct {
+      const char *mess, *option;
+    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"}};
+    for (size_t k = 0; k < sizeof named / sizeof *named; k++)
+      if (!strcmp(mess, named[k].mess)) {
+        char v[64] = "";
+        (void)PetscOptionsGetString(NULL, NULL, named[k].option, v, sizeof v, NULL);
+        snprintf(line, len, "%s %s: %c%s", named[k].option, v, tolower((unsigned char)mess[0]), mess + 1);
+        return 1;
+      }
+  }
   if (sscanf(mess, "Input string %255s has no integer value%n", text, &end) == 1 && end) what = "not an integer";
   else if (sscanf(mess, "Input string %255s has no numeric value%n", text, &end) == 1 && end) what = "not a number";
   else if (sscanf(mess, "Unknown logical value: %255[^\n]%n", text, &end) == 1 && end) what = "not a true/false value (use 1, 0, true, false, yes, no, on or off)";

@@ -272,6 +272,11 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'surrogate_eps inf[.]? must be in \[1e-30, 1e-2\]' "$app" $small -coupling guess -surrogate_eps inf
   bad 'summary: file name too long' "$app" $small -summary "$(printf 'a%.0s' $(seq 5000))"
   bad 'SurrogateLoad: checkpoint /tmp is not a regular file' "$train" -train_steps 1 -train_load /tmp
+  # PETSc's keywords are negative numbers to the app ("-ts_dt -2.: must be positive"); a PETSc message named no option
+  bad 'ts_dt PETSC_DEFAULT: needs a number' "$app" $small -ts_dt PETSC_DEFAULT
+  bad 'ksp_max_it decide: needs an integer' "$app" $small -ksp_max_it decide
+  bad 'ksp_gmres_restart 0: restart must be positive' "$app" $small -ksp_type gmres -ksp_gmres_restart 0
+  run s.yaml $small -ksp_divtol infinity # a number
   run s.yaml $small -ts_max_steps +3 -coupling guess -coupling_baselines 0
   [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
   ;;
