@@ -5,6 +5,7 @@
 #include "pathcheck.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static pathset *paths; /* the run's register; created on first use */
@@ -94,6 +95,12 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
     if (!strcmp(name, "-info") || !strcmp(name, "-options_file") || !strcmp(name, "-options_file_yaml")) { /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
       name = NULL;
       continue;
+    }
+    { /* a window without a display: PETSc prints six lines of X errors and runs on */
+      const char *d = getenv("DISPLAY");
+      size_t      t = tok[4] == ':' ? strcspn(tok + 5, ":") : 0; /* draw:TYPE: tikz, image and null need no window */
+      int         x = !strncmp(tok, "draw", 4) && (!tok[4] || (tok[4] == ':' && (t == 0 || (t == 1 && tok[5] == 'x'))));
+      PetscCheck(!(x && !(d && d[0])), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s %s: draws in an X window, and DISPLAY is not set (use ascii:FILE or no value)", name, tok);
     }
     /* any other option whose value is a viewer naming a file: -*_view*, -*_monitor*, but also -ksp_converged_reason,
      * -ksp_converged_rate, prefixed ones (-sub_ksp_...), whatever PETSc reads with PetscOptionsGetViewer */

@@ -276,6 +276,8 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'ts_dt PETSC_DEFAULT: needs a number' "$app" $small -ts_dt PETSC_DEFAULT
   bad 'ksp_max_it decide: needs an integer' "$app" $small -ksp_max_it decide
   bad 'ksp_gmres_restart 0: restart must be positive' "$app" $small -ksp_type gmres -ksp_gmres_restart 0
+  # an X window without a display: PETSc printed six lines of errors and the run went on
+  (unset DISPLAY; bad 'ksp_monitor draw: draws in an X window, and DISPLAY is not set' "$app" $small -ksp_monitor draw)
   run s.yaml $small -ksp_divtol infinity # a number
   run s.yaml $small -ts_max_steps +3 -coupling guess -coupling_baselines 0
   [ "$(key s.yaml steps)" = 3 ] || fail "-ts_max_steps +3 not read as 3"
