@@ -410,12 +410,12 @@ int OptStrictExplain(const char *mess, char *line, size_t len)
   { /* PETSc's messages that name no option: the option they are about */
     static const struct {
       const char *mess, *option;
-    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"}};
+    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"}, {"does not support preconditioner side", "-ksp_pc_side"}};
     for (size_t k = 0; k < sizeof named / sizeof *named; k++)
-      if (!strcmp(mess, named[k].mess)) {
+      if (strstr(mess, named[k].mess)) {
         char v[64] = "";
         (void)PetscOptionsGetString(NULL, NULL, named[k].option, v, sizeof v, NULL);
-        snprintf(line, len, "%s %s: %c%s", named[k].option, v, tolower((unsigned char)mess[0]), mess + 1);
+        snprintf(line, len, "%s %s: %c%s", named[k].option, v, islower((unsigned char)mess[1]) ? tolower((unsigned char)mess[0]) : mess[0], mess + 1); /* "restart ...", "KSP ..." */
         return 1;
       }
   }

@@ -276,6 +276,7 @@ options) # section 3: numeric options that do not fit, options without a value, 
   bad 'ts_dt PETSC_DEFAULT: needs a number' "$app" $small -ts_dt PETSC_DEFAULT
   bad 'ksp_max_it decide: needs an integer' "$app" $small -ksp_max_it decide
   bad 'ksp_gmres_restart 0: restart must be positive' "$app" $small -ksp_type gmres -ksp_gmres_restart 0
+  bad 'ksp_pc_side right: .*does not support preconditioner side' "$app" $small -ksp_pc_side right
   # an X window without a display: PETSc printed six lines of errors and the run went on
   (unset DISPLAY; bad 'ksp_monitor draw: draws in an X window, and DISPLAY is not set' "$app" $small -ksp_monitor draw)
   run s.yaml $small -ksp_divtol infinity # a number
