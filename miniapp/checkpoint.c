@@ -286,7 +286,9 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     {"record/rel_l2", c->rel_hist, (size_t)(step + 1) * nr * sizeof *c->rel_hist}, /* step <= -ts_max_steps: checked by the caller */
   };
 
+  double seconds[GUESS_NKINDS]; /* this process's, as every timing: kept over a rollback (the re-done steps took time too), none after a restart */
   PetscFunctionBegin;
+  for (int g = 0; g < GUESS_NKINDS; g++) seconds[g] = rollback ? c->tally[g].seconds : 0;
   for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) PetscCall(CkptData(ck, recs[i].name, recs[i].data, recs[i].size));
   { /* the fault record: what was injected and detected stays with the run
      * that restarts (its settings are this run's: restart keys); a rollback
@@ -300,7 +302,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
     c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
     c->drift_max = k.drift_max, c->inc_err_sum[0] = k.inc_err_sum[0], c->inc_err_sum[1] = k.inc_err_sum[1];
-    for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = 0; /* seconds are this process's, as every timing */
+    for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = seconds[g];
   }
   for (PetscInt r = 0; r < c->nrep; r++) {
     Replica *p        = &c->rep[r];

@@ -68,7 +68,7 @@ PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBoo
     on         = (PetscBool)(step >= c->warmup && p->closure_err <= c->closure_tol);
     *predicted = PETSC_TRUE;
   }
-  if (on != p->closure_on && p == &c->rep[0]) c->switches++, c->last_switch = step;
+  if (on != p->closure_on && p == &c->rep[0]) c->switches++, c->last_switch = step + 1; /* the step that produces state step + 1, as every step field counts */
   if (on && p == &c->rep[0]) c->active_steps++;
   p->closure_on = on;
   PetscCall(SolverSetClosure(p->solver, on ? p->q : NULL));

@@ -239,11 +239,11 @@ static PetscErrorCode Train(Coupled c, PetscInt step)
       if (armed) PetscCall(FaultsCollect(c));
       red_get_atomic_order_state(&p->order);
       p->trained = PETSC_TRUE;
-      c->times.train_samples += (double)c->npts * c->size;
+      c->times.train_samples += (double)c->M * c->N; /* every rank's points: not rank 0's times the ranks */
     }
     PetscCall(PetscLogEventEnd(c->ev_train, 0, 0, 0, 0));
     PetscCall(ObserveEpoch(c, step));
-    c->epoch++;
+    c->epoch++, c->times.epochs++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -396,12 +396,12 @@ static PetscErrorCode Rollback(Coupled c, PetscInt *step)
  * wrote the checkpoint), to -ts_max_steps. */
 PetscErrorCode CoupledRun(Coupled c)
 {
-  PetscInt nsteps, first, e0 = c->epoch, its0, none, fischer;
+  PetscInt nsteps, first;
   double   t0 = MPI_Wtime(), tm;
 
   PetscFunctionBegin;
+  c->times.steps = c->times.its = c->times.epochs = 0; /* counted as they run */
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
-  PetscCall(CoupledGetIterations(c, &its0, &none, &fischer)); /* a restart's: the checkpoint's count */
   if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
   else { /* the run this one continues stopped on an unsolved step: nothing to continue */
     PetscBool failed;
@@ -420,11 +420,16 @@ PetscErrorCode CoupledRun(Coupled c)
       red_set_atomic_order_state(&c->rep[r].order);
       PetscCall(StepReplica(c, &c->rep[r], step, &train, &predicted));
       red_get_atomic_order_state(&c->rep[r].order);
+      c->times.its += c->rep[r].its; /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
     }
+    c->times.steps++;
     if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureAfterStep(c));
-    tm = MPI_Wtime() + c->times.output; /* ObserveStep also writes: keep that apart */
-    PetscCall(ObserveStep(c, step + 1, predicted));
-    c->times.metrics += MPI_Wtime() - tm - c->times.output;
+    {
+      double out0 = c->times.output; /* ObserveStep also writes: keep that apart */
+      tm          = MPI_Wtime();
+      PetscCall(ObserveStep(c, step + 1, predicted));
+      c->times.metrics += MPI_Wtime() - tm - (c->times.output - out0);
+    }
     PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback));
     if (failed) break; /* verify and report what happened */
     if (rollback) { /* the last good state, then on from there */
@@ -468,10 +473,7 @@ PetscErrorCode CoupledRun(Coupled c)
   if (c->output[0]) PetscCall(OutputFinish(c));
   red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */
   c->times.total = MPI_Wtime() - t0;
-  PetscCall(SolverGetStep(c->rep[0].solver, &c->times.steps, NULL, NULL, NULL));
-  c->times.steps -= first, c->times.epochs = c->epoch - e0; /* this process's work */
-  PetscCall(CoupledGetIterations(c, &c->times.its, &none, &fischer));
-  c->times.its -= its0;
+
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -28,7 +28,7 @@ typedef struct _p_Coupled *Coupled;
 typedef struct {
   double solve, features, predict, train, metrics, output, baselines, total;
   double train_samples, predict_points; /* global, all replicas */
-  PetscInt epochs, steps; /* this process's: a restart's timed steps exclude the checkpoint's */
+  PetscInt epochs, steps; /* this process's work: not a restart's checkpointed steps; steps re-done after a rollback twice */
   PetscInt its;           /* Krylov iterations of all replicas in those steps */
 } CoupledTimes;
 

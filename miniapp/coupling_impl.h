@@ -64,6 +64,7 @@ typedef struct {
   PetscReal    check_ratio;
   PetscInt     rep_step, rep_epoch;              /* ordered builds: its first differing step/epoch */
   PetscInt     noise_step, noise_epoch;          /* atomic: first out of the fault-free spread */
+  PetscInt     noise_epoch_step;                 /* the step whose training showed noise_epoch */
   PetscReal    noise_ratio;                      /* its nearest-neighbour distance / the noise */
   PetscInt     noise_window, fire_step;          /* judged in steps [fire_step, fire_step + window) */
   PetscInt     noise_replica, noise_unmeasured;  /* the outlier; checks with no noise to compare with */

@@ -37,7 +37,7 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
 
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
-  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = -1;
+  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = f->noise_epoch_step = -1;
   f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
@@ -225,7 +225,7 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, P
     PetscCall(Nearest(c, PETSC_TRUE, m));
     o = Outlier(c, m, &ratio, &unmeasured);
     if (o >= 0) {
-      f->noise_epoch = c->epoch - 1, *hit = PETSC_TRUE;
+      f->noise_epoch = c->epoch - 1, f->noise_epoch_step = step, *hit = PETSC_TRUE;
       if (f->noise_replica < 0) f->noise_replica = o, f->noise_ratio = ratio;
     }
     f->noise_unmeasured += unmeasured;
@@ -430,7 +430,10 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
       Step(out, "detected_above_noise_step", f->noise_step);
       Step(out, "detected_above_noise_epoch", f->noise_epoch);
       Step(out, "detected_above_noise_replica", f->noise_replica);
-      Step(out, "detection_latency_steps", f->noise_step >= 0 && f->fire_step >= 0 ? f->noise_step - f->fire_step : -1);
+      { /* the first step after which the detector saw it, in the state or in the weights */
+        PetscInt seen = f->noise_step >= 0 && f->noise_epoch_step >= 0 ? PetscMin(f->noise_step, f->noise_epoch_step) : f->noise_step >= 0 ? f->noise_step : f->noise_epoch_step;
+        Step(out, "detection_latency_steps", seen >= 0 && f->fire_step >= 0 ? seen - f->fire_step : -1);
+      }
       if (f->noise_step >= 0 || f->noise_epoch >= 0) fprintf(out, "  noise_ratio: %.3e\n", (double)f->noise_ratio);
       fprintf(out, "  noise_unmeasured_checks: %" PetscInt_FMT "\n", f->noise_unmeasured);
     } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");

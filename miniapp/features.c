@@ -132,7 +132,7 @@ PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_pred, 0, 0, 0, 0));
   PetscCall(SurrogatePredict(p->net, c->npts, p->feat, p->out));
-  c->times.predict_points += (double)c->npts * c->size;
+  c->times.predict_points += (double)c->M * c->N; /* every rank's points */
   PetscCall(PetscLogEventEnd(c->ev_pred, 0, 0, 0, 0));
   c->times.predict += MPI_Wtime() - t0;
   PetscCall(CheckFinite(c, (PetscInt)(p - c->rep), "prediction", step, c->npts * c->n_out, p->out));

@@ -25,6 +25,7 @@
  * Fischer guess of every row is the one kept in the replica's GuessSpace,
  * updated with the run's own solutions. */
 #include "coupling_impl.h"
+#include "yamlfmt.h"
 
 #include <math.h>
 
@@ -164,8 +165,8 @@ PetscErrorCode GuessesReport(Coupled c, FILE *f)
   PetscCall(PetscFPrintf(c->comm, f, "  guesses: # replica 0's systems solved from each initial guess, side by side\n"));
   for (int k = 0; k < GUESS_NKINDS; k++) {
     const GuessTally *t = &c->tally[k];
-    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %.3e, seconds: %.4f}\n", ncout_guess_names[k], t->its,
-                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : 0.0, t->seconds));
+    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}\n", ncout_guess_names[k], t->its,
+                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN), t->seconds)); /* no sample: .nan, as the summary */
   }
   PetscCall(PetscFPrintf(c->comm, f, "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n", saved, surr, saved - surr));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -232,7 +232,7 @@ static int define(ncout *o, const ncout_info *info)
     snprintf(ln, sizeof ln, "Krylov iterations of replica 0's system from the %s initial guess (-1: not run)", ncout_guess_names[g]);
     if ((e = def_data(o, name, NC_INT, 1, &o->d_step, ln, "time", &o->v_gits[g]))) return e;
     snprintf(name, sizeof name, "start_residual_%s", ncout_guess_names[g]);
-    snprintf(ln, sizeof ln, "||b - A x0|| / ||b|| of the %s initial guess on replica 0's system", ncout_guess_names[g]);
+    snprintf(ln, sizeof ln, "||B (b - A x0)|| / ||B b|| (B: the KSP's norm) of the %s initial guess on replica 0's system", ncout_guess_names[g]);
     if ((e = def_data(o, name, NC_DOUBLE, 1, &o->d_step, ln, "time", &o->v_gr0[g]))) return e;
   }
   if ((e = def_data(o, "loss", NC_DOUBLE, 2, er, "training loss of the epoch", "epoch_step", &o->v_loss)) ||

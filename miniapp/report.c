@@ -206,7 +206,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
     struct tm tm;
     PetscCallMPI(MPI_Bcast(&now, sizeof now, MPI_BYTE, 0, PETSC_COMM_WORLD)); /* one name on every rank */
     (void)strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
-    PetscCall(PetscStrncpy(deck, o->deck[0] ? o->deck : "run", sizeof deck));
+    PetscCall(PetscStrncpy(deck, o->deck[0] ? o->deck : "custom", sizeof deck));
     for (char *q = deck; *q; q++)
       if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.') *q = '_';
     { /* unique among simultaneous runs: rank 0's host and pid, and a counter past any existing file */
@@ -387,7 +387,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   gbs  = t.its > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : NAN;
 
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
-  PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/performance.md explains every key)\n"));
+  PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/running.md explains every key)\n"));
   PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
   { /* the run rules (docs/benchmark.md): an official result runs the deck as written */
     PetscBool official;

@@ -5,6 +5,7 @@
 #               keys; golden hashes match in a reproducible build and are
 #               "not applicable" otherwise
 #   tampered    a wrong golden hash makes a reproducible build INVALID (exit 2)
+#   readings    the report's phases, rates and counts mean what they say
 set -u
 name=$1 app=$2 ssolver=$3 ssurr=$4
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +69,36 @@ PY
   for i in 1 2 3; do (cd "$tmp/auto3" && "$app" "${short[@]}" -deck_name "$deck" -report auto > /dev/null 2>&1) & done
   wait
   [ "$(ls "$tmp/auto3" | grep -c '^report-.*\.yaml$')" = 3 ] || fail "three simultaneous -report auto runs left $(ls "$tmp/auto3" | tr '\n' ' ')"
+  ;;
+readings) # the report's numbers mean what docs/running.md says: phases >= 0 (timing.metrics was negative with
+  # -output), rates over the work of this process (re-done steps after a rollback; every rank's points, also on a
+  # layout whose ranks hold different counts), the closure's switch step counted as every step field
+  rd=(-options_file "$inputs/default.opts" -da_grid_x 16 -da_grid_y 12 -ts_max_steps 12 -threads 1)
+  run "$tmp/m" "${rd[@]}" -report "$tmp/m.yaml" -output "$tmp/m.nc"
+  rm -f "$tmp/rb.bin"
+  run "$tmp/b" "${rd[@]}" -inject site=state,step=11,bit=62 -fault_action rollback -checkpoint "$tmp/rb.bin" -checkpoint_every 5 -report "$tmp/b.yaml"
+  run "$tmp/o" -np 2 -options_file "$inputs/default.opts" -da_grid_x 15 -da_grid_y 12 -ts_max_steps 6 -replicas 1 -threads 1 -report "$tmp/o.yaml"
+  run "$tmp/c" -scenario grayscott -da_grid_x 16 -da_grid_y 12 -ts_max_steps 40 -coupling closure -closure_warmup 5 -closure_tol 0.5 -output "$tmp/c.nc"
+  /usr/bin/python3 - "$tmp" <<'PY' || fail "report readings"
+import sys, yaml, netCDF4
+t = sys.argv[1]
+m = yaml.safe_load(open(t + "/m.yaml"))["timing"]
+for k in ("solve", "features", "predict", "train", "metrics", "output", "baselines"):
+    assert m[k] >= 0, f"timing.{k} = {m[k]} < 0 with -output"
+b = yaml.safe_load(open(t + "/b.yaml"))
+assert b["timing"]["timed_steps"] > b["problem"]["steps"], f"a rollback re-did steps, but timed_steps {b['timing']['timed_steps']} <= steps {b['problem']['steps']}"
+assert b["timing"]["timed_iterations"] > b["solver"]["iterations_total"], "the re-done steps' iterations are not in timed_iterations"
+o = yaml.safe_load(open(t + "/o.yaml"))
+per_epoch = o["surrogate"]["train_samples_per_s"] * o["timing"]["train"] / o["surrogate"]["epochs"]
+assert abs(per_epoch / (15 * 12) - 1) < 1e-4, f"2 ranks, 15 x 12 points: {per_epoch} samples per epoch"
+nc = netCDF4.Dataset(t + "/c.nc")
+steps, err = nc["step"][:], nc["closure_error"][:, 0]
+s = yaml.safe_load(open(t + "/c"))
+if s["closure_switches"] == 1:
+    first = min(int(st) for st, e in zip(steps, err) if st - 1 >= 5 and e <= 0.5)
+    assert s["closure_last_switch_step"] == first, f"closure_last_switch_step {s['closure_last_switch_step']}, but the first step the learned term was on is {first}"
+print("readings ok")
+PY
   ;;
 chaos) # the chaos deck, shortened: VALID; replicas leave each other's bits only in an atomic build
   run "$tmp/c" -options_file "$inputs/chaos.opts" -ts_max_steps 120

@@ -65,6 +65,11 @@ replicas)
     inject "$tmp/r.yaml" "${gs[@]}" -replicas 3 -inject site=state,step=9,bit=51,entry=100
     [ "$(fkey "$tmp/r.yaml" detected_above_noise_step)" = 9 ] || { cat "$tmp/r.yaml"; fail "atomic: bit 51 at step 9 not above the fault-free spread at step 9"; }
     echo "ok: atomic: bit 51 at step 9 stands out of the FPNA spread at step 9"
+    # a fault the detector sees in the weights (not the state) has a latency too (it was null)
+    inject "$tmp/lat.yaml" -options_file "$(dirname "$0")/../inputs/default.opts" -da_grid_x 16 -da_grid_y 12 -ts_max_steps 45 -replicas 3 -atomic_order_seed 1 -threads 1 -inject site=gradient,epoch=110,bit=29
+    if [ "$(fkey "$tmp/lat.yaml" detected_above_noise_epoch)" != null ]; then
+      [ "$(fkey "$tmp/lat.yaml" detection_latency_steps)" != null ] || { cat "$tmp/lat.yaml"; fail "detected above the noise in the weights, but no detection latency"; }
+    fi
     # a restart may change the detector's window (a restart-free option): it kept the checkpoint's
     rm -f "$tmp/nw.bin"
     inject "$tmp/n1.yaml" "${gs[@]}" -ts_max_steps 12 -replicas 3 -inject site=state,step=9,bit=51,entry=100 -checkpoint "$tmp/nw.bin"
