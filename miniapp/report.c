@@ -196,7 +196,11 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
     const char *h = k ? o->golden_weights : o->golden_state;
     size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
     /* given without a value it would silently skip the check */
-    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits)", k ? "-golden_weights_hash" : "-golden_state_hash");
+    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits, or none)", k ? "-golden_weights_hash" : "-golden_state_hash");
+    if (!strcmp(h, "none")) { /* said, not left out: clears a deck's hash (another grid, scripts/scaling.sh weak) */
+      (k ? o->golden_weights : o->golden_state)[0] = 0;
+      continue;
+    }
     if (!n) continue;
     PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
   }

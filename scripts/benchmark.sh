@@ -49,7 +49,8 @@ else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$
 [ -n "$opts" ] || die "unknown deck '$deck' (not a file, not in inputs/)"
 # the run rules' minimum timed duration of a submission (docs/benchmark.md):
 # enough repeats for the statistics to mean something on a fast machine
-case $(basename "$opts" .opts) in
+dname=$(sed -n 's/^[[:space:]]*-deck_name[[:space:]]\{1,\}\([^[:space:]]\{1,\}\).*/\1/p' "$opts" | tail -n 1) # the name the report carries (report_submission.py judges by it)
+case ${dname:-$(basename "$opts" .opts)} in
   *-medium) rule=60 ;;
   *-large) rule=300 ;;
   *) rule=0 ;;
@@ -59,7 +60,7 @@ minsec=${minsec:-$rule}
 mkdir -p "$out" 2> /dev/null || die "-out $out: cannot create it"
 [ -w "$out" ] || die "-out $out: not writable"
 . "$here/manifest.sh"
-manifest_begin "$out" # removes only what an earlier submission wrote here
+manifest_begin "$out" benchmark.sh # replaces only what an earlier submission wrote here, and only if this one ends well
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 read -r -a launch <<< "$launcher"
 timed=0 k=0
@@ -68,7 +69,7 @@ while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t
   [ $k -le 10000 ] || die "10000 repeats did not reach $minsec s of timed runs"
   manifest_add "r$k.yaml"; manifest_add "r$k.log"
   rc=0
-  "${launch[@]}" "$app" -options_file "$opts" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
+  manifest_run "${launch[@]}" "$app" -options_file "$opts" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
   [ $rc = 0 ] || die "repeat $k: exit $rc ($(grep -m1 'error:' "$out/r$k.log" || grep -m1 '^verification_detail' "$out/r$k.log" || tail -n 1 "$out/r$k.log"))"
   official=$(sed -n 's/^official: //p' "$out/r$k.yaml")
   [ "$official" = true ] || die "repeat $k: not an official run of the deck ($(sed -n 's/^official_why: //p' "$out/r$k.yaml"))"
@@ -78,4 +79,5 @@ while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t
 done
 manifest_add submission.yaml; manifest_add submission.yaml.md
 "$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts" --out "$out/submission.yaml" > /dev/null
+manifest_end
 echo "benchmark: $out/submission.yaml and $out/submission.yaml.md"

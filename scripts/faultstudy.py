@@ -268,6 +268,12 @@ def main():
         sys.exit(f"faultstudy: --sites {a.sites}: each must be one of {','.join(SOLVER_SITES + SURR_SITES)}")
     if a.cmd == "detect" and a.bits is not None and not all(0 <= b <= 63 for b in a.bits):
         sys.exit(f"faultstudy: --bits: each must be in [0, 63]")
+    if a.cmd == "detect" and a.bits is not None and not any(b < (64 if x in SOLVER_SITES else 32) for x in a.sites.split(",") for b in a.bits):
+        sys.exit(f"faultstudy: --bits {','.join(map(str, a.bits))}: no site of --sites {a.sites} has such a bit (surrogate sites hold 32)")
+    if a.cmd == "overhead" and not 1 <= a.reps <= 1000:
+        sys.exit(f"faultstudy: --reps {a.reps}: must be in [1, 1000]")
+    if a.cmd == "falsealarms" and not 4 <= a.steps <= 1000000:
+        sys.exit(f"faultstudy: --steps {a.steps}: must be in [4, 1000000] (fewer runs no guess step: no check to count)")
     if a.cmd == "compare":
         compare(a)
     if not os.access(os.path.join(a.build, "miniapp", "miniapp"), os.X_OK):

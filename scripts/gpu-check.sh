@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
     -out) out=$2 ;;
     -steps)
       steps=${2//,/ }
+      [ -n "${steps// /}" ] || die "-steps: empty (of: ${allsteps// /,})"
       for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
     -decks) decks=${2//,/ } ;;
     -np) posint "$1" "$2"; np=$2 ;;
@@ -214,10 +215,12 @@ fi
 
 if on ranks; then
   run2=(-options_file inputs/grayscott-small.opts)
-  timeout "$(tmo_now)" "$app" "${run2[@]}" -surrogate_device cpu -summary "$logs/cpu1.yaml" > "$logs/cpu1.log" 2>&1
+  rm -f "$logs/cpu1.yaml" "$logs/dev2.yaml" # an earlier call's into the same folder are not this one's
+  timeout "$(tmo_now)" "$app" "${run2[@]}" -surrogate_device cpu -summary "$logs/cpu1.yaml" > "$logs/cpu1.log" 2>&1; rc1=$?
   timeout "$(tmo_now)" mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device $dev -summary "$logs/dev2.yaml" > "$logs/dev2.log" 2>&1; rc=$?
   hc="$(key "$logs/cpu1.yaml" state_hash) $(key "$logs/cpu1.yaml" weights_hash)" hg="$(key "$logs/dev2.yaml" state_hash) $(key "$logs/dev2.yaml" weights_hash)"
-  if [ $rc != 0 ]; then record "2 $dev ranks vs 1 CPU rank" fail "exit $rc, logs/dev2.log"
+  if [ $rc1 != 0 ]; then record "2 $dev ranks vs 1 CPU rank" fail "the 1-rank CPU reference: exit $rc1, logs/cpu1.log"
+  elif [ $rc != 0 ]; then record "2 $dev ranks vs 1 CPU rank" fail "exit $rc, logs/dev2.log"
   elif [ "$(key "$logs/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 $dev ranks vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
   elif [ "$hc" = "$hg" ] && [ "$hc" != " " ]; then record "2 $dev ranks vs 1 CPU rank" pass "same state and weights hashes $hg"
   else record "2 $dev ranks vs 1 CPU rank" fail "$dev $hg, CPU $hc"; fi

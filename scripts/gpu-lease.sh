@@ -40,6 +40,7 @@ while [ $# -gt 0 ]; do
     -budget) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-budget $2: seconds, a positive integer"; budget=$2 ;;
     -groups)
       groups=${2//,/ }
+      [ -n "${groups// /}" ] || die "-groups: empty (of: ${allgroups// /,})"
       for g in $groups; do [[ " $allgroups " == *" $g "* ]] || die "-groups: unknown group '$g' (of: ${allgroups// /,})"; done ;;
     -out) dest=$(abs "$2") ;;
     *) die "unknown argument '$1' ($usage)" ;;

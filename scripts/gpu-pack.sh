@@ -25,12 +25,10 @@ while [ $# -gt 0 ]; do
     -arch) [[ $2 =~ ^[1-9][0-9]+[a-z]?$ ]] || die "-arch $2: a CUDA architecture number such as 90"; arch=$2 ;;
     -variants)
       for v in $2; do
-        for s in ${v%%-*} ${v#*-}; do
-          case $s in atomic | deterministic | reproducible) ;; *) die "-variants: unknown variant '$v' (STRATEGY or SOLVER-SURROGATE)" ;; esac
-        done
+        [[ $v =~ ^(atomic|deterministic|reproducible)(-(atomic|deterministic|reproducible))?$ ]] || die "-variants: unknown variant '$v' (STRATEGY or SOLVER-SURROGATE)"
       done
       variants=$2 ;;
-    -out) out=$2 ;;
+    -out) out=${2%/}; [ -n "$out" ] || die "-out $2: names no folder" ;; # DIR/ would pack DIR/.tar.xz into itself
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2

@@ -343,6 +343,10 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--reuse")
     a = ap.parse_args()
+    if a.jobs < 1:
+        sys.exit(f"labnumbers: error: --jobs {a.jobs}: at least 1")
+    if a.reuse and not os.path.isdir(os.path.join(a.reuse, ".logs")):  # a folder no --keep run left: nothing would be checked
+        sys.exit(f"labnumbers: error: --reuse {a.reuse}: no .logs folder there (the outputs of a --keep run)")
     man = load_manifest()
     docs = {d: open(os.path.join(LAB, d)).read() for d in man.DOCS}
     problems = lint(man, docs)
@@ -428,9 +432,10 @@ def main():
                 open(os.path.join(LAB, doc), "w").write(text)
                 print(f"updated {len(ed)} numbers in docs/lab/{doc}")
         return 1 if failed else 0
-    print(f"{'FAIL' if drift or failed else 'PASS'}: {nok} numbers match their runs, {len(drift)} drifted, "
-          f"{len(unchecked)} not checked{' (need --full)' if unchecked and not a.full else ''}")
-    return 1 if drift or failed else 0
+    none = nok == 0 and not drift  # nothing was compared: no PASS
+    print(f"{'FAIL' if drift or failed or none else 'PASS'}: {nok} numbers match their runs, {len(drift)} drifted, "
+          f"{len(unchecked)} not checked{' (need --full)' if unchecked and not a.full and not a.reuse else ''}")
+    return 1 if drift or failed or none else 0
 
 
 def _close(quoted, v, tol):

@@ -1,17 +1,68 @@
-# scripts/manifest.sh, sourced by sweep.sh and scaling.sh: a results folder
-# lists the files a run of the script wrote there (.files), and the next run
-# removes only those: never a file it did not write. A folder with reports
-# that no list names (an older script's, or the user's) is refused.
-#   manifest_begin DIR   (after "die" is defined)
-#   manifest_add NAME    (a file name inside DIR, before it is written)
+# scripts/manifest.sh, sourced by benchmark.sh, sweep.sh and scaling.sh: a
+# results folder holds one run's files and their list, DIR/.files, whose first
+# line names the script that wrote it. A new run
+#   - refuses a folder with anything else in it: a file no list names (the
+#     user's, another script's), a list another script (or a person) wrote,
+#     or DIR/.previous (the results of a run that did not finish; see below);
+#   - moves the listed files of the previous run to DIR/.previous, and puts
+#     them back if this run fails or is interrupted (its own files removed,
+#     its child processes stopped); only when it ends well (manifest_end) is
+#     the previous run's set removed.
+# So a re-run never deletes a good result it does not replace, and never a
+# file it did not write.
+#   manifest_begin DIR TOOL   (after "die" is defined; sets EXIT/INT/TERM traps)
+#   manifest_add NAME         (a file name inside DIR, before it is written)
+#   manifest_end              (the run succeeded)
 manifest_begin() {
-  manifest_dir=$1
-  local list="$manifest_dir/.files" f
-  if [ -f "$list" ]; then
-    while IFS= read -r f; do case $f in "" | */* | .*) ;; *) rm -f -- "$manifest_dir/$f" ;; esac; done < "$list"
-  elif compgen -G "$manifest_dir/*.r[0-9]*.yaml" > /dev/null || compgen -G "$manifest_dir/*.r[0-9]*.log" > /dev/null; then
-    die "$manifest_dir holds reports or logs that no list of this script names (an older run's, or yours): move them away or name another folder"
+  manifest_dir=$1 manifest_tool=$2
+  local list="$manifest_dir/.files" head="# $2 results (scripts/manifest.sh)" f
+  [ ! -e "$manifest_dir/.previous" ] || die "$manifest_dir/.previous holds the results of an earlier run that did not finish: move them back into $manifest_dir (or away) first"
+  local -A named=()
+  if [ -e "$list" ]; then
+    [ "$(head -n 1 -- "$list")" = "$head" ] || die "$list was not written by $2 (another script's, or yours): name another folder"
+    while IFS= read -r f; do case $f in "" | */* | .* | "#"*) ;; *) named[$f]=1 ;; esac; done < "$list"
   fi
-  : > "$list" || die "cannot write $list"
+  for f in "$manifest_dir"/* "$manifest_dir"/.[!.]* "$manifest_dir"/..?*; do
+    [ -e "$f" ] || [ -L "$f" ] || continue
+    f=${f##*/}
+    [ "$f" = .files ] || [ -n "${named[$f]:-}" ] || die "$manifest_dir holds $f, which no earlier run of $2 wrote there: move it away or name another folder"
+  done
+  mkdir -- "$manifest_dir/.previous" || die "cannot create $manifest_dir/.previous"
+  for f in "${!named[@]}"; do [ -e "$manifest_dir/$f" ] && mv -- "$manifest_dir/$f" "$manifest_dir/.previous/"; done
+  [ ! -e "$list" ] || mv -- "$list" "$manifest_dir/.previous/.files"
+  echo "$head" > "$list" || die "cannot write $list"
+  trap manifest_abort EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
 }
 manifest_add() { echo "$1" >> "$manifest_dir/.files"; }
+# A run the script waits for: in the background, so that INT and TERM reach
+# the traps at once (bash runs a trap only after a foreground child ends).
+manifest_run() {
+  "$@" &
+  wait $!
+}
+# On any exit before manifest_end: stop the children, remove this run's
+# files, put the previous run's back.
+manifest_abort() {
+  local f
+  trap - EXIT INT TERM
+  pkill -TERM -P "$BASHPID" 2> /dev/null || true
+  wait 2> /dev/null || true
+  if [ -f "$manifest_dir/.files" ]; then
+    while IFS= read -r f; do case $f in "" | */* | .* | "#"*) ;; *) rm -f -- "$manifest_dir/$f" ;; esac; done < "$manifest_dir/.files"
+    rm -f -- "$manifest_dir/.files"
+  fi
+  if [ -d "$manifest_dir/.previous" ]; then
+    for f in "$manifest_dir/.previous"/* "$manifest_dir/.previous"/.[!.]*; do [ -e "$f" ] && mv -- "$f" "$manifest_dir/"; done
+    rmdir -- "$manifest_dir/.previous" 2> /dev/null || true
+  fi
+}
+manifest_end() {
+  trap - EXIT INT TERM
+  rm -rf -- "$manifest_dir/.previous"
+}
+# A path the caller gave, relative to the caller's directory (the scripts
+# cd to the repository): absolute.
+manifest_abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$manifest_caller/$1" ;; esac; }
+manifest_caller=${manifest_caller:-$PWD}

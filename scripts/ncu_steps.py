@@ -70,4 +70,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except OSError as e:  # a file that is not there, not readable: one line, no traceback
+        sys.exit(f"ncu_steps.py: {e.filename + ': ' if e.filename else ''}{e.strerror or e}")
+    except StopIteration:  # a file without the expected header
+        sys.exit("ncu_steps.py: the input ends before its header (not the expected file)")

@@ -112,4 +112,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # a file that is not there, not readable: one line, no traceback
+        sys.exit(f"options_doc.py: {e.filename + ': ' if e.filename else ''}{e.strerror or e}")
+    except StopIteration:  # a file without the expected header
+        sys.exit("options_doc.py: the input ends before its header (not the expected file)")

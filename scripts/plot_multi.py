@@ -168,7 +168,7 @@ def phases(paths, labels, outdir):
     rt, reps = load_reports(paths)
     rows = []
     for p, r in zip(paths, reps):
-        steps = rt.num(rt.get(r, "problem.steps"))
+        steps = rt.timed_steps(r)  # the steps the times cover
         t = {k: rt.num(rt.get(r, "timing." + k)) for k, _ in PHASES}
         if not steps or any(v is None for k, v in t.items() if k not in ("baselines",)):
             fail(f"{p}: not a report with timing.solve .. timing.output and problem.steps (miniapp -report)")
@@ -207,12 +207,13 @@ def scaling_plot(d, outdir):
     runs = rt.collect(d, r"(np\d+-t\d+)")
     if "np1-t1" not in runs:
         fail(f"{d}: no 1 x 1 run (np1-t1.r<k>.yaml, written by scripts/scaling.sh)")
-    weak = d.rstrip("/").endswith("-weak")
-    t1 = runs["np1-t1"].t("time_per_step")
+    g1 = rt.get(runs["np1-t1"].reports[0], "problem.grid")  # weak scaling grows the grid with the cores (the folder may be renamed)
+    weak = any(rt.get(x, "problem.grid") != g1 for r in runs.values() for x in r.reports) or d.rstrip("/").endswith("-weak")
+    t1 = runs["np1-t1"].quoted().t("time_per_step")  # as the table: the VALID repeats
     pts = []
     for k, r in runs.items():
         R, T = (int(v) for v in re.findall(r"\d+", k))
-        tp = r.t("time_per_step")
+        tp = r.quoted().t("time_per_step")
         if tp:
             pts.append((R * T, R, T, tp, t1 / (tp * (1 if weak else R * T))))
     pts.sort()
@@ -263,7 +264,7 @@ def sweep_bars(sweep_path, outdir, list_only):
     other = rt.same_setup(d, runs, "atomic", (), "", str)  # variants run from another build than their name says: no verdict
 
     def per_step(r):
-        return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.num(rt.get(r, "problem.steps")))
+        return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.timed_steps(r))
 
     def surr(r):
         tr, pr = rt.num(rt.get(r, "timing.train")), rt.num(rt.get(r, "timing.predict"))

@@ -40,6 +40,10 @@ def submission(args):
     decks = {r.get("deck") for r in reps}
     if len(decks) != 1:
         die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
+    for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device"):
+        seen = {str(get(r, key)) for r in reps}  # one submission: one build on one machine in one layout
+        if len(seen) != 1:
+            die("%s: the repeats differ in %s (%s)" % (args.dir, key, ", ".join(sorted(seen))))
     valid = all(verdict_of(r) == "VALID" for r in reps)
     official = all(r.get("official") is True for r in reps)
     fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])

@@ -133,7 +133,7 @@ class Runs:
         return self.tmin(lambda r: num(get(r, "timing." + key)))
 
     def solve_per_step(self):
-        return self.tmin(lambda r: ratio(num(get(r, "timing.solve")), num(get(r, "problem.steps"))))
+        return self.tmin(lambda r: ratio(num(get(r, "timing.solve")), timed_steps(r)))
 
     def surrogate(self):
         def f(r):
@@ -465,7 +465,15 @@ def check_out(args):
         die("--out %s: cannot write in %s" % (args.out, d))
 
 
+def timed_steps(r):
+    """The steps the report's times cover (timing.timed_steps: this process's, re-done ones
+    included; problem.steps in reports written before it), as time_per_step divides by."""
+    t = num(get(r, "timing.timed_steps"))
+    return t if t is not None else num(get(r, "problem.steps"))
+
+
 def write_text(path, text):
+    path = os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
         with open(tmp, "w") as f:

@@ -16,16 +16,16 @@
 # with %n in CMD replaced by R (e.g. "srun -n %n", "mpiexec -n %n --hostfile
 # hosts"); default mpiexec with Open MPI's flags only for Open MPI
 # (scripts/launch.sh). -python PY makes the table (default python3 on PATH).
-# Each time is the best of K runs (default 1). Reports in
-# OUT/<deck>-<mode>/, table in OUT/<deck>-<mode>.md (OUT: -out, default
-# out/scaling), with
+# Each time is the best of K runs (default 1). Reports and table.md in
+# OUT/<deck>-<mode>/ (OUT: -out, default out/scaling), with
 # whether the final state_hash equals the 1 x 1 run's (the reproducible
 # build promises it in strong scaling). docs/sweep.md explains the columns.
 set -euo pipefail
+manifest_caller=$PWD # relative paths the caller gives are the caller's
 cd "$(dirname "$0")/.."
 usage="usage: scripts/scaling.sh DECK [strong|weak] [-max-ranks R] [-max-threads T] [-variant V] [-repeat K] [-bin DIR] [-launcher CMD] [-python PY] [-out DIR]"
 die() { echo "scaling: error: $*" >&2; exit 1; }
-cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/scaling.sh $*"
+cmd="${CMAKE_ARGS:+CMAKE_ARGS=$(printf '%q' "$CMAKE_ARGS") }scripts/scaling.sh$(printf ' %q' "$@")" # as it can be run again
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
 mode=strong
@@ -36,10 +36,10 @@ maxr=$cores maxt=$cores variant=reproducible repeat=1 bin="" launcher="" py=pyth
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
-    -bin) bin=$2; shift 2; continue ;;
+    -bin) bin=$(cd "$manifest_caller" && cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
     -launcher) [[ $2 == *%n* ]] || die "-launcher '$2': must contain %n, the rank count of each run (e.g. \"srun -n %n\")"; launcher=$2; shift 2; continue ;;
     -python) py=$2; shift 2; continue ;;
-    -out) outdir=$2; shift 2; continue ;;
+    -out) outdir=$(cd "$manifest_caller" && case $2 in /*) printf '%s' "$2" ;; *) printf '%s/%s' "$PWD" "$2" ;; esac); shift 2; continue ;;
     -max-ranks) maxr=$2 ;;
     -max-threads) maxt=$2 ;;
     -repeat) repeat=$2 ;;
@@ -51,7 +51,8 @@ while [ $# -gt 0 ]; do
 done
 [[ $variant =~ ^(atomic|deterministic|reproducible)(-(atomic|deterministic|reproducible))?$ ]] \
   || die "unknown variant '$variant' (atomic|deterministic|reproducible, or SOLVER-SURROGATE)"
-if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
+if [[ $deck == /* ]]; then dpath=$deck; else dpath=$manifest_caller/$deck; fi # a file the caller names, else a deck of inputs/
+if [ -f "$dpath" ]; then opts=$dpath; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
 command -v "$py" > /dev/null || die "-python $py: not found"
@@ -66,7 +67,7 @@ dir=$outdir/$name-$mode
 mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 . scripts/manifest.sh
 . scripts/launch.sh
-manifest_begin "$dir" # removes only the files an earlier scaling run wrote here
+manifest_begin "$dir" scaling.sh # replaces only the files an earlier scaling run wrote here, and only if this one ends well
 manifest_add build.log
 
 if [ -z "$bin" ]; then
@@ -98,13 +99,13 @@ for k in $(seq "$repeat"); do
       fi
       while [ $((fx * fy)) -lt "$p" ]; do if [ "$fx" = "$fy" ]; then fx=$((fx * 2)); else fy=$((fy * 2)); fi; done
       # the deck's golden hashes belong to its own grid: clear them
-      extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash "" -golden_weights_hash "")
+      extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash none -golden_weights_hash none)
     fi
     launch_set "$r" "$t" "$cores" "$launcher"
     out=$dir/np$r-t$t.r$k
     manifest_add "np$r-t$t.r$k.yaml"; manifest_add "np$r-t$t.r$k.log"
     rc=0
-    OMP_NUM_THREADS=$t "${launch[@]}" "$app" -options_file "$opts" "${extra[@]}" -threads "$t" \
+    OMP_NUM_THREADS=$t manifest_run "${launch[@]}" "$app" -options_file "$opts" "${extra[@]}" -threads "$t" \
       -deck_name "$name" -report "$out.yaml" > "$out.log" 2>&1 || rc=$?
     case $rc in
       0 | 2) echo "scaling: $r x $t${extra[*]:+ (grid ${extra[1]} x ${extra[3]})}: $(sed -n 's/^ *time_per_step: //p' "$out.yaml") s/step, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
@@ -113,5 +114,7 @@ for k in $(seq "$repeat"); do
   done
 done
 echo
-"$py" scripts/report_table.py scaling "$dir" --mode "$mode" --deck "$name" --command "$cmd" --out "$dir.md"
-echo "scaling: table in $dir.md, reports and logs in $dir/"
+manifest_add table.md
+"$py" scripts/report_table.py scaling "$dir" --mode "$mode" --deck "$name" --command "$cmd" --out "$dir/table.md"
+manifest_end
+echo "scaling: table in $dir/table.md, reports and logs in $dir/"

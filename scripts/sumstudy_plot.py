@@ -74,6 +74,11 @@ def main():
     ap.add_argument("-o", dest="png", help="output PNG (default: CSV name with .png)")
     a = ap.parse_args()
     png = a.png or os.path.splitext(a.csv)[0] + ".png"
+    if os.path.realpath(png) == os.path.realpath(a.csv):  # the figure would replace its data
+        fail(f"-o {png}: is the input CSV; name another file")
+    if os.path.isdir(png):
+        fail(f"-o {png}: is a directory; name a file")
+    png = os.path.realpath(png)  # a link keeps pointing at the figure: its target is replaced, not the link
     settings, rows = read(a.csv)
 
     def num(r, k):

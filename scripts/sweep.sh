@@ -23,10 +23,11 @@
 # Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
 # (passed to setup.sh). docs/sweep.md explains the columns.
 set -euo pipefail
+manifest_caller=$PWD # relative paths the caller gives are the caller's
 cd "$(dirname "$0")/.."
 usage="usage: scripts/sweep.sh DECK [-np N] [-threads T] [-repeat K] [-variants A,B,..] [-bin ROOT] [-args \"OPTS\"] [-launcher CMD] [-python PY] [-out DIR]"
 die() { echo "sweep: error: $*" >&2; exit 1; }
-cmd="${CMAKE_ARGS:+CMAKE_ARGS='$CMAKE_ARGS' }scripts/sweep.sh $*"
+cmd="${CMAKE_ARGS:+CMAKE_ARGS=$(printf '%q' "$CMAKE_ARGS") }scripts/sweep.sh$(printf ' %q' "$@")" # as it can be run again
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # the cores this process may use (nproc alone obeys OMP_NUM_THREADS)
@@ -47,9 +48,9 @@ while [ $# -gt 0 ]; do
       done
       shift 2
       continue ;;
-    -bin) [ -d "$2" ] || die "-bin $2: not a folder"; root=$2; shift 2; continue ;;
+    -bin) root=$(cd "$manifest_caller" && cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
     -args) extra=$2; shift 2; continue ;;
-    -out) outdir=$2; shift 2; continue ;;
+    -out) outdir=$(cd "$manifest_caller" && case $2 in /*) printf '%s' "$2" ;; *) printf '%s/%s' "$PWD" "$2" ;; esac); shift 2; continue ;;
     -launcher) [ -n "$2" ] || die "-launcher: empty"; launcher=$2; shift 2; continue ;;
     -python) py=$2; shift 2; continue ;;
     *) die "unknown argument '$1' ($usage)" ;;
@@ -59,7 +60,8 @@ while [ $# -gt 0 ]; do
 done
 command -v "$py" > /dev/null || die "-python $py: not found"
 "$py" -c "import yaml" 2> /dev/null || die "-python $py: has no PyYAML (Debian: python3-yaml)"
-if [ -f "$deck" ]; then opts=$deck; else opts=inputs/$deck.opts; fi
+if [[ $deck == /* ]]; then dpath=$deck; else dpath=$manifest_caller/$deck; fi # a file the caller names, else a deck of inputs/
+if [ -f "$dpath" ]; then opts=$dpath; else opts=inputs/$deck.opts; fi
 [ -f "$opts" ] || die "unknown deck '$deck' (not a file; inputs/ has: $(cd inputs && ls -- *.opts | sed 's/\.opts$//' | paste -sd ' '))"
 name=$(basename "$opts" .opts)
 threads=${threads:-$(( cores / np > 0 ? cores / np : 1 ))}
@@ -67,7 +69,7 @@ dir=$outdir/$name
 mkdir -p "$dir" 2> /dev/null || die "-out $outdir: cannot create $dir"
 . scripts/manifest.sh
 . scripts/launch.sh
-manifest_begin "$dir" # removes only the files an earlier sweep wrote here
+manifest_begin "$dir" sweep.sh # replaces only the files an earlier sweep wrote here, and only if this one ends well
 
 # Build: setup.sh configures and builds; an existing build directory only
 # needs the (incremental) build, unless CMAKE_ARGS asks for a new configure.
@@ -92,8 +94,8 @@ for k in $(seq "$repeat"); do
   for v in $variants; do
     rc=0
     manifest_add "$v.r$k.yaml"; manifest_add "$v.r$k.log"
-    # shellcheck disable=SC2086 # -args is a list of options
-    "${launch[@]}" "${exe[$v]}" -options_file "$opts" -threads "$threads" -deck_name "$name" $extra \
+    read -r -a extra_args <<< "$extra" # -args: words split on blanks, never globbed
+    manifest_run "${launch[@]}" "${exe[$v]}" -options_file "$opts" -threads "$threads" -deck_name "$name" "${extra_args[@]}" \
       -report "$dir/$v.r$k.yaml" > "$dir/$v.r$k.log" 2>&1 || rc=$?
     case $rc in
       0 | 2) echo "sweep: round $k/$repeat $v: $(sed -n 's/^ *total: //p' "$dir/$v.r$k.yaml") s, $([ $rc = 0 ] && echo VALID || echo INVALID)" ;;
@@ -104,4 +106,5 @@ done
 echo
 manifest_add table.md
 "$py" scripts/report_table.py sweep "$dir" --deck "$name" --command "$cmd" --out "$dir/table.md"
+manifest_end
 echo "sweep: table in $dir/table.md, reports and logs in $dir/"

@@ -23,8 +23,14 @@ scripts/scaling.sh grayscott-small strong -max-ranks 2 -max-threads 1 -bin "$bui
   { cat "$tmp/scaling.log"; fail "scaling.sh with -launcher failed"; }
 ranks="1 2"; [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ] || ranks=1 # scaling.sh keeps ranks x threads within the cores
 for r in $ranks; do grep -q "^ *ranks: $r\$" "$tmp/scaling/grayscott-small-strong/np$r-t1.r1.yaml" || fail "scaling: np$r report does not say $r ranks"; done
-[ -s "$tmp/scaling/grayscott-small-strong.md" ] || fail "scaling: no table under -out"
+[ -s "$tmp/scaling/grayscott-small-strong/table.md" ] || fail "scaling: no table under -out"
 echo "ok: scaling.sh on 1 and 2 ranks through -launcher '$launcher'"
+# weak scaling: the grown grids' runs clear the deck's golden hashes (-golden_state_hash none; it passed "", refused since)
+if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ]; then
+  scripts/scaling.sh grayscott-small weak -max-ranks 1 -max-threads 2 -bin "$build" -out "$tmp/scaling" > "$tmp/weak.log" 2>&1 || { cat "$tmp/weak.log"; fail "scaling.sh weak failed"; }
+  grep -q '^ *grid: \[' "$tmp/scaling/grayscott-small-weak/np1-t2.r1.yaml" && [ -s "$tmp/scaling/grayscott-small-weak/table.md" ] || fail "scaling weak: no 1 x 2 report or no table"
+  echo "ok: scaling.sh weak on 1 x 1 and 1 x 2"
+fi
 out=$(scripts/scaling.sh grayscott-small -bin "$build" -launcher "srun" -out "$tmp/x" 2>&1) && fail "scaling.sh took a -launcher without %n"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == "scaling: error: -launcher 'srun': must contain %n"* ]] || fail "scaling.sh: expected one line for a -launcher without %n, got: $out"
 [ ! -e "$tmp/x" ] || fail "scaling.sh created -out before refusing its arguments"

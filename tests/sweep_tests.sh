@@ -188,15 +188,28 @@ has "$v/sub.yaml" "min_timed_seconds: 300.0"
 has "$v/sub.yaml" "cv: null"
 $py scripts/report_table.py merge "$v/sub.yaml" > "$v.out" || fail "merge of a submission without a FOM"
 has "$v.out" "| NO | n/a | n/a | 1 |"
-# --- scripts never delete or overwrite what they did not write
+# --- scripts never delete or overwrite what they did not write (scripts/manifest.sh)
 mkdir -p "$tmp/res/heat"; echo keep > "$tmp/res/heat/prod.results.yaml"; echo old > "$tmp/res/heat/atomic.r1.yaml"
 rc=0; scripts/sweep.sh heat -out "$tmp/res" > "$tmp/out" 2> "$tmp/err" || rc=$?
-[ $rc != 0 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "sweep over unlisted reports: exit $rc"; }
-has "$tmp/err" "holds reports or logs that no list of this script names"
+[ $rc != 0 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "sweep over unlisted files: exit $rc"; }
+has "$tmp/err" "which no earlier run of sweep.sh wrote there"
 [ "$(cat "$tmp/res/heat/prod.results.yaml")" = keep ] && [ "$(cat "$tmp/res/heat/atomic.r1.yaml")" = old ] || fail "sweep removed files it did not write"
-( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; printf 'atomic.r1.yaml\n../escape\n' > "$tmp/res/heat/.files"; echo x > "$tmp/res/escape"
-  manifest_begin "$tmp/res/heat" ) || fail "manifest_begin failed"
-[ ! -e "$tmp/res/heat/atomic.r1.yaml" ] && [ -e "$tmp/res/heat/prod.results.yaml" ] && [ -e "$tmp/res/escape" ] || fail "the manifest removed the wrong files"
+# a list nobody's script wrote (or another script's) is not trusted: its files stay (it deleted what a planted .files named)
+printf 'atomic.r1.yaml\n' > "$tmp/res/heat/.files"; rm "$tmp/res/heat/prod.results.yaml"
+rc=0; scripts/benchmark.sh heat-small -out "$tmp/res/heat" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && grep -q "was not written by benchmark.sh" "$tmp/err" && [ -e "$tmp/res/heat/atomic.r1.yaml" ] || { cat "$tmp/err"; fail "a planted list was trusted"; }
+# a run that fails or is interrupted puts the previous run's files back and removes its own; one that ends well replaces them
+m=$tmp/res/m; mkdir -p "$m"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; manifest_add a.yaml; echo first > "$m/a.yaml"; manifest_end ) || fail "first run"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; manifest_add b.yaml; echo half > "$m/b.yaml"; exit 3 ) && fail "the failing run did not fail"
+[ "$(cat "$m/a.yaml")" = first ] && [ ! -e "$m/b.yaml" ] && [ ! -e "$m/.previous" ] || fail "a failed run did not restore the previous results"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; manifest_add b.yaml; echo half > "$m/b.yaml"; kill -TERM $BASHPID; sleep 5 ) && fail "the interrupted run did not fail"
+[ "$(cat "$m/a.yaml")" = first ] && [ ! -e "$m/b.yaml" ] || fail "an interrupted run did not restore the previous results"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; manifest_add b.yaml; echo second > "$m/b.yaml"; manifest_end ) || fail "second run"
+[ ! -e "$m/a.yaml" ] && [ "$(cat "$m/b.yaml")" = second ] && [ ! -e "$m/.previous" ] || fail "a run that ended well did not replace the previous results"
+rc=0; ( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" scaling.sh ) > "$tmp/out" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q "was not written by scaling.sh" "$tmp/out" && [ -e "$m/b.yaml" ] || fail "another script's folder was not refused"
+echo "ok: results folders: foreign files refused, previous results kept until a run ends well"
 d=$tmp/s2; mkdir -p "$d"
 report "$d/atomic.r1.yaml" atomic atomic 10.0 4.0 2.0 1.0 VALID
 cp "$d/atomic.r1.yaml" "$tmp/orig.yaml"
