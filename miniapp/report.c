@@ -186,8 +186,8 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
   PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>-<host>-<pid>.yaml, unique); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
   PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
-  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
-  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build)", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
+  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it; none clears a deck's", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
+  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build); none clears a deck's", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
   PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
   PetscOptionsEnd();
@@ -202,7 +202,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
       continue;
     }
     if (!n) continue;
-    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef)", k ? "-golden_weights_hash" : "-golden_state_hash", h);
+    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef) or none", k ? "-golden_weights_hash" : "-golden_state_hash", h);
   }
   if (set && !strcmp(o->path, "auto")) { /* a new name per run, as HPCG's output files: report-<deck>-<UTC>.yaml */
     char      stamp[32], deck[64];

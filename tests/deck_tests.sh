@@ -127,6 +127,10 @@ tampered)
   grep -q '^official: false' "$tmp/m.yaml" && grep -q '^modified_options: \["-gs_F", "-ksp_rtol"\]' "$tmp/m.yaml" || { grep -E '^official|^modified' "$tmp/m.yaml"; fail "a modified deck was not reported as such"; }
   grep -q '^command_line: .*-gs_F 0.05' "$tmp/m.yaml" && grep -q '^options: .*-gs_F 0.05' "$tmp/m.yaml" || fail "the report does not record the command line and options"
   check 'golden_state_hash 0xzz: must be 16 hex digits' -golden_state_hash 0xzz
+  # none clears the deck's hashes (another grid: scripts/scaling.sh weak), not official
+  "$app" -options_file "$inputs/grayscott-small.opts" -da_grid_x 40 -golden_state_hash none -golden_weights_hash none -report "$tmp/n.yaml" > /dev/null 2>&1 ||
+    { grep -E 'golden|verdict' "$tmp/n.yaml"; fail "-golden_*_hash none on another grid did not run VALID"; }
+  grep -q 'golden_state_hash: "not set"' "$tmp/n.yaml" && grep -q '^official: false' "$tmp/n.yaml" || { grep -E 'golden|official' "$tmp/n.yaml"; fail "-golden_state_hash none: not 'not set', or official"; }
   check 'repeat_check 1' -repeat_check 1
   check 'report .*cannot create' -report /nonexistent-dir/r.yaml
   ;;
