@@ -34,6 +34,8 @@
 # the CPU backend instead (the GPU-only ones are skipped): the script's own
 # test on machines without a GPU. Exit 0 when no check failed, 1 otherwise.
 set -uo pipefail
+caller=$PWD # relative paths the caller gives are the caller's, not the repository's
+callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller" "$1" ;; esac; }
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
 usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
@@ -48,8 +50,8 @@ while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
-    -bin) bin=$2 ;;
-    -out) out=$2 ;;
+    -bin) bin=$(callerpath "$2") ;;
+    -out) out=$(callerpath "$2") ;;
     -steps)
       steps=${2//,/ }
       [ -n "${steps// /}" ] || die "-steps: empty (of: ${allsteps// /,})"

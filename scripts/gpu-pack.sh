@@ -15,6 +15,8 @@
 # surrogate half). Needs nvcc and the pack-runtime tool (PACK_RUNTIME,
 # default ../shared/tools/pack-runtime). Environment: JOBS.
 set -euo pipefail
+caller=$PWD # relative paths the caller gives are the caller's, not the repository's
+callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller" "$1" ;; esac; }
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-pack.sh [-arch SM] [-variants \"V ..\"] [-out DIR]"
 die() { echo "gpu-pack: error: $*" >&2; exit 1; }
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
         [[ $v =~ ^(atomic|deterministic|reproducible)(-(atomic|deterministic|reproducible))?$ ]] || die "-variants: unknown variant '$v' (STRATEGY or SOLVER-SURROGATE)"
       done
       variants=$2 ;;
-    -out) out=${2%/}; [ -n "$out" ] || die "-out $2: names no folder" ;; # DIR/ would pack DIR/.tar.xz into itself
+    -out) out=${2%/}; [ -n "$out" ] || die "-out $2: names no folder"; out=$(callerpath "$out") ;; # DIR/ would pack DIR/.tar.xz into itself
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
