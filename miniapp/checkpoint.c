@@ -78,7 +78,19 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
   }
+  { /* a signal held since start-up is delivered now: to OnSignal with -checkpoint, else as before */
+    sigset_t set;
+    sigemptyset(&set), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void CheckpointBlockSignals(void)
+{
+  sigset_t set;
+  sigemptyset(&set), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, NULL); /* before MPI starts its threads: they inherit it */
 }
 
 /* ---- restart keys ------------------------------------------------------
@@ -183,6 +195,10 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
       PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
     if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, sizeof desc));
+    if (strcmp(VecFPNACompiledStrategy(), "reproducible") || strcmp(SurrogateGetStrategyName(), "reproducible")) { /* the bits of this build depend on the layout */
+      n = strlen(desc);
+      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "mpi_ranks: %d\n", (int)c->size));
+    }
   }
   for (char *line = desc, *end; *line; line = end + 1) { /* our own "key: value" lines: numbers and registered names only */
     char *colon = strstr(line, ": ");

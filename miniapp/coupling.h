@@ -53,6 +53,10 @@ PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **
 /* From the stop decision (or the end of the run) on, SIGTERM and SIGUSR1
  * are ignored, so that the exit code stays the decided one (with -checkpoint). */
 void CheckpointIgnoreSignals(void);
+/* From the start of main until -checkpoint is read (CheckpointSetFromOptions),
+ * SIGTERM and SIGUSR1 wait (blocked): one that arrives during start-up
+ * becomes a checkpoint after the first step, not a death with none. */
+void CheckpointBlockSignals(void);
 PetscErrorCode CoupledDestroy(Coupled *c);
 
 #endif

@@ -138,6 +138,7 @@ int main(int argc, char **argv)
   int            status = 1;
   PetscErrorCode ierr;
 
+  CheckpointBlockSignals(); /* a scheduler's SIGTERM during start-up waits for -checkpoint (checkpoint.c) */
   spincount_default(argv, (void *)main); /* a short OpenMP spin on a shared machine (kernels/spincount.h) */
   if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
   ReportSetCommandLine(argc, argv); /* for the report, as given */

@@ -279,6 +279,10 @@ PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len)
   }
   n = strlen(buf);
   snprintf(buf + n, len - n, "\nsurrogate_adam: %.9g %.9g %.9g %.9g %.9g\nsurrogate_seed: %llu\nsurrogate_checks: %d\n", (double)s->lr, (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed, (int)s->ck.on);
+  if (s->strategy != RED_REPRODUCIBLE) { /* only the reproducible bits are the same on the CPU and the GPU, with either kernel set */
+    n = strlen(buf);
+    snprintf(buf + n, len - n, "surrogate_device_used: %s\n", s->device == SURROGATE_DEVICE_CUDA ? (s->cuda_gemm ? "cuda gemm" : "cuda tiled") : "cpu");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -58,6 +58,10 @@ bitwise)
   split 3 8 -scenario heat -da_grid_x 15 -da_grid_y 12 -coupling none
   split 0 4 "${gs[@]}" -coupling guess
   split 5 5 "${gs[@]}" -coupling guess
+  # a monitor that computes a norm draws nothing from the atomic order: a restart may add it (it changed the seeded bits)
+  restart_extra=(-ksp_monitor_true_residual)
+  split 3 6 "${gs[@]}" -coupling guess
+  restart_extra=()
   # continuing in place: -restart and -checkpoint name the same file
   run "$tmp/a.yaml" "${gs[@]}" -coupling guess -ts_max_steps 4 -checkpoint "$tmp/roll.bin"
   run "$tmp/b.yaml" "${gs[@]}" -coupling guess -ts_max_steps 8 -restart "$tmp/roll.bin" -checkpoint "$tmp/roll.bin"
@@ -104,6 +108,12 @@ signal)
   run "$tmp/rest.yaml" "${args[@]}" -ts_max_steps $n -restart "$tmp/sig.bin"
   run "$tmp/full.yaml" "${args[@]}" -ts_max_steps $n
   same "$tmp/full.yaml" "$tmp/rest.yaml" "SIGTERM after step $step, restart to step $n"
+  # a SIGTERM during start-up (here: already pending when the program starts, blocked by its launcher) becomes a
+  # checkpoint after the first step, exit 3 (it killed the run with none, or with this launcher was never seen)
+  rc=0; /usr/bin/python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); os.kill(os.getpid(), signal.SIGTERM); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$app" "${args[@]}" -ts_max_steps 50 -checkpoint "$tmp/early.bin" > /dev/null 2> "$tmp/early.err" || rc=$?
+  [ $rc = 3 ] && [ -s "$tmp/early.bin" ] && grep -q 'SIGTERM after step 1: checkpoint written' "$tmp/early.err" || { cat "$tmp/early.err"; fail "SIGTERM during start-up: exit $rc"; }
+  echo "ok: a SIGTERM during start-up: checkpoint after step 1, exit 3"
   # the exit code is final: a burst of signals around the stop decision, and
   # signals while a completed run verifies, reports and finalizes, change nothing
   "$app" "${args[@]}" -checkpoint "$tmp/b.bin" > "$tmp/b.out" 2> "$tmp/b.err" &
@@ -161,6 +171,14 @@ bad)
   check 'written with gs_F 0.04[0-9]*, this run has gs_F 0.05' "${g[@]}" -gs_F 0.05 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with guess_history 4, this run has guess_history 6' "${g[@]}" -guess_history 6 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with atomic_order_seed 0, this run has atomic_order_seed 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
+  # outside the reproducible build the rank count is part of the bits: a restart on other ranks ran VALID with a state
+  # no run produces (the reproducible build's layout restarts: restart_layout)
+  if [ "$solver" != reproducible ] || [ "$surr" != reproducible ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    rc=0; mpiexec --oversubscribe -n 2 "$app" "${g[@]}" -ts_max_steps 6 -restart "$tmp/good.bin" -summary "$tmp/r2.yaml" > "$tmp/r2.log" 2>&1 || rc=$?
+    [ $rc = 1 ] && grep -q 'written with mpi_ranks 1, this run has mpi_ranks 2' "$tmp/r2.log" && [ ! -e "$tmp/r2.yaml" ] || { cat "$tmp/r2.log"; fail "a $solver/$surr restart on 2 ranks of a 1-rank checkpoint: exit $rc"; }
+    echo "ok: a restart on other ranks refused in the $solver/$surr build"
+  fi
   # a record with a valid checksum but values no run writes: the solve record's
   # failure reason indexes PETSc's names (it crashed the run); counts out of range
   forge() { # forge OUT NSOLVES NFAIL KIND REASON: good.bin with that solve record, its checksum redone

@@ -79,7 +79,7 @@ solves) # every solve checked; tolerances the check cannot vouch for refused
   # (DIVERGED_INDEFINITE_MAT at a true residual of 1e-16): a solved system, VALID (it was INVALID); a breakdown
   # short of the tolerance is not (the skip test above)
   broke=0
-  for nt in "$gs -ts_max_steps 5" "-scenario heat -da_grid_x 37 -da_grid_y 29 -ts_max_steps 4"; do
+  for nt in "-ts_max_steps 8 -threads 1" "$gs -ts_max_steps 5" "-scenario heat -da_grid_x 37 -da_grid_y 29 -ts_max_steps 4"; do
     valid ok.yaml $nt -ksp_norm_type none -ksp_converged_reason -report nr.yaml
     grep -q 'DIVERGED_INDEFINITE' ok.yaml.log && broke=$((broke + 1))
     grep -q '^ *repeat_residual_mean:' nr.yaml || fail "-ksp_norm_type none: no repeat check in the report"
