@@ -55,7 +55,7 @@ def submission(args):
            "timed_seconds": round(timed, 3), "min_timed_seconds": least,
            "command": args.command or first.get("command_line"),
            "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
-           "state_hashes": hashes, "golden_state_hash": get(first, "verification.golden_state_hash"),
+           "state_hashes": hashes, "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),  # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
            "machine": first.get("machine"), "build": first.get("build"), "reports": [os.path.basename(p) for p in paths]}
     text = yaml.safe_dump(sub, sort_keys=False)
     sys.stdout.write(text)
