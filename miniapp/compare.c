@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,13 +262,25 @@ static int compare_free(const char *name)
   static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-output", "-output_every", "-summary", "-report",
                                       "-report_anonymize", "-progress", "-progress_interval", "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
                                       "-help", "-history", "-no_signal_handler", "-fp_trap", "-version", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol",
-                                      "-ts_max_steps", "-atomic_order_seed", "-replicas", "-inject", "-ksp_fpnacg_fuse"};
+                                      "-ts_max_steps", "-atomic_order_seed", "-replicas", "-inject", "-ksp_fpnacg_fuse", "-closure_drift_tol", "-closure_pattern_factor"};
   static const char *const prefixes[] = {"-fault_", "-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
   for (size_t k = 0; k < sizeof names / sizeof *names; k++)
     if (!strcmp(name, names[k])) return 1;
   for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
     if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return 1;
   return strstr(name, "_view") || strstr(name, "_monitor") || strstr(name, "_converged_reason") || strstr(name, "_converged_rate");
+}
+
+/* A flag's value: 1 true, 0 false, -1 not a truth word; no value is true. */
+static int truth(const char *v)
+{
+  static const char *const t[] = {"1", "true", "yes", "on"}, *const f[] = {"0", "false", "no", "off"};
+  if (!v) return 1;
+  for (int k = 0; k < 4; k++) {
+    if (!strcasecmp(v, t[k])) return 1;
+    if (!strcasecmp(v, f[k])) return 0;
+  }
+  return -1;
 }
 
 /* Every option A's run was given (its `options` attribute) that is not
@@ -291,7 +304,7 @@ static void check_options(const run *a, const char *va, const run *b, const char
     char  *ea = NULL, *eb = NULL;
     double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
     int    cg   = cga && yb && (!strcmp(yb, "cg") || !strcmp(yb, "fpnacg"));
-    int    same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) || cg;
+    int    same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) || cg || (truth(xa) >= 0 && truth(xa) == truth(yb)); /* -f = -f true = -f 1 */
     if (!same) die("different runs: %s has %s %s, %s has %s %s (a setting of the arithmetic: its differences are not rounding)", a->path, name, xa ? xa : "(no value)", b->path, name, yb ? yb : "(no value)");
   }
 }

@@ -347,7 +347,7 @@ PetscErrorCode FaultsScenarioCheck(Coupled c)
   PetscInt    step;
 
   PetscFunctionBegin;
-  if (!f->on && !f->checks) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!f->on || !f->fired) PetscFunctionReturn(PETSC_SUCCESS); /* no fault: a failed check is the verdict's, not a detection */
   PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
   for (PetscInt r = 0; r < c->nrep && f->scenario_step < 0; r++) {
     PetscBool ok;

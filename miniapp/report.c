@@ -388,7 +388,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   ups  = (double)npts * t.steps * nrep;
   fom  = work > 0 && t.steps > 0 ? ups / work / 1e6 : NAN;
   tpi  = t.its > 0 ? t.solve / t.its : NAN;
-  gbs  = t.its > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : NAN;
+  gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : NAN; /* false for NaN */
 
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
   PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/running.md explains every key)\n"));

@@ -16,10 +16,14 @@
 manifest_begin() {
   manifest_dir=$1 manifest_tool=$2
   local list="$manifest_dir/.files" head="# $2 results (scripts/manifest.sh)" f
-  [ ! -e "$manifest_dir/.previous" ] || die "$manifest_dir/.previous holds the results of an earlier run that did not finish: move them back into $manifest_dir (or away) first"
+  [ ! -e "$list" ] || [ "$(head -n 1 -- "$list")" = "$head" ] || die "$list was not written by $2 (another script's, yours, or one from before 2026-11-27): move the folder away or name another"
+  if [ -d "$manifest_dir/.previous" ]; then # a run killed without its traps (SIGKILL, a lost node): undo it as its traps would have
+    [ ! -e "$manifest_dir/.previous/.files" ] || [ "$(head -n 1 -- "$manifest_dir/.previous/.files")" = "$head" ] ||
+      die "$manifest_dir/.previous is not what a killed run of $2 leaves: sort it out by hand"
+    manifest_restore
+  fi
   local -A named=()
   if [ -e "$list" ]; then
-    [ "$(head -n 1 -- "$list")" = "$head" ] || die "$list was not written by $2 (another script's, or yours): name another folder"
     while IFS= read -r f; do case $f in "" | */* | .* | "#"*) ;; *) named[$f]=1 ;; esac; done < "$list"
   fi
   for f in "$manifest_dir"/* "$manifest_dir"/.[!.]* "$manifest_dir"/..?*; do
@@ -27,13 +31,13 @@ manifest_begin() {
     f=${f##*/}
     [ "$f" = .files ] || [ -n "${named[$f]:-}" ] || die "$manifest_dir holds $f, which no earlier run of $2 wrote there: move it away or name another folder"
   done
-  mkdir -- "$manifest_dir/.previous" || die "cannot create $manifest_dir/.previous"
-  for f in "${!named[@]}"; do [ -e "$manifest_dir/$f" ] && mv -- "$manifest_dir/$f" "$manifest_dir/.previous/"; done
-  [ ! -e "$list" ] || mv -- "$list" "$manifest_dir/.previous/.files"
-  echo "$head" > "$list" || die "cannot write $list"
-  trap manifest_abort EXIT
+  trap manifest_abort EXIT # from here on any exit puts the previous run's files back
   trap 'exit 130' INT
   trap 'exit 143' TERM
+  mkdir -- "$manifest_dir/.previous" || die "cannot create $manifest_dir/.previous"
+  [ ! -e "$list" ] || mv -- "$list" "$manifest_dir/.previous/.files" || die "cannot move $list"
+  echo "$head" > "$list" || die "cannot write $list"
+  for f in "${!named[@]}"; do [ ! -e "$manifest_dir/$f" ] || mv -- "$manifest_dir/$f" "$manifest_dir/.previous/" || die "cannot move $manifest_dir/$f"; done
 }
 manifest_add() { echo "$1" >> "$manifest_dir/.files"; }
 # A run the script waits for: in the background, so that INT and TERM reach
@@ -45,10 +49,15 @@ manifest_run() {
 # On any exit before manifest_end: stop the children, remove this run's
 # files, put the previous run's back.
 manifest_abort() {
-  local f
   trap - EXIT INT TERM
   pkill -TERM -P "$BASHPID" 2> /dev/null || true
   wait 2> /dev/null || true
+  manifest_restore
+}
+# This run's listed files removed, the previous run's (in .previous) put back.
+manifest_restore() {
+  local f
+  [ -d "$manifest_dir/.previous" ] || return 0 # nothing was moved yet: nothing of this run to undo
   if [ -f "$manifest_dir/.files" ]; then
     while IFS= read -r f; do case $f in "" | */* | .* | "#"*) ;; *) rm -f -- "$manifest_dir/$f" ;; esac; done < "$manifest_dir/.files"
     rm -f -- "$manifest_dir/.files"

@@ -26,6 +26,7 @@ See docs/sweep.md.
 import argparse
 import datetime
 import glob
+import math
 import os
 import re
 import socket
@@ -60,9 +61,10 @@ def num(x):
     if isinstance(x, bool) or x is None:
         return None
     try:
-        return float(x)
+        v = float(x)
     except (TypeError, ValueError):
         return None
+    return v if math.isfinite(v) else None  # .nan (nothing measured: a restart at its last step) is missing, not a number
 
 
 def get(d, path):

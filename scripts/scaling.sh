@@ -36,7 +36,7 @@ maxr=$cores maxt=$cores variant=reproducible repeat=1 bin="" launcher="" py=pyth
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
-    -bin) bin=$(cd "$manifest_caller" && cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
+    -bin) bin=$(cd "$manifest_caller" && CDPATH= cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
     -launcher) [[ $2 == *%n* ]] || die "-launcher '$2': must contain %n, the rank count of each run (e.g. \"srun -n %n\")"; launcher=$2; shift 2; continue ;;
     -python) py=$2; shift 2; continue ;;
     -out) outdir=$(cd "$manifest_caller" && case $2 in /*) printf '%s' "$2" ;; *) printf '%s/%s' "$PWD" "$2" ;; esac); shift 2; continue ;;
@@ -99,7 +99,8 @@ for k in $(seq "$repeat"); do
       fi
       while [ $((fx * fy)) -lt "$p" ]; do if [ "$fx" = "$fy" ]; then fx=$((fx * 2)); else fy=$((fy * 2)); fi; done
       # the deck's golden hashes belong to its own grid: clear them
-      extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash none -golden_weights_hash none)
+      extra=(-da_grid_x $((gx * fx)) -da_grid_y $((gy * fy)) -golden_state_hash none)
+      grep -q '^[[:space:]]*-golden_weights_hash' "$opts" && extra+=(-golden_weights_hash none) # a deck without a network has none (and refuses the option)
     fi
     launch_set "$r" "$t" "$cores" "$launcher"
     out=$dir/np$r-t$t.r$k

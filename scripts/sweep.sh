@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
       done
       shift 2
       continue ;;
-    -bin) root=$(cd "$manifest_caller" && cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
+    -bin) root=$(cd "$manifest_caller" && CDPATH= cd -- "$2" 2> /dev/null && pwd) || die "-bin $2: not a folder"; shift 2; continue ;;
     -args) extra=$2; shift 2; continue ;;
     -out) outdir=$(cd "$manifest_caller" && case $2 in /*) printf '%s' "$2" ;; *) printf '%s/%s' "$PWD" "$2" ;; esac); shift 2; continue ;;
     -launcher) [ -n "$2" ] || die "-launcher: empty"; launcher=$2; shift 2; continue ;;

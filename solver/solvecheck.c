@@ -124,6 +124,11 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   red_get_atomic_order_state(&order); /* invisible to the run: same draws, no fault */
   fault_armed = -1;
   ierr        = TrueResidual(s, ksp, b, x, &rel);
+  if (!ierr && s->view_final_res && !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
+    PetscReal n2;
+    ierr = VecNorm(s->gw[0], NORM_2, &n2); /* r = b - A x, TrueResidual's */
+    if (!ierr) ierr = PetscPrintf(s->comm, "  KSP final norm of residual %g\n", (double)n2);
+  }
   fault_armed = armed;
   red_set_atomic_order_state(&order);
   PetscCall(ierr);

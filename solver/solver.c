@@ -206,6 +206,10 @@ static PetscErrorCode InvisibleMonitor(KSP ksp, PetscInt it, PetscReal rnorm, vo
   fault_armed = armed;
   red_set_atomic_order_state(&order);
   PetscCall(ierr);
+  /* a norm it computed stays cached with the vector, and the method's next VecNorm would take it
+   * (-ksp_monitor_solution changed the seeded bits so): forget what it left */
+  if (ksp->vec_sol) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_sol));
+  if (ksp->vec_rhs) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_rhs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -243,6 +247,10 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));
   PetscCall(MonitorsInvisible(*ksp));
+  /* -ksp_view_final_residual computes a norm after each solve, drawing from the atomic order: printed by the solve
+   * check instead (SolverCheckSolve), invisibly */
+  s->view_final_res = (PetscBool)(s->view_final_res || (*ksp)->viewFinalRes);
+  (*ksp)->viewFinalRes = PETSC_FALSE;
   PetscCall(CheckKSPType(s, *ksp));
   PetscCall(CheckPCType(s, *ksp));
   {

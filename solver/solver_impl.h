@@ -57,6 +57,7 @@ struct _p_Solver {
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
   PetscBool          setup, stock;
+  PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
   PetscBool          scatter;
   /* heat */

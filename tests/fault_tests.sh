@@ -183,6 +183,9 @@ silent) # a fault no detector sees: named in the verdict's detail; one the scena
   else
     [ "$(key "$tmp/b.yaml" verification)" = INVALID ] || { cat "$tmp/b.yaml"; fail "-fault_action rollback: a fault seen only after the last step was not rolled back, yet VALID"; }
   fi
+  # no fault fired: a failed check is the verdict's, not a detection (-fault_checks alone said detected: true)
+  "$app" -scenario heat -da_grid_x 16 -da_grid_y 12 -ts_max_steps 4 "${seed[@]}" -fault_checks -mms_tol 1e-12 -summary "$tmp/m.yaml" > /dev/null 2>&1
+  [ "$(key "$tmp/m.yaml" verification)" = INVALID ] && [ "$(fkey "$tmp/m.yaml" detected)" = false ] || { sed -n '/^fault:/,$p' "$tmp/m.yaml"; fail "an MMS tolerance missed, no fault: recorded as a detected fault"; }
   echo "ok: seed $out (out of the bounds) detected by the scenario's check in replica 0 and 1, INVALID; seed $in unseen, VALID and named" ;;
 bad)
   check 'unknown key' "${gs[@]}" -inject site=state,step=3,bitt=2

@@ -29,7 +29,8 @@ echo "ok: scaling.sh on 1 and 2 ranks through -launcher '$launcher'"
 if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -ge 2 ]; then
   scripts/scaling.sh grayscott-small weak -max-ranks 1 -max-threads 2 -bin "$build" -out "$tmp/scaling" > "$tmp/weak.log" 2>&1 || { cat "$tmp/weak.log"; fail "scaling.sh weak failed"; }
   grep -q '^ *grid: \[' "$tmp/scaling/grayscott-small-weak/np1-t2.r1.yaml" && [ -s "$tmp/scaling/grayscott-small-weak/table.md" ] || fail "scaling weak: no 1 x 2 report or no table"
-  echo "ok: scaling.sh weak on 1 x 1 and 1 x 2"
+  scripts/scaling.sh heat-small weak -max-ranks 1 -max-threads 2 -bin "$build" -out "$tmp/scaling" > "$tmp/weakh.log" 2>&1 || { cat "$tmp/weakh.log"; fail "scaling.sh weak failed on a deck without a network"; }
+  echo "ok: scaling.sh weak on 1 x 1 and 1 x 2 (grayscott-small, heat-small)"
 fi
 out=$(scripts/scaling.sh grayscott-small -bin "$build" -launcher "srun" -out "$tmp/x" 2>&1) && fail "scaling.sh took a -launcher without %n"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ $out == "scaling: error: -launcher 'srun': must contain %n"* ]] || fail "scaling.sh: expected one line for a -launcher without %n, got: $out"

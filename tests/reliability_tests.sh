@@ -362,6 +362,8 @@ compare) # section 3/4: miniapp-compare validates shapes and refuses series that
   bad 'different runs: gr.nc was given -ksp_rtol 1e-6, g1.nc was not' "$compare" gr.nc g1.nc
   bad 'different runs: gr.nc has -ksp_rtol 1e-6, gr7.nc has -ksp_rtol 1e-7' "$compare" gr.nc gr7.nc
   "$compare" g1.nc gc.nc > out.txt 2>&1 || { cat out.txt; fail "runs that differ in replicas, seed, a log and cg for the default fpnacg (the same bits) were refused"; }
+  "$app" $gs -coupling guess -guess_projection -output p1.nc > /dev/null 2>&1 && "$app" $gs -coupling guess -guess_projection true -output p2.nc > /dev/null 2>&1 || fail "setup runs failed"
+  "$compare" p1.nc p2.nc > out.txt 2>&1 || { cat out.txt; fail "-guess_projection and -guess_projection true (one setting) were refused"; }
   /usr/bin/python3 - <<'PY' || fail "could not write the misshaped files (python3-netcdf4)"
 import netCDF4, numpy as np
 src = netCDF4.Dataset("a10.nc")

@@ -58,8 +58,9 @@ bitwise)
   split 3 8 -scenario heat -da_grid_x 15 -da_grid_y 12 -coupling none
   split 0 4 "${gs[@]}" -coupling guess
   split 5 5 "${gs[@]}" -coupling guess
-  # a monitor that computes a norm draws nothing from the atomic order: a restart may add it (it changed the seeded bits)
-  restart_extra=(-ksp_monitor_true_residual)
+  # monitors and views that compute a norm draw nothing from the atomic order and leave no cached norm: a restart may
+  # add them (each changed the seeded bits)
+  restart_extra=(-ksp_monitor_true_residual -ksp_monitor_solution -ksp_view_final_residual)
   split 3 6 "${gs[@]}" -coupling guess
   restart_extra=()
   # continuing in place: -restart and -checkpoint name the same file

@@ -209,7 +209,12 @@ m=$tmp/res/m; mkdir -p "$m"
 [ ! -e "$m/a.yaml" ] && [ "$(cat "$m/b.yaml")" = second ] && [ ! -e "$m/.previous" ] || fail "a run that ended well did not replace the previous results"
 rc=0; ( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" scaling.sh ) > "$tmp/out" 2>&1 || rc=$?
 [ $rc = 1 ] && grep -q "was not written by scaling.sh" "$tmp/out" && [ -e "$m/b.yaml" ] || fail "another script's folder was not refused"
-echo "ok: results folders: foreign files refused, previous results kept until a run ends well"
+# a run killed without its traps (SIGKILL) leaves .previous: the next run undoes it first (the previous files come back, the killed run's go)
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; manifest_add c.yaml; echo half > "$m/c.yaml"; trap - EXIT; exit 9 ) && fail "the killed run did not fail"
+[ -d "$m/.previous" ] && [ -e "$m/c.yaml" ] || fail "the simulated kill left no .previous"
+( die() { echo "die: $*"; exit 1; }; . scripts/manifest.sh; manifest_begin "$m" sweep.sh; [ "$(cat "$m/.previous/b.yaml")" = second ] && [ ! -e "$m/c.yaml" ] || exit 1; exit 5 ) > "$tmp/out" 2>&1 && fail "the recovery run did not fail on purpose"
+[ "$(cat "$m/b.yaml")" = second ] && [ ! -e "$m/c.yaml" ] && [ ! -e "$m/.previous" ] || { cat "$tmp/out"; fail "a killed run's leftovers were not undone"; }
+echo "ok: results folders: foreign files refused, previous results kept until a run ends well, a killed run undone"
 d=$tmp/s2; mkdir -p "$d"
 report "$d/atomic.r1.yaml" atomic atomic 10.0 4.0 2.0 1.0 VALID
 cp "$d/atomic.r1.yaml" "$tmp/orig.yaml"
