@@ -62,16 +62,10 @@ manifest_restore() {
     while IFS= read -r f; do case $f in "" | */* | .* | "#"*) ;; *) rm -f -- "$manifest_dir/$f" ;; esac; done < "$manifest_dir/.files"
     rm -f -- "$manifest_dir/.files"
   fi
-  if [ -d "$manifest_dir/.previous" ]; then
-    for f in "$manifest_dir/.previous"/* "$manifest_dir/.previous"/.[!.]*; do [ -e "$f" ] && mv -- "$f" "$manifest_dir/"; done
-    rmdir -- "$manifest_dir/.previous" 2> /dev/null || true
-  fi
+  for f in "$manifest_dir/.previous"/* "$manifest_dir/.previous"/.[!.]*; do [ -e "$f" ] && mv -- "$f" "$manifest_dir/"; done
+  rmdir -- "$manifest_dir/.previous" 2> /dev/null || true
 }
 manifest_end() {
   trap - EXIT INT TERM
   rm -rf -- "$manifest_dir/.previous"
 }
-# A path the caller gave, relative to the caller's directory (the scripts
-# cd to the repository): absolute.
-manifest_abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$manifest_caller/$1" ;; esac; }
-manifest_caller=${manifest_caller:-$PWD}

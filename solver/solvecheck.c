@@ -8,11 +8,14 @@
  * method that stops at its iteration limit (-ksp_converged_maxits,
  * -ksp_convergence_test skip, preonly) passes only through the residual.
  * The check draws nothing from the atomic order and arms no fault: it never
- * changes the run's bits. Not here: what the coupled loop does about a
+ * changes the run's bits; nor do PETSc's monitors given as options
+ * (SolverMonitorsInvisible). Not here: what the coupled loop does about a
  * failure (it stops, and the run is INVALID). */
 #include "solver_impl.h"
 #include "fault.h"
 #include "reduce.h"
+
+#include <petsc/private/kspimpl.h> /* the monitors' table */
 
 #include <math.h>
 
@@ -191,5 +194,60 @@ PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len)
     PetscCall(PetscSNPrintf(why, len, "step %lld: %s solve did not solve its system (%s after %lld iterations; true relative residual %.3g, bound %.3g = %.0f x max(-ksp_rtol, %g))%s", (long long)q->fail_step,
                             q->fail_kind == SOLVER_FAIL_TRIAL ? "a side-by-side" : "the", KSPConvergedReasons[q->fail_reason], (long long)q->fail_its, q->fail_res, q->fail_bound, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR,
                             q->nfail > 1 ? "; later failures too" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's monitors given as options (-ksp_monitor_true_residual computes a
+ * norm) are diagnostics: wrapped so that they draw nothing from the atomic
+ * order and arm no fault, they cannot change the run's bits (a restart or a
+ * comparison may add or drop them). */
+typedef struct {
+  PetscErrorCode (*fn)(KSP, PetscInt, PetscReal, void *);
+  PetscErrorCode (*destroy)(void **);
+  void *ctx;
+} InvisibleMonitorCtx;
+
+static PetscErrorCode InvisibleMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
+{
+  InvisibleMonitorCtx *w     = (InvisibleMonitorCtx *)ctx;
+  int                  armed = fault_armed;
+  red_atomic_state     order;
+  PetscErrorCode       ierr;
+
+  PetscFunctionBegin;
+  red_get_atomic_order_state(&order);
+  fault_armed = -1;
+  ierr        = w->fn(ksp, it, rnorm, w->ctx);
+  fault_armed = armed;
+  red_set_atomic_order_state(&order);
+  PetscCall(ierr);
+  /* a norm it computed stays cached with the vector, and the method's next VecNorm would take it
+   * (-ksp_monitor_solution changed the seeded bits so): forget what it left */
+  if (ksp->vec_sol) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_sol));
+  if (ksp->vec_rhs) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_rhs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode InvisibleMonitorDestroy(void **ctx)
+{
+  InvisibleMonitorCtx *w = (InvisibleMonitorCtx *)*ctx;
+
+  PetscFunctionBegin;
+  if (w->destroy) PetscCall(w->destroy(&w->ctx));
+  PetscCall(PetscFree(w));
+  *ctx = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverMonitorsInvisible(KSP ksp)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < ksp->numbermonitors; i++) {
+    InvisibleMonitorCtx *w;
+    if (ksp->monitor[i] == InvisibleMonitor) continue;
+    PetscCall(PetscNew(&w));
+    w->fn = ksp->monitor[i], w->ctx = ksp->monitorcontext[i], w->destroy = ksp->monitordestroy[i];
+    ksp->monitor[i] = InvisibleMonitor, ksp->monitorcontext[i] = w, ksp->monitordestroy[i] = InvisibleMonitorDestroy;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,7 +3,7 @@
  * Scenario physics lives in heat.c / grayscott.c, the operator in operator.c,
  * the switch-obeying reductions in vecred.c. */
 #include "solver_impl.h"
-#include <petsc/private/kspimpl.h> /* the monitors' table (MonitorsInvisible) */
+#include <petsc/private/kspimpl.h> /* viewFinalRes */
 #include "solver_reduction.h"
 #include "vecred.h"
 #include "hashrng.h"
@@ -182,61 +182,6 @@ static PetscErrorCode KSPSetDefaults(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* PETSc's monitors given as options (-ksp_monitor_true_residual computes a
- * norm) are diagnostics: wrapped so that they draw nothing from the atomic
- * order and arm no fault, they cannot change the run's bits (a restart or a
- * comparison may add or drop them). */
-typedef struct {
-  PetscErrorCode (*fn)(KSP, PetscInt, PetscReal, void *);
-  PetscErrorCode (*destroy)(void **);
-  void *ctx;
-} InvisibleMonitorCtx;
-
-static PetscErrorCode InvisibleMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
-{
-  InvisibleMonitorCtx *w     = (InvisibleMonitorCtx *)ctx;
-  int                  armed = fault_armed;
-  red_atomic_state     order;
-  PetscErrorCode       ierr;
-
-  PetscFunctionBegin;
-  red_get_atomic_order_state(&order);
-  fault_armed = -1;
-  ierr        = w->fn(ksp, it, rnorm, w->ctx);
-  fault_armed = armed;
-  red_set_atomic_order_state(&order);
-  PetscCall(ierr);
-  /* a norm it computed stays cached with the vector, and the method's next VecNorm would take it
-   * (-ksp_monitor_solution changed the seeded bits so): forget what it left */
-  if (ksp->vec_sol) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_sol));
-  if (ksp->vec_rhs) PetscCall(PetscObjectStateIncrease((PetscObject)ksp->vec_rhs));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode InvisibleMonitorDestroy(void **ctx)
-{
-  InvisibleMonitorCtx *w = (InvisibleMonitorCtx *)*ctx;
-
-  PetscFunctionBegin;
-  if (w->destroy) PetscCall(w->destroy(&w->ctx));
-  PetscCall(PetscFree(w));
-  *ctx = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MonitorsInvisible(KSP ksp)
-{
-  PetscFunctionBegin;
-  for (PetscInt i = 0; i < ksp->numbermonitors; i++) {
-    InvisibleMonitorCtx *w;
-    if (ksp->monitor[i] == InvisibleMonitor) continue;
-    PetscCall(PetscNew(&w));
-    w->fn = ksp->monitor[i], w->ctx = ksp->monitorcontext[i], w->destroy = ksp->monitordestroy[i];
-    ksp->monitor[i] = InvisibleMonitor, ksp->monitorcontext[i] = w, ksp->monitordestroy[i] = InvisibleMonitorDestroy;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* A KSP on the solver's operator, configured as the solver's own (CG +
  * Jacobi, rtol 1e-10 on ||b||, nonzero initial guess, then the -ksp_ and
  * -pc_ options), with the start-residual monitor. */
@@ -246,7 +191,7 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPCreate(s->comm, ksp));
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));
-  PetscCall(MonitorsInvisible(*ksp));
+  PetscCall(SolverMonitorsInvisible(*ksp));
   /* -ksp_view_final_residual computes a norm after each solve, drawing from the atomic order: printed by the solve
    * check instead (SolverCheckSolve), invisibly */
   s->view_final_res = (PetscBool)(s->view_final_res || (*ksp)->viewFinalRes);

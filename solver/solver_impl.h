@@ -81,4 +81,6 @@ struct _ScenarioOps {
 
 extern const ScenarioOps HeatScenario, GrayScottScenario;
 
+PetscErrorCode SolverMonitorsInvisible(KSP ksp); /* solvecheck.c: option monitors draw nothing from the atomic order */
+
 #endif
