@@ -120,7 +120,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   { /* an A/B switch for the GPU's train-step kernels (docs/gpu.md): the reproducible bits are the same either way */
     char      gk[16] = "tiled";
     PetscBool gset;
-    PetscCall(PetscOptionsString("-surrogate_cuda_kernels", "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles; reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
+    PetscCall(PetscOptionsString("-surrogate_cuda_kernels", "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles, faster at large batches and slower at the decks' on an H100, docs/gpu.md; reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
     PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
     s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
   }
