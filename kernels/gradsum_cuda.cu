@@ -127,19 +127,47 @@ __global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t l
   }
 }
 
-/* One thread per pair: level-by-level pairwise tree over its chunk partials.
- * Partials are stored chunk-major, pair-minor (partial[c * npair + p]), so a
- * warp's 32 pairs read 32 neighbouring floats at each step (issue 26, F3;
- * pair-major had them nchunk floats apart). Same tree, same bits. */
-__global__ void gradsum_tree_kernel(int npair, int nchunk, float *partial, float *out)
+/* The pairwise tree over each pair's chunk partials: level st adds partial
+ * c + st into partial c for every c that is a multiple of 2 st (and c + st
+ * exists). Partials are stored chunk-major, pair-minor (partial[c * npair +
+ * p]), so a warp's 32 pairs read 32 neighbouring floats (issue 26, F3). The
+ * levels below GS_TREE_G stay inside aligned groups of GS_TREE_G partials, so
+ * one thread sums a group in registers, and the groups' results, GS_TREE_G
+ * partials apart, are the next launch's partials: the same additions in the
+ * same order as one thread walking every level, hence the same bits, on
+ * npair x groups threads (one thread per pair took 2.0 ms for 1281 pairs x
+ * 2048 partials on an H100, 2026-11-27, docs/gpu.md). A launch sums the n
+ * partials at stride `stride` (chunks 0, stride, 2 stride, ..). */
+#define GS_TREE_G 32
+__global__ void gradsum_tree_kernel(int npair, size_t n, size_t stride, float *partial, float *out)
 {
-  int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= npair) return;
-  float *q = partial + p;
-  size_t n = (size_t)npair;
-  for (int st = 1; st < nchunk; st *= 2)
-    for (int c = 0; c + st < nchunk; c += 2 * st) q[c * n] = __fadd_rn(q[c * n], q[(c + st) * n]);
-  out[p] = q[0];
+  size_t ngroup = (n + GS_TREE_G - 1) / GS_TREE_G, id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (ngroup == 0) ngroup = 1;
+  if (id >= ngroup * (size_t)npair) return;
+  int    p  = (int)(id % (size_t)npair);
+  size_t i0 = id / (size_t)npair * GS_TREE_G, ld = stride * (size_t)npair;
+  float  v[GS_TREE_G];
+#pragma unroll
+  for (int j = 0; j < GS_TREE_G; j++) v[j] = i0 + j < n ? partial[(i0 + j) * ld + p] : 0.0f;
+#pragma unroll
+  for (int st = 1; st < GS_TREE_G; st *= 2)
+#pragma unroll
+    for (int j = 0; j + st < GS_TREE_G; j += 2 * st)
+      if (i0 + j + st < n) v[j] = __fadd_rn(v[j], v[j + st]);
+  if (ngroup == 1) out[p] = v[0];
+  else partial[i0 * ld + p] = v[0];
+}
+
+/* The tree over nchunk partials of npair pairs into out: one launch per
+ * GS_TREE_G-fold level group (2 launches for up to 1024 chunks). */
+static void gs_tree(int npair, size_t nchunk, float *partial, float *out)
+{
+  for (size_t n = nchunk, stride = 1;; stride *= GS_TREE_G) {
+    size_t ngroup = (n + GS_TREE_G - 1) / GS_TREE_G, nt = (ngroup ? ngroup : 1) * (size_t)npair;
+    gradsum_tree_kernel<<<(unsigned)((nt + 127) / 128), 128>>>(npair, n, stride, partial, out);
+    if (ngroup <= 1) return;
+    n = ngroup;
+  }
 }
 
 /* The largest finite |product| of each pair (mx), and which non-finite
@@ -428,7 +456,7 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     if (st == RED_DETERMINISTIC) {
       if ((rc = ws_scratch(ws, (size_t)npair * ngc * sizeof(float)))) return rc;
       gradsum_gemm_float(npair, ny, X, ldx, Y, ldy, len, (float *)ws->dev, nullptr);
-      gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, (int)ngc, (float *)ws->dev, out);
+      gs_tree(npair, ngc, (float *)ws->dev, out);
     } else {
       cudaMemsetAsync(out, 0, bytes);
       gradsum_gemm_float(npair, ny, X, ldx, Y, ldy, len, nullptr, out);
@@ -437,7 +465,7 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     float *out = (float *)((char *)ws->res + off);
     if ((rc = ws_scratch(ws, (size_t)npair * (size_t)nchunk * sizeof(float)))) return rc;
     gradsum_float_kernel<<<fgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, (float *)ws->dev, nullptr);
-    gradsum_tree_kernel<<<(npair + 127) / 128, 128>>>(npair, nchunk, (float *)ws->dev, out);
+    gs_tree(npair, (size_t)nchunk, (float *)ws->dev, out);
   } else {
     float   *out = (float *)((char *)ws->res + off);
     size_t   nw  = gs_ntiles(npair, ny, GS_FT) * (size_t)nchunk; /* tile-minor work items, see gradsum_float_kernel */

@@ -245,6 +245,39 @@ int main()
     fail += bad != 0 || pending >= ns + reps;
     gradsum_cuda_free(&ws);
   }
+  { /* many chunks: the deterministic chunk tree runs in groups of 32 partials over two launches (36 chunks of 4096, tiled;
+       71 of 2048, GEMM-style: partial groups at both levels); its bits are the one-thread tree's of the specification */
+    const size_t L = 70 * 2048 + 13;
+    const int    nx = 3, ny = 2, npair = nx * (ny + 1);
+    std::vector<float> lx((size_t)nx * L), ly((size_t)ny * L);
+    for (float &v : lx) v = draw();
+    for (float &v : ly) v = draw();
+    float *ex, *ey;
+    if (cudaMalloc(&ex, lx.size() * 4) || cudaMalloc(&ey, ly.size() * 4) || cudaMemcpy(ex, lx.data(), lx.size() * 4, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(ey, ly.data(), ly.size() * 4, cudaMemcpyHostToDevice))
+      return printf("FAIL: allocation\n"), 1;
+    for (int gemm = 0; gemm < 2; gemm++) {
+      gradsum_ws ws;
+      memset(&ws, 0, sizeof ws);
+      ws.gemm = gemm;
+      std::vector<red_partial_t> o((size_t)npair);
+      if (gradsum_cuda(RED_DETERMINISTIC, npair, ny, ex, L, ey, L, L, &ws, gradsum_dst{o.data(), (size_t)ny + 1, o.data() + ny, (size_t)ny + 1}) || gradsum_cuda_flush(&ws))
+        return printf("FAIL: launch\n"), 1;
+      int bad = 0, TJ, TK;
+      gradsum_gemm_shape(nx, ny, &TJ, &TK);
+      for (int p = 0; p < npair; p++) {
+        int          j = p / (ny + 1), k = p % (ny + 1);
+        const float *x = &lx[(size_t)j * L], *y = k < ny ? &ly[(size_t)k * L] : nullptr;
+        float        ref = gemm ? det_ref_gemm(x, y, L, GS_GEMM_THREADS / (TJ * TK), TK) : det_ref(x, y, L), got = (float)o[p].d;
+        bad += memcmp(&ref, &got, 4) != 0;
+      }
+      printf("deterministic, %s kernels, %zu samples (%zu chunk partials a pair): %d of %d pair sums differ from the specification\n", gemm ? "GEMM-style" : "tiled", L,
+             gemm ? gradsum_gemm_nchunk(L) : (L + 4095) / 4096, bad, npair);
+      fail += bad != 0;
+      gradsum_cuda_free(&ws);
+    }
+    cudaFree(ex), cudaFree(ey);
+  }
   for (int gemm = 0; gemm < 2; gemm++) { /* the reproducible weight gradients: gsum's states, from both kernels */
     int bad = 0, n = 0;
     for (int s = 0; s < ns; s++)
