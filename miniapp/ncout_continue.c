@@ -9,8 +9,10 @@
 #include "ncout_impl.h"
 
 #include <netcdf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The length of dimension `name` of file id (0 when absent). */
 static size_t dimlen(int id, const char *name)
@@ -53,6 +55,53 @@ static int copy_rows(ncout *o, int pid, const char *prev, const char *name, cons
   }
   free(buf);
   return 0;
+}
+
+/* The layouts the file's steps ran on: global attributes segment_first_step,
+ * segment_mpi_ranks and segment_omp_threads, one entry per run that wrote
+ * it (the old file's entries, or its own mpi_ranks and omp_threads as one,
+ * then this run's from step upto_step + 1), and a line of history: the
+ * scalar mpi_ranks and omp_threads say only this run's. */
+static int add_segment(ncout *o, int pid, int upto_step)
+{
+  static const char *const seg[3] = {"segment_first_step", "segment_mpi_ranks", "segment_omp_threads"};
+  static const char *const one[3] = {NULL, "mpi_ranks", "omp_threads"};
+  long long               *v[3] = {NULL, NULL, NULL}, now[3] = {upto_step + 1, 0, 0};
+  size_t                   n = 0, len;
+  char                    *hist = NULL, stamp[96];
+  int                      e = 0;
+  time_t                   t = time(NULL);
+
+  for (int k = 1; k < 3; k++)
+    if (nc_get_att_longlong(o->ncid, NC_GLOBAL, one[k], &now[k])) now[k] = 0;
+  if (!nc_inq_attlen(pid, NC_GLOBAL, seg[0], &n) && n > 0) {
+    for (int k = 0; k < 3 && !e; k++) {
+      if (nc_inq_attlen(pid, NC_GLOBAL, seg[k], &len) || len != n || !(v[k] = malloc((n + 1) * sizeof **v)) || nc_get_att_longlong(pid, NC_GLOBAL, seg[k], v[k]))
+        e = ncout_fail_(o, NCOUT_EMISMATCH, "its %s does not match its %s; name another -output", seg[k], seg[0]);
+    }
+  } else {
+    n = 1;
+    for (int k = 0; k < 3 && !e; k++) {
+      if (!(v[k] = malloc(2 * sizeof **v))) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
+      else if (k == 0) v[k][0] = 0;
+      else if (nc_get_att_longlong(pid, NC_GLOBAL, one[k], &v[k][0])) v[k][0] = 0; /* a file without it: 0, unknown */
+    }
+  }
+  if (!e && nc_inq_attlen(pid, NC_GLOBAL, "history", &len)) len = 0;
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  if (!e && !(hist = calloc(len + 200, 1))) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
+  if (!e && len && nc_get_att_text(pid, NC_GLOBAL, "history", hist)) len = 0;
+  if (!e) {
+    snprintf(hist + len, 200, "%s%s continued from step %d by miniapp (%lld rank(s), %lld thread(s))", len ? "\n" : "", stamp, upto_step, now[1], now[2]);
+    for (int k = 0; k < 3; k++) v[k][n] = now[k];
+    if ((e = nc_redef(o->ncid))) e = ncout_fail_(o, e, "cannot record the runs that wrote it");
+    for (int k = 0; k < 3 && !e; k++)
+      if ((e = nc_put_att_longlong(o->ncid, NC_GLOBAL, seg[k], NC_INT64, n + 1, v[k]))) e = ncout_fail_(o, e, "cannot write attribute %s", seg[k]);
+    if (!e && (e = nc_put_att_text(o->ncid, NC_GLOBAL, "history", strlen(hist), hist))) e = ncout_fail_(o, e, "cannot write attribute history");
+    if (!e && (e = nc_enddef(o->ncid))) e = ncout_fail_(o, e, "cannot leave define mode");
+  }
+  free(v[0]), free(v[1]), free(v[2]), free(hist);
+  return e;
 }
 
 int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash)
@@ -123,6 +172,7 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
     for (int k = 0; k < upto_epoch; k++) src[k] = dst[k] = (size_t)k;
     e = copy_rows(o, pid, prev, "epoch", src, dst, (size_t)upto_epoch);
   }
+  if (!e) e = add_segment(o, pid, upto_step);
   free(steps), free(snaps), free(epochs), free(src), free(dst);
   nc_close(pid);
   return e;

@@ -252,7 +252,23 @@ a, b = netCDF4.Dataset(sys.argv[1]), netCDF4.Dataset(sys.argv[2])
 bad = [v for v in a.variables if v not in b.variables or a[v].shape != b[v].shape or
        np.ma.getdata(a[v][:]).tobytes() != np.ma.getdata(b[v][:]).tobytes()]
 print(f"{len(a.variables)} variables, {a.dimensions['step'].size} steps, {a.dimensions['epoch'].size} epochs; differ: {bad}")
-sys.exit(1 if bad else 0)
+# the runs that wrote it: four segments from step 0 on, each on 1 rank x 1 thread, and a history line each
+f = [int(x) for x in b.segment_first_step]
+ok = len(f) == 4 and f[0] == 0 and f == sorted(set(f)) and list(b.segment_mpi_ranks) == [1] * 4 and list(b.segment_omp_threads) == [1] * 4
+ok = ok and b.history.count("continued from step") == 3 and "created by miniapp" in b.history and not hasattr(a, "segment_first_step")
+print(f"segments {f}, ranks {list(b.segment_mpi_ranks)}, threads {list(b.segment_omp_threads)}")
+sys.exit(1 if bad or not ok else 0)
+PY
+  # a continuation on another thread count: the file says which steps ran on which layout
+  small=("${big[@]}" -da_grid_x 16 -da_grid_y 12 -coupling guess -ts_max_steps 12)
+  "$app" "${small[@]}" -threads 1 -ts_max_steps 6 -checkpoint "$tmp/t.bin" -output "$tmp/t.nc" > /dev/null 2>&1 || fail "the 1-thread run failed"
+  run "$tmp/t.yaml" "${small[@]}" -threads 2 -restart "$tmp/t.bin" -output "$tmp/t.nc"
+  /usr/bin/python3 - "$tmp/t.nc" <<'PY' || fail "the continued file does not record the thread counts of its two runs"
+import sys, netCDF4
+d = netCDF4.Dataset(sys.argv[1])
+got = (list(d.segment_first_step), list(d.segment_mpi_ranks), list(d.segment_omp_threads), int(d.omp_threads))
+print("segment_first_step, segment_mpi_ranks, segment_omp_threads, omp_threads:", got)
+sys.exit(0 if got == ([0, 7], [1, 1], [1, 2], 2) else 1)
 PY
   # a file that is not this run's is refused, one line, and left as it was
   cp "$tmp/full.nc" "$tmp/other.nc"
