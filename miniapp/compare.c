@@ -275,10 +275,11 @@ static void compare(const run *a, const run *b, result *res)
 
 static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl, const char *dg)
 {
-  char sol[64], sur[64], red[130], ranks[32], threads[32], dev[64];
+  char sol[64], sur[64], red[130], ranks[32], threads[32], dev[64], kern[32] = "";
   attr(r, "solver_reduction", sol, sizeof sol), attr(r, "surrogate_reduction", sur, sizeof sur);
   attr(r, "mpi_ranks", ranks, sizeof ranks), attr(r, "omp_threads", threads, sizeof threads);
-  attr(r, "device", dev, sizeof dev);
+  attr(r, "device", dev, sizeof dev), attr(r, "cuda_kernels", kern, sizeof kern);
+  if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm"))) snprintf(dev, sizeof dev, "cuda/%s", kern); /* the kernel set: the deterministic bits depend on it */
   snprintf(red, sizeof red, "%s/%s", sol, sur);
   printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, dev, fs, fe, g, rl, dg);
 }

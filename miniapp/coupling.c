@@ -117,7 +117,8 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
                  only[k].modes == 2 ? "guess" : only[k].modes == 4 ? "closure" : "guess or closure");
     }
   }
-  { /* the kernels' switch with the CPU named: it would do nothing (the test programs build both from one database) */
+  if (c->mode != COUPLING_NONE) { /* the kernels' switch with the CPU named: it would do nothing (the test programs build both from one database);
+                                   without a network both options stay unread, so the unused-option check names them */
     char      dev[16] = "";
     PetscBool kset;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));

@@ -27,7 +27,7 @@ PetscErrorCode OutputCreate(Coupled c)
 {
   static const char *const names1[] = {"u"}, *const names2[] = {"u", "v"};
   ncout_info  info;
-  ncout_attr  at[24];
+  ncout_attr  at[28];
   int         na = 0, err = 0;
   char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512];
   char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
@@ -56,9 +56,11 @@ PetscErrorCode OutputCreate(Coupled c)
   PetscCall(PetscSNPrintf(seed, sizeof seed, "%llu", (unsigned long long)c->rep[0].order.seed));
   PetscCall(PetscSNPrintf(every, sizeof every, "%" PetscInt_FMT, c->output_every));
   PetscCall(PetscSNPrintf(steps_s, sizeof steps_s, "%" PetscInt_FMT, steps));
+  const char *kernels = "none";
   PetscCall(PetscStrncpy(dev, "none", sizeof dev));
   if (c->rep[0].net) {
     SurrogateDevice d;
+    PetscCall(SurrogateGetCudaKernels(c->rep[0].net, &kernels));
     PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
     PetscCall(PetscStrncpy(dev, d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", sizeof dev));
   }
@@ -75,6 +77,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTRN("mpi_ranks", ranks);
   ATTRN("omp_threads", threads);
   ATTR("device", dev);
+  ATTR("cuda_kernels", kernels);
   ATTRN("atomic_order_seed", seed);
   ATTRN("gs_seed", gsseed);
   ATTR("parameters", params);

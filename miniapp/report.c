@@ -420,7 +420,9 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   {
     SurrogateDevice d = SURROGATE_DEVICE_CPU;
     if (net) PetscCall(SurrogateGetDevice(net, &d));
-    PetscCall(PetscFPrintf(comm, f, "  device: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu"));
+    const char     *kernels = "none";
+    if (net) PetscCall(SurrogateGetCudaKernels(net, &kernels));
+    PetscCall(PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
     if (net && d == SURROGATE_DEVICE_CUDA) { /* the distinct device numbers of the ranks, and rank 0's device name */
       PetscInt    id;
       const char *dname;

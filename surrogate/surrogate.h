@@ -68,6 +68,9 @@ PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash)
 PETSC_EXTERN PetscErrorCode SurrogateGetOptimizerHash(Surrogate s, uint64_t *hash);
 PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
 PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
+/* after SetUp: the CUDA train step's kernel set, "tiled" or "gemm" (-surrogate_cuda_kernels;
+ * the deterministic and atomic bits depend on it), "none" on the CPU */
+PETSC_EXTERN PetscErrorCode SurrogateGetCudaKernels(Surrogate s, const char **name);
 /* after SetUp: host memory for arrays that cross to the device every step (training
  * inputs and targets, predictions): page-locked on the CUDA device, else PetscMalloc */
 PETSC_EXTERN PetscErrorCode SurrogateHostMalloc(Surrogate s, size_t bytes, void *p);

@@ -213,6 +213,14 @@ PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateGetCudaKernels(Surrogate s, const char **name)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateGetCudaKernels()");
+  *name = s->device != SURROGATE_DEVICE_CUDA ? "none" : s->cuda_gemm ? "gemm" : "tiled";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateView(Surrogate s, PetscViewer v)
 {
   PetscFunctionBeginUser;

@@ -158,6 +158,9 @@ bad_input)
   check 'surrogate_lr: not used by this run \(it applies to a run with a network' -ts_max_steps 1 -surrogate_lr 0.01
   check 'surrogate_device_id 1: names a CUDA device, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_device_id 1
   check 'surrogate_cuda_kernels: chooses the CUDA train step.s kernels, but -surrogate_device is cpu' -coupling guess -surrogate_device cpu -surrogate_cuda_kernels gemm
+  # without a network the device and its kernels are not used (they were accepted: the check above read them)
+  check 'surrogate_cuda_kernels: not used by this run' -ts_max_steps 1 -coupling none -surrogate_cuda_kernels gemm
+  check 'surrogate_device: not used by this run' -ts_max_steps 1 -coupling none -surrogate_device cuda
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
