@@ -15,6 +15,7 @@
  * order state, so replica r is the run a separate process would make. */
 #include "coupling_impl.h"
 #include "vecred.h"
+#include "yamlfmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -599,8 +600,8 @@ PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
     SurrogateDevice d;
     PetscCall(SurrogateGetWeightsHash(c->rep[0].net, &h));
     PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
-    PetscCall(PetscFPrintf(c->comm, f, "surrogate_device: %s\nsurrogate_weights: %" PetscInt_FMT "\ntrain_epochs_total: %" PetscInt_FMT "\nfinal_loss: %.9e\nweights_hash: \"0x%016llx\"\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu",
-                           c->nweights, c->epoch, (double)c->last_loss[0], (unsigned long long)h));
+    PetscCall(PetscFPrintf(c->comm, f, "surrogate_device: %s\nsurrogate_weights: %" PetscInt_FMT "\ntrain_epochs_total: %" PetscInt_FMT "\nfinal_loss: %s\nweights_hash: \"0x%016llx\"\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu",
+                           c->nweights, c->epoch, yaml_num("%.9e", c->epoch ? (double)c->last_loss[0] : NAN), (unsigned long long)h)); /* no epoch trained: no loss, not 0 */
   }
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesSummary(c, f));
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSummary(c, f));

@@ -144,7 +144,7 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
     double            saved = none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0;
     PetscCall(PetscFPrintf(c->comm, f, "ksp_iterations_total_%s: %" PetscInt_FMT "\n", n, t->its));
     PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_pct_%s: %.1f\n", n, saved));
-    PetscCall(PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %.3e\n", n, t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN));
+    PetscCall(PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN))); /* no solve: .nan, YAML's */
     PetscCall(PetscFPrintf(c->comm, f, "guess_solve_seconds_%s: %.4f\n", n, t->seconds));
   }
   /* the truth a user needs: solve time saved against the time the surrogate cost */

@@ -225,7 +225,7 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
      * loss, its V_s) stay put while the per-point predictions churn? */
     for (PetscInt r = 0; r < c->nrep; r++) {
       v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[2][r];
-      v[2][r] = c->last_loss[r], v[3][r] = metrics_vs(c->last_loss[0], c->last_loss[r]);
+      v[2][r] = c->epoch ? c->last_loss[r] : NAN, v[3][r] = c->epoch ? metrics_vs(c->last_loss[0], c->last_loss[r]) : NAN; /* no epoch: no loss */
     }
     PetscCall(PrintList(c->comm, f, "replica_final_weights_rel_l2", c->nrep, v[0], "%.6e"));
     PetscCall(PrintList(c->comm, f, "replica_final_churn", c->nrep, v[1], "%.6e"));

@@ -453,7 +453,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;
-    double   tps = t.train > 0 ? t.train_samples / t.train : 0.0, ips = t.predict > 0 ? t.predict_points / t.predict : 0.0;
+    double   tps = t.train > 0 ? t.train_samples / t.train : NAN, ips = t.predict > 0 ? t.predict_points / t.predict : NAN; /* nothing timed: no rate (.nan), not 0 */
     PetscCall(SurrogateGetNumWeights(net, &nw));
     PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw, t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
     PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));

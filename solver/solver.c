@@ -101,6 +101,15 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
     SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
   if (!match) PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
+  PetscCall(PetscStrcmp(type, KSPCHEBYSHEV, &match));
+  if (match && SOLVER_STRATEGY == RED_REPRODUCIBLE && !s->stock) { /* its eigenvalue estimate starts from PETSc's random vector, drawn per rank */
+    const char *pre;
+    PetscBool   eig;
+    PetscCall(KSPGetOptionsPrefix(ksp, &pre));
+    PetscCall(PetscOptionsHasName(NULL, pre, "-ksp_chebyshev_eigenvalues", &eig));
+    PetscCheck(eig, s->comm, PETSC_ERR_ARG_WRONG,
+               "-ksp_type chebyshev: its eigenvalue estimate starts from a random vector whose values depend on the ranks' split, so its bits would too; in the reproducible build give the bounds: -ksp_chebyshev_eigenvalues min,max");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -213,15 +222,50 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The ranks' split of the grid, when given (-da_processors_x/-y): PETSc's own
+ * messages ("Given Bad partition", "Too many processors in X direction: 3 2")
+ * name neither the option nor the value, and a negative count means "decide". */
+static PetscErrorCode CheckSplit(Solver s)
+{
+  const char *const name[2] = {"-da_processors_x", "-da_processors_y"};
+  PetscInt          p[2] = {0, 0}, n[2] = {s->M, s->N};
+  PetscBool         set[2];
+  PetscMPIInt       size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscOptionsGetInt(NULL, NULL, name[k], &p[k], &set[k]));
+    if (!set[k]) continue;
+    PetscCheck(p[k] >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], p[k], "xy"[k]);
+    PetscCheck(p[k] <= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], p[k], (int)size);
+    PetscCheck(p[k] <= n[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)", name[k], p[k], n[k], "xy"[k], "xy"[k]);
+    PetscCheck(size % p[k] == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], p[k], (int)size);
+  }
+  PetscCheck(!(set[0] && set[1]) || p[0] * p[1] == size, s->comm, PETSC_ERR_ARG_WRONG, "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT " ranks, but the run has %d", p[0], p[1], p[0] * p[1], (int)size);
+  for (int k = 0; k < 2; k++) /* the other direction's share of a given split: at least one point a rank */
+    PetscCheck(!set[k] || n[1 - k] >= size / p[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT " points (-da_grid_%c)", name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverSetUp(Solver s)
 {
   PetscReal coef[2] = {0, 0};
 
   PetscFunctionBegin;
+  PetscCall(CheckSplit(s));
   PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE, PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
   PetscCall(DMSetVecType(s->da, s->vectype));
   PetscCall(DMSetFromOptions(s->da));
   PetscCall(DMSetUp(s->da));
+  { /* PETSc's DM options may change the grid (-da_refine, -da_refine_x, ..): everything else (the
+     * summary, the spacing, the limits, the restart keys) knows the grid of -da_grid_x/-da_grid_y */
+    PetscInt M, N, dof, sw;
+    PetscCall(DMDAGetInfo(s->da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, &sw, NULL, NULL, NULL, NULL));
+    PetscCheck(M == s->M && N == s->N && dof == s->dof && sw == 1, s->comm, PETSC_ERR_ARG_WRONG,
+               "PETSc's grid options (-da_refine, -da_refine_x, -da_refine_y, ..) made the grid %" PetscInt_FMT " x %" PetscInt_FMT ", not -da_grid_x %" PetscInt_FMT " -da_grid_y %" PetscInt_FMT ": give the grid with -da_grid_x and -da_grid_y alone",
+               M, N, s->M, s->N);
+  }
   PetscCall(DMCreateGlobalVector(s->da, &s->u));
   PetscCall(VecDuplicate(s->u, &s->b));
   for (int i = 0; i < 2; i++) PetscCall(VecDuplicate(s->u, &s->gw[i]));

@@ -79,6 +79,9 @@ readings) # the report's numbers mean what docs/running.md says: phases >= 0 (ti
   run "$tmp/b" "${rd[@]}" -inject site=state,step=11,bit=62 -fault_action rollback -checkpoint "$tmp/rb.bin" -checkpoint_every 5 -report "$tmp/b.yaml"
   run "$tmp/o" -np 2 -options_file "$inputs/default.opts" -da_grid_x 15 -da_grid_y 12 -ts_max_steps 6 -replicas 1 -threads 1 -report "$tmp/o.yaml"
   run "$tmp/c" -scenario grayscott -da_grid_x 16 -da_grid_y 12 -ts_max_steps 40 -coupling closure -closure_warmup 5 -closure_tol 0.5 -output "$tmp/c.nc"
+  # a network that never trained, and a run of no step: no loss, no rate, no mean (.nan), never 0 or the string nan
+  run "$tmp/n" -scenario grayscott -da_grid_x 13 -da_grid_y 7 -ts_max_steps 5 -coupling guess -train_every 100 -replicas 2 -report "$tmp/n.yaml"
+  "$app" -scenario grayscott -da_grid_x 7 -da_grid_y 5 -ts_max_steps 0 -coupling guess -summary "$tmp/z" > /dev/null 2>&1
   /usr/bin/python3 - "$tmp" <<'PY' || fail "report readings"
 import sys, yaml, netCDF4
 t = sys.argv[1]
@@ -97,6 +100,13 @@ s = yaml.safe_load(open(t + "/c"))
 if s["closure_switches"] == 1:
     first = min(int(st) for st, e in zip(steps, err) if st - 1 >= 5 and e <= 0.5)
     assert s["closure_last_switch_step"] == first, f"closure_last_switch_step {s['closure_last_switch_step']}, but the first step the learned term was on is {first}"
+isnan = lambda v: isinstance(v, float) and v != v
+n, nr = yaml.safe_load(open(t + "/n")), yaml.safe_load(open(t + "/n.yaml"))
+assert n["train_epochs_total"] == 0 and isnan(n["final_loss"]), f"no epoch trained, final_loss {n['final_loss']!r}"
+assert all(isnan(v) for v in n["replica_final_loss"] + n["replica_final_loss_vs"]), f"replica_final_loss {n['replica_final_loss']}"
+assert isnan(nr["surrogate"]["train_samples_per_s"]) and isnan(nr["surrogate"]["train_gflops"]), f"no training timed, train_samples_per_s {nr['surrogate']['train_samples_per_s']!r}"
+z = yaml.safe_load(open(t + "/z"))
+assert isnan(z["start_residual_geomean_none"]), f"no solve, start_residual_geomean_none {z['start_residual_geomean_none']!r}"
 print("readings ok")
 PY
   ;;
