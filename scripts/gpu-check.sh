@@ -40,7 +40,7 @@ cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
 usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
-posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 $2: must be a positive integer"; }
+posint() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || die "$1 $2: must be a positive integer below 10^9"; }
 allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
@@ -51,25 +51,25 @@ while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
     -bin) bin=$(callerpath "$2") ;;
-    -out) out=$(callerpath "$2") ;;
+    -out) [ -n "$2" ] || die "-out: empty (name a folder)"; out=$(callerpath "$2") ;;
     -steps)
       steps=${2//,/ }
       [ -n "${steps// /}" ] || die "-steps: empty (of: ${allsteps// /,})"
       for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
-    -decks) decks=${2//,/ } ;;
+    -decks) decks=${2//,/ }; [ -n "${decks// /}" ] || die "-decks: empty (name a deck of inputs/)" ;;
     -np) posint "$1" "$2"; np=$2 ;;
-    -bench_n) for n in $2; do posint "$1" "$n"; done; bench_n=$2 ;;
-    -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; widths=$2 ;;
-    -atomic_bin) atomic_bin=$2 ;;
+    -bench_n) for n in $2; do posint "$1" "$n"; done; [ -n "${2// /}" ] || die "-bench_n: empty (batch sizes)"; bench_n=$2 ;;
+    -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; [ -n "${2// /}" ] || die "-widths: empty (hidden layer lists)"; widths=$2 ;;
+    -atomic_bin) [ -n "$2" ] || die "-atomic_bin: empty"; atomic_bin=$(callerpath "$2") ;;
     -atomic_deck) atomic_deck=$2 ;;
     -replicas) posint "$1" "$2"; [ "$2" -ge 2 ] || die "-replicas $2: at least 2"; replicas=$2 ;;
-    -sweep_root) sweep_root=$2 ;;
-    -sweep_decks) sweep_decks=${2//,/ } ;;
+    -sweep_root) [ -n "$2" ] || die "-sweep_root: empty"; sweep_root=$(callerpath "$2") ;;
+    -sweep_decks) sweep_decks=${2//,/ }; [ -n "${sweep_decks// /}" ] || die "-sweep_decks: empty (name a deck of inputs/)" ;;
     -sweep_repeat) posint "$1" "$2"; sweep_repeat=$2 ;;
-    -sweep_variants) sweep_variants=$2 ;;
-    -python) py=$2 ;;
+    -sweep_variants) [ -n "${2//[ ,]/}" ] || die "-sweep_variants: empty"; sweep_variants=$2 ;;
+    -python) case $2 in */*) py=$(callerpath "$2") ;; "") die "-python: empty" ;; *) py=$2 ;; esac ;; # a path is the caller's, a name is looked up on PATH
     -timeout) posint "$1" "$2"; tmo=$2 ;;
-    -deadline) posint "$1" "$2"; deadline=$2 ;;
+    -deadline) [[ $2 =~ ^[1-9][0-9]{0,11}$ ]] || die "$1 $2: seconds since the epoch, a positive integer"; deadline=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
@@ -104,6 +104,10 @@ if [ $rehearse = 1 ]; then dev=cpu; else
   nvidia-smi -L > /dev/null 2>&1 || die "nvidia-smi finds no GPU (-rehearse runs the CPU parts)"
 fi
 logs=$out/logs
+mkdir -p "$out" 2> /dev/null || die "-out $out: cannot create it"
+. scripts/manifest.sh
+manifest_claim "$out" gpu-check.sh result.md result.yaml appendix.md logs logs.tar.gz # never a file of someone else's
+rm -rf -- "$logs" "$out/logs.tar.gz" # an earlier run's logs: a step that fails now must not read them
 mkdir -p "$logs" 2> /dev/null || die "-out $out: cannot create $logs"
 res=$out/result.md yaml=$out/result.yaml fails=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OPENBLAS_NUM_THREADS=1
@@ -208,6 +212,7 @@ fi
 
 if on decks; then
   for d in $decks; do
+    rm -f "$logs/$d.yaml" # a run that fails before its report must not be read through an older one
     timeout "$(tmo_now)" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -report "$logs/$d.yaml" > "$logs/$d.log" 2>&1; rc=$?
     v=$(key "$logs/$d.yaml" verdict) g=$(key "$logs/$d.yaml" golden_state_hash)
     detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$logs/$d.yaml" value) Mpoint-steps/s, $np rank(s), total $(key "$logs/$d.yaml" total) s"

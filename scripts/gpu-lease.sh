@@ -36,13 +36,13 @@ while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
     -runtime) [ -f "$(abs "$2")" ] || die "-runtime $2: no such file"; runtime=$(abs "$2") ;;
-    -bin) bin=$(abs "$2") ;;
-    -budget) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-budget $2: seconds, a positive integer"; budget=$2 ;;
+    -bin) [ -n "$2" ] || die "-bin: empty"; bin=$(abs "$2") ;;
+    -budget) [[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || die "-budget $2: seconds, a positive integer below 10^6"; budget=$2 ;;
     -groups)
       groups=${2//,/ }
       [ -n "${groups// /}" ] || die "-groups: empty (of: ${allgroups// /,})"
       for g in $groups; do [[ " $allgroups " == *" $g "* ]] || die "-groups: unknown group '$g' (of: ${allgroups// /,})"; done ;;
-    -out) dest=$(abs "$2") ;;
+    -out) [ -n "$2" ] || die "-out: empty (name a folder)"; dest=$(abs "$2") ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
@@ -50,6 +50,8 @@ done
 start=$SECONDS
 export PMIX_MCA_pcompress_base_silence_warning=1 # the packed Open MPI's PMIx finds no zlib plugin of its own version there
 mkdir -p "$dest" 2> /dev/null || die "-out $dest: cannot create it"
+. scripts/manifest.sh
+manifest_claim "$dest" gpu-lease.sh summary.md gpu-check.tar.gz # the folder may hold the caller's files: never one of those
 work=$(mktemp -d) || die "no temporary folder"
 trap 'rm -rf "$work"' EXIT
 py=$work/python3 # PyTorch with the library path of before the runtime
@@ -61,6 +63,7 @@ if [ -n "$runtime" ]; then
   [ -n "$bin" ] || bin=.runtime/bin/reproducible
 fi
 [ -n "$bin" ] || bin=build/reproducible
+[ -d "$bin" ] || die "-bin $bin: not a folder (a build tree or a runtime's variant folder)"
 
 est() { # GROUP: seconds it takes on an H100 machine, generously
   case $1 in core) echo 90 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;

@@ -266,3 +266,5 @@ if __name__ == "__main__":
         sys.exit(f"gpu_runs.py: {e.filename + ': ' if e.filename else ''}{e.strerror or e}")
     except StopIteration:  # a file without the expected header
         sys.exit("gpu_runs.py: the input ends before its header (not the expected file)")
+    except (IndexError, KeyError, ValueError, ZeroDivisionError, UnicodeDecodeError, tarfile.TarError, EOFError) as e:  # a run file not as gpu-check.sh writes it
+        sys.exit(f"gpu_runs.py: a file of the run is not as gpu-check.sh writes it ({type(e).__name__}: {' '.join(str(e).split())})")

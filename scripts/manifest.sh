@@ -69,3 +69,22 @@ manifest_end() {
   trap - EXIT INT TERM
   rm -rf -- "$manifest_dir/.previous"
 }
+# manifest_claim DIR TOOL NAME..: for a tool whose folder may hold other
+# files (gpu-check.sh, gpu-lease.sh: a lent machine's $OUT) and whose results
+# stand even when its checks fail: each NAME (a file or folder in DIR) must
+# not exist unless an earlier run of TOOL listed it in DIR/.files; then the
+# list names them. The tool replaces only its own earlier results, never a
+# file it did not write. (No .previous: a partial result is kept.)
+manifest_claim() {
+  local dir=$1 tool=$2 list="$1/.files" head="# $2 results (scripts/manifest.sh)" n f
+  shift 2
+  local -A named=()
+  if [ -e "$list" ] || [ -L "$list" ]; then
+    [ -f "$list" ] && [ "$(head -n 1 -- "$list")" = "$head" ] || die "$list was not written by $tool (another script's, or yours): move it away or name another folder"
+    while IFS= read -r f; do named[$f]=1; done < <(tail -n +2 -- "$list")
+  fi
+  for n in "$@"; do
+    { [ ! -e "$dir/$n" ] && [ ! -L "$dir/$n" ]; } || [ -n "${named[$n]:-}" ] || die "$dir holds $n, which no earlier run of $tool wrote: move it away or name another folder"
+  done
+  { echo "$head"; printf '%s\n' "$@"; } > "$list" || die "cannot write $list"
+}

@@ -76,3 +76,5 @@ if __name__ == "__main__":
         sys.exit(f"ncu_steps.py: {e.filename + ': ' if e.filename else ''}{e.strerror or e}")
     except StopIteration:  # a file without the expected header
         sys.exit("ncu_steps.py: the input ends before its header (not the expected file)")
+    except (IndexError, KeyError, ValueError, UnicodeDecodeError, csv.Error) as e:  # a page that is not ncu's raw CSV: one line
+        sys.exit(f"ncu_steps.py: {sys.argv[1] if len(sys.argv) > 1 else 'the input'}: not an ncu raw page as expected ({type(e).__name__}: {' '.join(str(e).split())})")

@@ -76,7 +76,7 @@ PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
 
 PetscErrorCode SurrogateSetFromOptions(Surrogate s)
 {
-  PetscInt  widths[SURR_MAX_LAYERS], nw = SURR_MAX_LAYERS, seed = (PetscInt)s->seed;
+  PetscInt  widths[256], nw = 256, seed = (PetscInt)s->seed; /* more than allowed, so that too many are counted (PETSc stops at the array's end) */
   PetscReal lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
   PetscBool set, dset;
   char      dev[16] = "auto";
@@ -106,6 +106,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
       set = PETSC_FALSE;
     }
   }
+  PetscCheck(!set || nw < 256, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: 256 or more hidden layers, at most %d allowed", SURR_MAX_LAYERS - 1);
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
   PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate (1e-12 .. 1)", "", lr, &lr, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));

@@ -90,7 +90,7 @@ rc=0
 scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 20 -groups torch,core -out "$tmp/lease2" > "$tmp/log" 2>&1 || rc=$?
 [ $rc = 1 ] || { cat "$tmp/log"; fail "gpu-lease with too small a budget exited $rc, not 1"; }
 has "$tmp/log" "not run, out of time: torch core"
-for c in "-groups warp" "-budget 0" "-runtime $tmp/nonexistent.tar.xz" "-out /proc/lease" "-budget"; do
+for c in "-groups warp" "-budget 0" "-runtime $tmp/nonexistent.tar.xz" "-out /proc/lease" "-budget" "-budget 9223372036854775807" "-out" "-bin $tmp/nonexistent"; do
   rc=0
   # shellcheck disable=SC2086
   scripts/gpu-lease.sh -rehearse $c > "$tmp/out" 2> "$tmp/err" || rc=$?
@@ -129,11 +129,36 @@ $py scripts/ncu_steps.py "$tmp/ncu.csv" /tiled > "$tmp/ncu.txt" || { cat "$tmp/n
 tr -s ' ' < "$tmp/ncu.txt" | grep -qF "reproducible (kernels of the step) 3 960.0 " || { cat "$tmp/ncu.txt"; fail "ncu_steps.py: 3 strategies"; }
 grep -v '"k_adam' "$tmp/ncu.csv" > "$tmp/ncu5.csv"
 ! $py scripts/ncu_steps.py "$tmp/ncu5.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted a report without its 6 k_adam"
+# not an ncu page at all (bytes that are no text, a header alone): one line, no traceback
+printf '\377\376' > "$tmp/bin.csv"; head -n 1 "$tmp/ncu6.csv" > "$tmp/hdr.csv"
+for f in bin hdr; do
+  rc=0; $py scripts/ncu_steps.py "$tmp/$f.csv" > "$tmp/out" 2> "$tmp/err" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "ncu_steps.py on $f.csv: exit $rc, not one line"; }
+done
 sed '2s/"ms"/"furlong"/' "$tmp/ncu.csv" > "$tmp/ncuu.csv"
 ! $py scripts/ncu_steps.py "$tmp/ncuu.csv" > "$tmp/ncu.txt" 2>&1 || fail "ncu_steps.py accepted an unknown unit"
 
+# a results folder holding files gpu-check.sh did not write: refused, nothing touched (the user's
+# appendix.md was deleted, logs/ and result.md replaced); the same for gpu-lease.sh's two files;
+# a re-run into its own folder replaces its own results
+mkdir -p "$tmp/ud/logs" && echo notes > "$tmp/ud/appendix.md" && echo mine > "$tmp/ud/logs/cpu1.yaml"
+rc=0; scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/ud" -steps device > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && grep -q "holds appendix.md, which no earlier run of gpu-check.sh wrote" "$tmp/err" || { cat "$tmp/err"; fail "gpu-check wrote into a folder with the user's files"; }
+[ "$(cat "$tmp/ud/appendix.md") $(cat "$tmp/ud/logs/cpu1.yaml")" = "notes mine" ] && [ ! -e "$tmp/ud/result.md" ] || fail "gpu-check changed the user's folder"
+for k in 1 2; do scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/own" -steps device > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "gpu-check into its own folder, run $k"; }; done
+mkdir -p "$tmp/ul" && echo mine > "$tmp/ul/summary.md"
+rc=0; scripts/gpu-lease.sh -rehearse -bin "$tmp/root/reproducible" -budget 200 -groups torch -out "$tmp/ul" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && [ "$(cat "$tmp/ul/summary.md")" = mine ] || { cat "$tmp/err"; fail "gpu-lease replaced the user's summary.md"; }
+# relative -atomic_bin and -sweep_root are the caller's (they were the repository's: skip, fail)
+rc=0; (cd "$tmp" && ln -sfn root/reproducible ab && "$OLDPWD"/scripts/gpu-check.sh -rehearse -bin root/reproducible -out gcrel -steps atomic -atomic_bin ab -atomic_deck grayscott-small -replicas 2) > "$tmp/log" 2>&1 || rc=$?
+! grep -q "no miniapp under -atomic_bin" "$tmp/gcrel/result.md" || { cat "$tmp/gcrel/result.md"; fail "a relative -atomic_bin was not the caller's"; }
+# a deck that fails now is not read through the report of an earlier run into the same folder
+scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gcz" -steps decks -decks grayscott-small > /dev/null 2>&1 || fail "the small deck failed"
+rc=0; scripts/gpu-check.sh -rehearse -bin "$tmp/bad/reproducible" -out "$tmp/gcz" -steps decks -decks grayscott-small > /dev/null 2>&1 || rc=$?
+has "$tmp/gcz/result.md" "| deck grayscott-small | fail | exit 3, verdict none"
+
 # bad arguments: one line, nonzero exit
-for c in "-steps decks,warp" "-widths 3,,4" "-replicas 1" "-np 0" "-bench_n 1e6" "-decks nosuch" "-bin $tmp/nonexistent" "-out /proc/gc" "-sweep_decks nosuch"; do
+for c in "-steps decks,warp" "-widths 3,,4" "-replicas 1" "-np 0" "-bench_n 1e6" "-decks nosuch" "-bin $tmp/nonexistent" "-out /proc/gc" "-sweep_decks nosuch" "-out" "-decks" "-bench_n" "-widths" "-np 99999999999999999999"; do
   rc=0
   # shellcheck disable=SC2086
   scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" $c > "$tmp/out" 2> "$tmp/err" || rc=$?

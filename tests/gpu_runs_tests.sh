@@ -53,4 +53,12 @@ for want in "| 4096 | 5-32-32-1 | 1 | 1.00 / 1.05 / 1.20 | 1.20 met | 0.50 / 0.5
             "| kernel | atomic | deterministic | reproducible | atomic/gemm | deterministic/gemm | reproducible/gemm |"; do
   grep -qF -- "$want" "$tmp/show" || { cat "$tmp/show"; fail "gpu_runs.py show: no line '$want'"; }
 done
+# a run whose files are not gpu-check's (a corrupt logs archive, a time that is no number): one line, no traceback
+echo "not gzip" > "$run/call1-logs.tar.gz"
+printf '| sanitizer memcheck (test) | fail | x |\n' >> "$run/call1-summary.md"
+rc=0; $py scripts/gpu_runs.py show "$run" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "not as gpu-check.sh writes it" "$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "gpu_runs.py on a corrupt archive: exit $rc"; }
+rm "$run/call1-logs.tar.gz"; sed -i 's/^atomic               2.00 /atomic               x.xx /' "$run/call1-summary.md"
+rc=0; $py scripts/gpu_runs.py show "$run" > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/out" "$tmp/err"; fail "gpu_runs.py on a time that is no number: exit $rc"; }
 echo PASS
