@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #define NOT_COMPARED (-1) /* hash_equal / weights_equal: no record on one side (a flag value, not a fill) */
+#define UNKNOWN      (-2) /* first divergent step/epoch: none found, but not every common one could be compared */
 
 #include "compare_impl.h"
 
@@ -35,7 +36,7 @@ typedef struct {
   signed char *heq;   /* A's nt steps */
   double      *lvs;   /* A's nep epochs */
   signed char *weq;   /* A's nep epochs */
-  int          fds, fde, last; /* first divergent step/epoch (-1: none), last compared time index (-1: none) */
+  int          fds, fde, last; /* first divergent step/epoch (-1: none, UNKNOWN: not every common one compared), last compared time index (-1: none) */
   double       growth, efold;
 } result;
 
@@ -236,6 +237,7 @@ static void compare(const run *a, const run *b, result *res)
   res->m = xcalloc(a->nt, sizeof *res->m), res->heq = xcalloc(a->nt, 1);
   res->lvs = xcalloc(a->nep, sizeof *res->lvs), res->weq = xcalloc(a->nep, 1);
   res->fds = res->fde = res->last = -1;
+  size_t common = 0, hashed = 0; /* steps both files hold; of them, those whose hashes both files wrote */
 
   for (size_t i = 0, ka = 0, kb = 0; i < a->nt; i++) {
     size_t j = find_step(b->step, b->nt, i, a->step[i]);
@@ -243,7 +245,8 @@ static void compare(const run *a, const run *b, result *res)
     m->vc = m->vermv = m->rel_l2 = m->max_abs = m->max_ulp = m->digits = NAN;
     res->heq[i] = NOT_COMPARED;
     if (j == b->nt) continue;
-    if (hash_written(a->hash[i]) && hash_written(b->hash[j])) res->heq[i] = !memcmp(a->hash[i], b->hash[j], NCOUT_HASH_LEN);
+    common++;
+    if (hash_written(a->hash[i]) && hash_written(b->hash[j])) res->heq[i] = !memcmp(a->hash[i], b->hash[j], NCOUT_HASH_LEN), hashed++;
     if (res->heq[i] == 0 && res->fds < 0) res->fds = a->step[i];
     size_t sa = advance(a->snap_step, a->nsnap, &ka, a->step[i]), sb = advance(b->snap_step, b->nsnap, &kb, a->step[i]);
     if (sa == a->nsnap || sb == b->nsnap) continue; /* no snapshot of this step on one side */
@@ -252,22 +255,27 @@ static void compare(const run *a, const run *b, result *res)
     metrics_reset(&acc);
     metrics_add(&acc, n, fa, fb);
     metrics_finish(&acc, m);
+    if (m->max_abs > 0 && (res->fds < 0 || a->step[i] < res->fds)) res->fds = a->step[i]; /* fields that differ: the states do, whatever a hash says */
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
+  if (res->fds < 0 && (common == 0 || hashed < common)) res->fds = UNKNOWN; /* "never" only when every common step was compared */
   metrics_growth_t g;
   res->growth = metrics_growth(np, xs, ys, &g); /* over the exponential window only */
   res->efold  = g.efold;
   free(xs), free(ys);
 
+  size_t ecommon = 0, ehashed = 0;
   for (size_t e = 0; e < a->nep; e++) {
     res->lvs[e] = NAN, res->weq[e] = NOT_COMPARED;
     if (e >= b->nep) continue;
+    ecommon++;
     res->lvs[e] = metrics_vs(a->loss[e], b->loss[e]);
-    if (hash_written(a->whash[e]) && hash_written(b->whash[e])) res->weq[e] = !memcmp(a->whash[e], b->whash[e], NCOUT_HASH_LEN);
+    if (hash_written(a->whash[e]) && hash_written(b->whash[e])) res->weq[e] = !memcmp(a->whash[e], b->whash[e], NCOUT_HASH_LEN), ehashed++;
     else continue;
     if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
+  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon)) res->fde = UNKNOWN; /* no epochs (no network), or some not compared */
   free(fa), free(fb);
 }
 
@@ -297,6 +305,8 @@ static void print_table(const run *a, const run *b, const result *res, int nb)
     char fs[16] = "never", fe[16] = "never", g[24] = "-", rl[24] = "-", dg[16] = "-";
     if (r->fds >= 0) snprintf(fs, sizeof fs, "%d", r->fds);
     if (r->fde >= 0) snprintf(fe, sizeof fe, "%d", r->fde);
+    if (r->fds == UNKNOWN) snprintf(fs, sizeof fs, "-"); /* not every step compared: no claim */
+    if (r->fde == UNKNOWN) snprintf(fe, sizeof fe, "-");
     if (!isnan(r->growth)) snprintf(g, sizeof g, "%.3g", r->growth);
     if (r->last >= 0) {
       snprintf(rl, sizeof rl, "%.3e", r->m[r->last].rel_l2);
@@ -424,8 +434,8 @@ static void write_output(const char *partial, const run *a, const run *b, const 
   v_heq = def_flag(ncid, "hash_equal", pt, "state_hash equal to the reference's at the step", step_coords);
   v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|", pair_coords);
   v_weq = def_flag(ncid, "weights_equal", pe, "weights_hash equal to the reference's after the epoch", pair_coords);
-  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never)", pair_coords);
-  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never)", pair_coords);
+  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never; -2: none found, but not every common step had both hashes)", pair_coords);
+  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never; -2: none found, but no epochs or not every one had both hashes)", pair_coords);
   v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
              "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window",
              pair_coords);

@@ -386,7 +386,28 @@ PY
   [ ! -e out.nc ] && ! ls ./*.partial-* > /dev/null 2>&1 || fail "output or temporary left by a failed comparison"
   cp a10.nc c10.nc
   "$compare" a10.nc c10.nc -o cmp.nc > table.txt || fail "comparing equal runs failed"
-  grep -q '^c10.nc .* never  *never' table.txt || fail "equal runs: $(cat table.txt)"
+  # equal states at every step: never; no network, no epochs: no claim about training ("-", it said never)
+  grep -q '^c10.nc .* never  *-  ' table.txt || fail "equal runs: $(cat table.txt)"
+  # a file whose hashes are blank claims nothing ("never" before); one whose field differs where its hash
+  # says equal (a file miniapp did not write so) diverges where the fields do ("never" before)
+  /usr/bin/python3 - <<'PY' || fail "could not make the altered copies"
+import shutil, netCDF4
+for name in ("nohash.nc", "field.nc"):
+    shutil.copy("a10.nc", name)
+    d = netCDF4.Dataset(name, "a"); d.set_auto_mask(False)
+    if name == "nohash.nc":
+        d["state_hash"][:] = b"\0"
+    else:
+        v = [k for k, x in d.variables.items() if x.dimensions == ("snapshot", "replica", "y", "x")][0]
+        s = d["snapshot_step"][:]; i = len(s) - 1
+        f = d[v][i]; f[0, 0, 0] *= 1.001; d[v][i] = f
+        last = int(s[i])
+    d.close()
+open("last_snap", "w").write(str(last))
+PY
+  "$compare" a10.nc nohash.nc field.nc > table2.txt || fail "comparing the altered copies failed"
+  grep -q '^nohash.nc .* -  ' table2.txt || fail "blank hashes said: $(grep '^nohash' table2.txt)"
+  grep -q "^field.nc .* $(cat last_snap)  " table2.txt || fail "a differing field at step $(cat last_snap) said: $(grep '^field' table2.txt)"
   ;;
 valid) # section 4: VALID means right
   expect 2 '' "$app" -scenario heat -ts_dt 1e6 -ts_max_steps 2 -summary s.yaml
