@@ -12,6 +12,7 @@
  * locked on a GPU run), so a GPU step includes its host-device copies.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
 #include "optstrict.h"
+#include "outpath.h"
 #include "surrogate_impl.h"
 #include "heatdata.h"
 
@@ -196,10 +197,16 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
 
   (void)OptStrictOneLineErrors("bench_surrogate"); /* a bad value: one line, not a trace */
+  static const char *const none[] = {NULL};
+  ReportPrecheckSetTool("bench_surrogate", none, none);
+  if (ReportPrecheckOptionsFiles(argc, argv)) return 1; /* options files, and what -history and the like would write */
   if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
-  ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH); /* every option by its type, before any work */
+  ierr = OutPathRegisterPETScOutputs(); /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */
+  if (!ierr) ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH); /* every option by its type, before any work */
+  if (!ierr) ierr = OutPathCheck(PETSC_COMM_WORLD);
   if (!ierr) ierr = Bench();
   if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
+  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
   return ierr ? 1 : 0;
 }

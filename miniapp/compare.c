@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NOT_COMPARED (-1) /* hash_equal / weights_equal: no record on one side (a flag value, not a fill) */
@@ -136,7 +137,9 @@ static void open_run(run *r, const char *path)
 {
   size_t nx, ny, nrep, hlen;
   int e, d_step, d_snap, d_rep, d_y, d_x, d_epoch, d_hash, nvars;
+  struct stat st;
   r->path = path;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) die("%s: not a regular file", path); /* a FIFO would block the open */
   if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
   open_ids[nopen++] = r->ncid;
   d_step = dim(r, "step", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);

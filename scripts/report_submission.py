@@ -35,19 +35,38 @@ def submission(args):
     paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
     if not paths:
         die("%s: no repeats (r<k>.yaml)" % args.dir)
+    names = [os.path.basename(p) for p in paths]
+    if names != ["r%d.yaml" % (k + 1) for k in range(len(paths))]:  # benchmark.sh writes r1..rN: a gap is a repeat taken out
+        die("%s: the repeats are not r1.yaml .. r%d.yaml (%s): one is missing" % (args.dir, len(paths), ", ".join(names)))
     reps = [load(p) for p in paths]
+    for p, r in zip(paths, reps):  # a report names the file it was written to: a copy of another repeat is no repeat
+        if os.path.basename(str(r.get("file") or "")) != os.path.basename(p):
+            die("%s: the report says it was written as %s: a copy of another report, not a repeat" % (p, r.get("file")))
     first = reps[0]
     decks = {r.get("deck") for r in reps}
     if len(decks) != 1:
         die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
-    for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device"):
+    exes = {str(r.get("command_line") or "").split(" ")[0] for r in reps}
+    if len(exes) != 1:
+        die("%s: the repeats ran different executables (%s)" % (args.dir, ", ".join(sorted(exes))))
+    for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "build.flags", "build.revision", "build.version", "build.petsc", "build.cuda",
+                "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device", "machine.cuda_kernels"):
         seen = {str(get(r, key)) for r in reps}  # one submission: one build on one machine in one layout
         if len(seen) != 1:
             die("%s: the repeats differ in %s (%s)" % (args.dir, key, ", ".join(sorted(seen))))
-    valid = all(verdict_of(r) == "VALID" for r in reps)
+    golden = [str(get(r, "verification.golden_state_hash")) for r in reps]
+    valid = all(verdict_of(r) == "VALID" for r in reps) and "MISMATCH" not in golden  # a golden mismatch is never VALID: a report saying both was altered
     official = all(r.get("official") is True for r in reps)
-    fom, tps = stats([num(get(r, "fom.value")) for r in reps]), stats([num(get(r, "timing.time_per_step")) for r in reps])
+    foms = [num(get(r, "fom.value")) for r in reps]
+    for p, v in zip(paths, foms):
+        if v is not None and not v > 0:
+            die("%s: fom.value %s is not a positive figure" % (p, get(reps[paths.index(p)], "fom.value")))
+    fom = stats(foms) if None not in foms else None  # a repeat without a FOM leaves the FOM n/a (docs/benchmark.md), not the others' mean
+    tps = stats([num(get(r, "timing.time_per_step")) for r in reps])
     hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
+    if len(hashes) > 1 and "atomic" not in (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction")):
+        die("%s: the repeats of a %s/%s build hold %d state hashes (%s): its repeats on one machine and layout give one; a report was altered or the build is broken"
+            % (args.dir, get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"), len(hashes), ", ".join(hashes)))
     timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
     least = max(args.min_seconds, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
     enough = timed >= least
@@ -72,6 +91,8 @@ def submission(args):
 def merge(args):
     rows = []
     for p in [args.dir] + list(args.more):
+        if not os.path.isfile(p):  # a FIFO would block
+            die("%s: not a regular file" % p)
         try:
             with open(p) as f:
                 d = yaml.safe_load(f)

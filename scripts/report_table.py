@@ -30,6 +30,7 @@ import math
 import os
 import re
 import socket
+import stat
 import sys
 
 import yaml
@@ -88,6 +89,8 @@ def find_key(d, key):
 
 
 def load(path):
+    if not os.path.isfile(path):  # a FIFO would block, a directory is no report
+        die("%s: not a regular file" % path)
     try:
         with open(path) as f:
             d = yaml.safe_load(f)
@@ -475,7 +478,22 @@ def timed_steps(r):
 
 
 def write_text(path, text):
-    path = os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
+    given, path = path, os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
+    if os.path.exists(path):  # never a program, a device or the file a standard stream goes to (as the C tools, docs/reliability.md)
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            die("--out %s: not a regular file" % given)
+        for fd in (0, 1, 2):
+            try:
+                s = os.fstat(fd)
+            except OSError:
+                continue
+            if (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino):
+                die("--out %s: is where this program's standard %s goes; refusing to replace it" % (given, ("input", "output", "error")[fd]))
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if st.st_mode & 0o111 or head.startswith(b"\x7fELF") or head.startswith(b"#!"):
+            die("--out %s: is a program; refusing to replace it" % given)
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
         with open(tmp, "w") as f:

@@ -41,4 +41,16 @@ done
 # -threads is the miniapp's: here an unknown option, not "not an integer" (it was read before the types were checked)
 rc=0; "$build/bench/bench_solver" -threads abc > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q 'error: -threads: unknown or unused option' "$tmp/e" || { cat "$tmp/e"; fail "bench_solver -threads abc: exit $rc"; }
+# PETSc's viewers of the benchmarks never write over an input or a program (-log_view :b.opts replaced the options file)
+printf -- '-bench_its 2\n' > "$tmp/b.opts" && cp /bin/true "$tmp/prog"
+for c in "$build/bench/bench_solver -da_grid_x 16 -da_grid_y 12 -bench_reps 1 -options_file $tmp/b.opts -log_view :$tmp/b.opts" "$build/surrogate/bench_surrogate -bench_n 4 -log_view :$tmp/prog"; do
+  rc=0; $c > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -Eq 'refusing to (overwrite an input|replace it)' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want a refusal for: $c (exit $rc)"; }
+done
+[ "$(cat "$tmp/b.opts")" = "-bench_its 2" ] && cmp -s /bin/true "$tmp/prog" || fail "a benchmark's viewer changed an input or a program"
+# a tiny grid's STREAM figures are measured, not 0.0 GB/s (a single sweep of 192 values took less than the clock resolves)
+for k in 1 2 3 4 5; do
+  OMP_NUM_THREADS=2 "$build/bench/bench_solver" -da_grid_x 16 -da_grid_y 12 -bench_its 2 -bench_reps 1 > "$tmp/o" 2>&1 || { cat "$tmp/o"; fail "bench_solver on a 16 x 12 grid"; }
+  grep -Eq '^STREAM triad [0-9]*[1-9][0-9]*\.[0-9] GB/s|^STREAM triad [0-9]*\.[0-9]*[1-9] GB/s' "$tmp/o" || { cat "$tmp/o"; fail "a 16 x 12 grid's triad: $(grep STREAM "$tmp/o")"; }
+done
 echo PASS

@@ -30,6 +30,29 @@ echo "ok: -min-seconds 2: $(key "$tmp/min/submission.yaml" repeats) repeats, $(k
 # a submission whose reports hold less than its minimum is not official
 $py "$root/scripts/report_table.py" submission "$tmp/min" --min-seconds 1000 > "$tmp/short.yaml" || fail "report_table.py submission failed"
 [ "$(key "$tmp/short.yaml" official)" = false ] || fail "a submission below its minimum duration is official"
+# a submission audits its repeats (each refused or read as before, an official submission):
+# a copy of a repeat (the report names the file it was written to), a gap in r1..rN, another
+# build's repeat, a golden mismatch, another state hash of an ordered build; no FOM in a repeat: n/a
+sub=$tmp/s2
+mkaudit() { rm -rf "$tmp/au" && mkdir "$tmp/au" && cp "$sub/r1.yaml" "$sub/r2.yaml" "$tmp/au/"; }
+audit() { # WANT(refused|official|notofficial) WHAT
+  rc=0; $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" 2> "$tmp/au.err" || rc=$?
+  case $1 in
+    refused) [ $rc = 1 ] && [ "$(wc -l < "$tmp/au.err")" = 1 ] || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: not refused"; } ;;
+    notofficial) [ $rc = 0 ] && [ "$(key "$tmp/au.out" official)" = false ] || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: official"; } ;;
+  esac
+  echo "ok: $2 -> $(cat "$tmp/au.err")$(key "$tmp/au.out" official)"
+}
+mkaudit; cp "$sub/r1.yaml" "$tmp/au/r2.yaml"; audit refused "a copy of r1 as r2"
+mkaudit; mv "$tmp/au/r2.yaml" "$tmp/au/r3.yaml"; audit refused "r1 and r3, no r2"
+mkaudit; sed -i 's/^  revision: .*/  revision: "0000000000aa"/' "$tmp/au/r2.yaml"; audit refused "a repeat of another revision"
+mkaudit; sed -i 's/^  golden_state_hash: "match"/  golden_state_hash: "MISMATCH"/' "$tmp/au/r2.yaml"; audit notofficial "a repeat whose golden hash mismatched"
+if ! grep -q '^  solver_reduction: atomic\|^  surrogate_reduction: atomic' "$sub/r1.yaml"; then
+  mkaudit; sed -i 's/^  state_hash: .*/  state_hash: "0x1111111111111111"/' "$tmp/au/r2.yaml"; audit refused "two state hashes of an ordered build"
+fi
+mkaudit; sed -i '/^fom:/,/^[a-z]/{/^  value:/d}' "$tmp/au/r2.yaml"
+$py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail "a repeat without a FOM"
+$py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom'] is None, d['fom']" "$tmp/au.out" || fail "a repeat without a FOM: the FOM is the other repeat's"
 # -report_anonymize: node names as hashes, nowhere the host's own name; still an official run
 app=$(cd "$build" && pwd)/miniapp/miniapp
 (cd "$tmp" && "$app" -options_file "$root/inputs/grayscott-small.opts" -report_anonymize -report auto > anon.out 2>&1) || { cat "$tmp/anon.out"; fail "-report_anonymize run failed"; }
