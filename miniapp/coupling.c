@@ -65,6 +65,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->train_every = 1, c->train_epochs = 4, c->output_every = 10;
   c->history = 4, c->projection = PETSC_TRUE;
   c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
+  PetscBool projset = PETSC_FALSE; /* -guess_projection given */
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
   PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
   PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
@@ -79,7 +80,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
     PetscCall(PetscOptionsEList("-guess_learn", "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; residual: the projection's error from u^n, d^n and the projection's residual)", NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
     c->learn_residual = (PetscBool)(learn == 1);
   }
-  PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, NULL));
+  PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, &projset));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
   PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined); on by default with -coupling guess", NULL, c->baselines, &c->baselines, &set));
   PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
@@ -93,6 +94,9 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
   c->guess = guess_kinds[guess];
+  /* it scales the extrapolated and learned guesses: a run that solves from neither (its guess another, no baselines) ignores it */
+  PetscCheck(!projset || mode != COUPLING_GUESS || c->baselines || c->guess == GUESS_EXTRAPOLATION || c->guess == GUESS_LEARNED, c->comm, PETSC_ERR_ARG_WRONG,
+             "-guess_projection: has no effect with -guess %s and -coupling_baselines off (it scales the extrapolated and learned guesses)", ncout_guess_names[c->guess]);
   PetscCheck(c->train_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_every %" PetscInt_FMT ": must be >= 1", c->train_every);
   PetscCheck(c->train_epochs >= 1 && c->train_epochs <= 100000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_epochs %" PetscInt_FMT ": must be in [1, 100000]", c->train_epochs);
   PetscCheck(c->warmup >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_warmup %" PetscInt_FMT ": must be >= 1", c->warmup);

@@ -65,7 +65,7 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
   PetscCheck(N >= 3 && N <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_y %" PetscInt_FMT ": must be in [3, 65536]", N);
   PetscCheck((double)M * N * s->ops->dof <= (double)(1 << 30), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT " x -da_grid_y %" PetscInt_FMT ": more than 2^30 unknowns", M, N);
-  PetscCheck(s->dt > 0 && PetscIsNormalReal(s->dt) && s->dt <= 1e6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g: must be a positive finite time step", (double)s->dt);
+  PetscCheck(s->dt > 0 && PetscIsNormalReal(s->dt) && s->dt <= 1e6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g: must be a positive time step of at most 1e6 (and not subnormal)", (double)s->dt);
   PetscCheck(s->max_steps >= 0 && s->max_steps <= 100000000, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_max_steps %" PetscInt_FMT ": must be in [0, 1e8]", s->max_steps);
   if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
   s->M = M, s->N = N, s->dof = s->ops->dof;

@@ -161,6 +161,8 @@ bad_input)
   # without a network the device and its kernels are not used (they were accepted: the check above read them)
   check 'surrogate_cuda_kernels: not used by this run' -ts_max_steps 1 -coupling none -surrogate_cuda_kernels gemm
   check 'surrogate_device: not used by this run' -ts_max_steps 1 -coupling none -surrogate_device cuda
+  # -guess_projection scales the extrapolated and learned guesses: with the combined one and no baselines it did nothing
+  check 'guess_projection: has no effect with -guess combined and -coupling_baselines off' -ts_max_steps 1 -coupling guess -guess_projection off -coupling_baselines off
   check 'progress_interval -1' -progress_interval -1
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
