@@ -46,13 +46,24 @@ audit() { # WANT(refused|official|notofficial) WHAT
 mkaudit; cp "$sub/r1.yaml" "$tmp/au/r2.yaml"; audit refused "a copy of r1 as r2"
 mkaudit; mv "$tmp/au/r2.yaml" "$tmp/au/r3.yaml"; audit refused "r1 and r3, no r2"
 mkaudit; sed -i 's/^  revision: .*/  revision: "0000000000aa"/' "$tmp/au/r2.yaml"; audit refused "a repeat of another revision"
-mkaudit; sed -i 's/^  golden_state_hash: "match"/  golden_state_hash: "MISMATCH"/' "$tmp/au/r2.yaml"; audit notofficial "a repeat whose golden hash mismatched"
+if grep -q '^  golden_state_hash: "match"' "$sub/r1.yaml"; then # the reproducible build's decks carry golden hashes
+  mkaudit; sed -i 's/^  golden_state_hash: "match"/  golden_state_hash: "MISMATCH"/' "$tmp/au/r2.yaml"; audit notofficial "a repeat whose golden hash mismatched"
+fi
 if ! grep -q '^  solver_reduction: atomic\|^  surrogate_reduction: atomic' "$sub/r1.yaml"; then
   mkaudit; sed -i 's/^  state_hash: .*/  state_hash: "0x1111111111111111"/' "$tmp/au/r2.yaml"; audit refused "two state hashes of an ordered build"
 fi
 mkaudit; sed -i '/^fom:/,/^[a-z]/{/^  value:/d}' "$tmp/au/r2.yaml"
 $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail "a repeat without a FOM"
 $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom'] is None, d['fom']" "$tmp/au.out" || fail "a repeat without a FOM: the FOM is the other repeat's"
+# --out never replaces a program or where a standard stream goes (>> job.log was replaced); a FIFO is no report (it hung)
+cp /bin/true "$tmp/prog"; echo "line 1" > "$tmp/job.log"
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog" > /dev/null 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && cmp -s /bin/true "$tmp/prog" || { cat "$tmp/e"; fail "--out over a program: exit $rc"; }
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out /dev/stdout >> "$tmp/job.log" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ "$(head -n 1 "$tmp/job.log")" = "line 1" ] || { cat "$tmp/e"; fail "--out /dev/stdout >> job.log: exit $rc, the log replaced"; }
+mkdir "$tmp/fifo" && cp "$sub/r1.yaml" "$tmp/fifo/" && mkfifo "$tmp/fifo/r2.yaml"
+rc=0; timeout 20 $py "$root/scripts/report_table.py" submission "$tmp/fifo" > /dev/null 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && grep -q "not a regular file" "$tmp/e" || { cat "$tmp/e"; fail "a FIFO as a repeat: exit $rc (124: it hung)"; }
 # -report_anonymize: node names as hashes, nowhere the host's own name; still an official run
 app=$(cd "$build" && pwd)/miniapp/miniapp
 (cd "$tmp" && "$app" -options_file "$root/inputs/grayscott-small.opts" -report_anonymize -report auto > anon.out 2>&1) || { cat "$tmp/anon.out"; fail "-report_anonymize run failed"; }

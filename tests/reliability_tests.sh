@@ -406,6 +406,8 @@ for name in ("nohash.nc", "field.nc"):
 open("last_snap", "w").write(str(last))
 PY
   "$compare" a10.nc nohash.nc field.nc > table2.txt || fail "comparing the altered copies failed"
+  mkfifo fifo.nc; rc=0; timeout 20 "$compare" a10.nc fifo.nc > /dev/null 2> fifo.err || rc=$?
+  [ $rc = 1 ] && grep -q "fifo.nc: not a regular file" fifo.err || { cat fifo.err; fail "a FIFO input: exit $rc (124: it hung)"; }
   grep -q '^nohash.nc .* -  ' table2.txt || fail "blank hashes said: $(grep '^nohash' table2.txt)"
   grep -q "^field.nc .* $(cat last_snap)  " table2.txt || fail "a differing field at step $(cat last_snap) said: $(grep '^field' table2.txt)"
   ;;
