@@ -181,7 +181,7 @@ tgt "dated reports" "- machine: testhost, Test CPU, 64 cores"
 has "$v.out" "- date: 2026-01-01T00:00:00Z to 2026-01-03T00:00:00Z"
 # submissions: no FOM is n/a (it crashed), one repeat has no spread (cv was 0), a large deck keeps its 300 s rule
 mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/' "$v/sub/r1.yaml"
-echo "official: true" >> "$v/sub/r1.yaml"
+echo "official: true" >> "$v/sub/r1.yaml"; echo "file: \"sub/r1.yaml\"" >> "$v/sub/r1.yaml" # a report names the file it was written to
 $py scripts/report_table.py submission "$v/sub" --out "$v/sub.yaml" > /dev/null 2> "$v.err" || { cat "$v.err"; fail "a submission without a FOM"; }
 has "$v/sub.yaml.md" "| grayscott-large | 1 | NO | n/a | n/a | n/a | n/a |"
 has "$v/sub.yaml" "min_timed_seconds: 300.0"
