@@ -341,11 +341,18 @@ int main(int argc, char **argv)
   const size_t nx = 32, ny = 32, C = 1024;
   run_isa = rsum_isa(), run_lanes = rsum_lanes();
   size_t       n = 262144, rounds = 5;
-  if (argc > 3 || (argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) || (argc > 2 && !count_arg(argv[2], 1, 1000, &rounds))) {
-    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples, %zu to 2^26] [rounds, 1 to 1000]\n", C);
+  if (argc > 3) {
+    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples, a multiple of %zu up to 2^26] [rounds, 1 to 1000]\n", C);
     return 1;
   }
-  n = n / C * C;
+  if ((argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) || n % C) { /* the chunk loop takes whole chunks: 4097 would have run 4096 */
+    fprintf(stderr, "bench_rsum: error: samples %s: a multiple of %zu from %zu to 2^26\n", argv[1], C, C);
+    return 1;
+  }
+  if (argc > 2 && !count_arg(argv[2], 1, 1000, &rounds)) {
+    fprintf(stderr, "bench_rsum: error: rounds %s: an integer from 1 to 1000\n", argv[2]);
+    return 1;
+  }
   float             *d = malloc(nx * n * sizeof *d), *a = malloc(ny * n * sizeof *a);
   gsum_t            *st = malloc(nx * ny * sizeof *st);
   int32_t            ex[32], ey[32];

@@ -299,10 +299,16 @@ declared) # section 3: every option a program reads is judged by its declared ty
   # bench_rsum's counts: a sign, a wrap-around, a trailing word (it ran out of memory or never ended)
   rsum=$(dirname "${bsolver:-/nonexistent/x}")/bench_rsum
   if [ -x "$rsum" ]; then
-    for a in "-5" "99999999999999999999 1" "4096 99999999999999999999" "1024 1 extra" "4096 1x"; do
+    # each names the argument it refuses; a count of samples that is no whole number of chunks too (4097 ran 4096)
+    for a in "-5" "99999999999999999999 1" "4097 1"; do
       # shellcheck disable=SC2086 # the arguments, split
-      bad 'usage: bench_rsum \[samples, 1024 to 2\^26\] \[rounds, 1 to 1000\]' timeout 60 "$rsum" $a
+      bad "samples ${a%% *}: a multiple of 1024 from 1024 to 2\^26" timeout 60 "$rsum" $a
     done
+    for a in "4096 99999999999999999999" "4096 1x"; do
+      # shellcheck disable=SC2086
+      bad "rounds ${a#* }: an integer from 1 to 1000" timeout 60 "$rsum" $a
+    done
+    bad 'usage: bench_rsum \[samples, a multiple of 1024 up to 2\^26\] \[rounds, 1 to 1000\]' timeout 60 "$rsum" 1024 1 extra
   fi
   ;;
 symbols) # section 3: strict options without symbol interposition: no executable defines a function libpetsc defines
