@@ -102,16 +102,13 @@ void CheckpointBlockSignals(void)
  * as given ("-name" keys), except those that only steer output,
  * verification or where the run executes (RestartFree). */
 
-/* Whether a half of this build adds in completion order (the only one -atomic_order_seed steers). */
-static PetscBool BuildHasAtomicHalf(void) { return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "atomic") || !strcmp(SurrogateGetStrategyName(), "atomic")); }
-
 /* Options a restart may change: they do not touch the run's arithmetic. */
 static PetscBool RestartFree(const char *name)
 {
   static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval", "-threads", "-surrogate_device",
                                            "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
-  if (!strcmp(name, "-atomic_order_seed") && !BuildHasAtomicHalf()) return PETSC_TRUE; /* it steers nothing in this build */
+  if (!strcmp(name, "-atomic_order_seed") && BuildOrdered()) return PETSC_TRUE; /* it steers nothing in this build */
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
@@ -192,7 +189,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
   PetscCall(SolverDescribe(c->rep[0].solver, desc, sizeof desc));
   {
     size_t n = strlen(desc);
-    PetscBool atomic = BuildHasAtomicHalf(); /* the seed steers only an atomic half: no key in a build without one */
+    PetscBool atomic = !BuildOrdered(); /* the seed steers only an atomic half: no key in a build without one */
     PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
                            atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
     n = strlen(desc);

@@ -143,6 +143,7 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p);           /* d^n, scales, s
 PetscErrorCode FeaturesClosure(Coupled c, Replica *p);         /* (u, v) per point, exact factor */
 PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step);
 PetscErrorCode FeaturesCorrection(Coupled c, Replica *p);      /* z = sd * prediction, as a Vec */
+PetscBool      BuildOrdered(void); /* faults.c: no half of this build adds in completion order */
 PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p);     /* after the solve: target, increment error, history */
 
 /* guesses.c */

@@ -233,7 +233,8 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool Ordered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrategy(), "atomic") && strcmp(SurrogateGetStrategyName(), "atomic")); }
+/* Neither half adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
+PetscBool BuildOrdered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrategy(), "atomic") && strcmp(SurrogateGetStrategyName(), "atomic")); }
 
 /* After the step that produced state `step` (and its training): the checks'
  * alarms, the replicas' verdict, and what to do. *rollback: restore the last
@@ -269,19 +270,19 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       }
     }
   if (f->fired && fr >= 0) {
-    if (Ordered()) { /* any difference is a fault */
+    if (BuildOrdered()) { /* any difference is a fault */
       if (f->rep_step < 0 && c->first_div_step[fr] >= 0) f->rep_step = c->first_div_step[fr];
       if (f->rep_epoch < 0 && c->first_div_epoch[fr] >= 0) f->rep_epoch = c->first_div_epoch[fr];
       if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
         for (PetscInt r = 1; r < c->nrep; r++)
           if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
     } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit)); /* atomic: out of the fault-free replicas' spread */
-    if (Ordered()) /* this step's record (a rollback restores the earlier one) */
+    if (BuildOrdered()) /* this step's record (a rollback restores the earlier one) */
       for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
         detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
     else detected = noise_hit;
   }
-  if (Ordered() && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
+  if (BuildOrdered() && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
     for (PetscInt r = 1; r < c->nrep; r++)
       if (c->first_div_step[r] == step) detected = PETSC_TRUE;
   detected = (PetscBool)(detected || alarm);
@@ -421,7 +422,7 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
     if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
   }
   if (f->on && c->nrep > 1) {
-    if (Ordered()) {
+    if (BuildOrdered()) {
       Step(out, "detected_by_replicas_step", f->rep_step);
       Step(out, "detected_by_replicas_epoch", f->rep_epoch);
       fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
