@@ -54,8 +54,10 @@ def var(ds, name):
 
 
 def open_nc(path):
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         fail(f"{path}: no such file")
+    if not os.path.isfile(path):  # a directory, a FIFO (netCDF4 would wait on it), a device
+        fail(f"{path}: not a regular file (a run file or a miniapp-compare -o file is)")
     try:
         ds = netCDF4.Dataset(path)
     except OSError as e:

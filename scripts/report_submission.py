@@ -89,10 +89,14 @@ def submission(args):
 
 
 def merge(args):
-    rows = []
+    rows, seen, loaded = [], {}, []
     for p in [args.dir] + list(args.more):
         if not os.path.isfile(p):  # a FIFO would block
             die("%s: not a regular file" % p)
+        real = os.path.realpath(p)
+        if real in seen:  # its row twice would count one submission as two results
+            die("%s: the same file as %s" % (p, seen[real]))
+        seen[real] = p
         try:
             with open(p) as f:
                 d = yaml.safe_load(f)
@@ -100,6 +104,10 @@ def merge(args):
             die("%s: cannot read (%s)" % (p, str(e).splitlines()[0]))
         if not isinstance(d, dict) or d.get("submission_version") != 1:
             die("%s: not a submission (report_table.py submission writes them)" % p)
+        for q, e in loaded:
+            if e == d:
+                die("%s: the same submission as %s (a copy)" % (p, q))
+        loaded.append((p, d))
         f = d.get("fom") or {}
         rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
                      "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",

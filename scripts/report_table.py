@@ -468,6 +468,30 @@ def check_out(args):
     d = os.path.dirname(out) or "."
     if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
         die("--out %s: cannot write in %s" % (args.out, d))
+    for target in [args.out] + ([args.out + ".md"] if args.what == "submission" else []):  # what write_text would refuse, refused before anything is printed
+        refuse_target(target)
+
+
+def refuse_target(given):
+    """A file --out may not replace: not a regular file, the file a standard stream goes to, a program
+    (as the C tools, docs/reliability.md). A missing file is fine."""
+    path = os.path.realpath(given)
+    if not os.path.exists(path):
+        return
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        die("--out %s: not a regular file" % given)
+    for fd in (0, 1, 2):
+        try:
+            s = os.fstat(fd)
+        except OSError:
+            continue
+        if (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino):
+            die("--out %s: is where this program's standard %s goes; refusing to replace it" % (given, ("input", "output", "error")[fd]))
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if st.st_mode & 0o111 or head.startswith(b"\x7fELF") or head.startswith(b"#!"):
+        die("--out %s: is a program; refusing to replace it" % given)
 
 
 def timed_steps(r):
@@ -478,22 +502,8 @@ def timed_steps(r):
 
 
 def write_text(path, text):
-    given, path = path, os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
-    if os.path.exists(path):  # never a program, a device or the file a standard stream goes to (as the C tools, docs/reliability.md)
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            die("--out %s: not a regular file" % given)
-        for fd in (0, 1, 2):
-            try:
-                s = os.fstat(fd)
-            except OSError:
-                continue
-            if (s.st_dev, s.st_ino) == (st.st_dev, st.st_ino):
-                die("--out %s: is where this program's standard %s goes; refusing to replace it" % (given, ("input", "output", "error")[fd]))
-        with open(path, "rb") as f:
-            head = f.read(4)
-        if st.st_mode & 0o111 or head.startswith(b"\x7fELF") or head.startswith(b"#!"):
-            die("--out %s: is a program; refusing to replace it" % given)
+    refuse_target(path)  # checked at the start too (check_out); again here, just before the replace
+    path = os.path.realpath(path)  # through a symbolic link: its target is replaced, the link stays
     tmp = "%s.tmp-%d" % (path, os.getpid())
     try:
         with open(tmp, "w") as f:

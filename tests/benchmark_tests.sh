@@ -57,8 +57,12 @@ $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail
 $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom'] is None, d['fom']" "$tmp/au.out" || fail "a repeat without a FOM: the FOM is the other repeat's"
 # --out never replaces a program or where a standard stream goes (>> job.log was replaced); a FIFO is no report (it hung)
 cp /bin/true "$tmp/prog"; echo "line 1" > "$tmp/job.log"
-rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog" > /dev/null 2> "$tmp/e" || rc=$?
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog" > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && cmp -s /bin/true "$tmp/prog" || { cat "$tmp/e"; fail "--out over a program: exit $rc"; }
+[ ! -s "$tmp/o" ] || fail "--out over a program: refused after the submission went to stdout (a job log then holds a submission that was never written)"
+cp /bin/true "$tmp/prog2.md"; : > "$tmp/prog2"
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog2" > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ ! -s "$tmp/prog2" ] && cmp -s /bin/true "$tmp/prog2.md" || { cat "$tmp/e"; fail "--out whose .md is a program: exit $rc, or the YAML written before the refusal"; }
 rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out /dev/stdout >> "$tmp/job.log" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(head -n 1 "$tmp/job.log")" = "line 1" ] || { cat "$tmp/e"; fail "--out /dev/stdout >> job.log: exit $rc, the log replaced"; }
 mkdir "$tmp/fifo" && cp "$sub/r1.yaml" "$tmp/fifo/" && mkfifo "$tmp/fifo/r2.yaml"
@@ -88,6 +92,12 @@ rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" 
 # merge
 $py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
 [ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
+# one submission twice (the same file, or a copy) is not two results: it printed a row for each
+cp "$tmp/s2/submission.yaml" "$tmp/copy.yaml"
+for twice in "$tmp/s2/submission.yaml $tmp/s4/submission.yaml $tmp/s2/submission.yaml" "$tmp/s2/submission.yaml $tmp/copy.yaml"; do
+  rc=0; $py "$root/scripts/report_table.py" merge $twice > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "the same \(file\|submission\) as" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge $twice: exit $rc, want one line"; }
+done
 # bad arguments: one line, exit 1
 for a in "grayscott-small -repeat 0 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1" "grayscott-medium -min-seconds 10 -out $tmp/x" "grayscott-small -min-seconds 1.5 -out $tmp/x"; do
   rc=0; "$bm" $a > "$tmp/o" 2> "$tmp/e" || rc=$?

@@ -196,6 +196,9 @@ PY
   bad "-o /proc/none/png: cannot create the directory" ref.nc -o /proc/none/png
   bad "-o /proc/none/ov: cannot create the directory" --overlay ref.nc div.nc -o /proc/none/ov
   bad "missing.nc: no such file" --overlay ref.nc missing.nc
+  mkdir -p adir && mkfifo afifo # a directory or a FIFO is a path that exists: not 'no such file', and no wait on the FIFO
+  bad "adir: not a regular file" adir
+  bad "afifo: not a regular file" --diffmap ref.nc afifo
   bad "not a miniapp run file" --overlay ref.nc cmp.nc
   bad "--labels has 1 labels for 2 files" --overlay ref.nc div.nc --labels a
   mkdir -p sw2 && cp sw/deterministic.r1.yaml sw2/
