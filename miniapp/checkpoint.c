@@ -103,12 +103,12 @@ void CheckpointBlockSignals(void)
  * verification or where the run executes (RestartFree). */
 
 /* Options a restart may change: they do not touch the run's arithmetic. */
-static PetscBool RestartFree(const char *name)
+static PetscBool RestartFree(Coupled c, const char *name)
 {
   static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval", "-threads", "-surrogate_device",
                                            "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
-  if (!strcmp(name, "-atomic_order_seed") && BuildOrdered()) return PETSC_TRUE; /* it steers nothing in this build */
+  if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
@@ -189,7 +189,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
   PetscCall(SolverDescribe(c->rep[0].solver, desc, sizeof desc));
   {
     size_t n = strlen(desc);
-    PetscBool atomic = !BuildOrdered(); /* the seed steers only an atomic half: no key in a build without one */
+    PetscBool atomic = !RunOrdered(c); /* the seed steers only an atomic half: no key in a run without one */
     PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
                            atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
     n = strlen(desc);
@@ -197,7 +197,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
       PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
     if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, sizeof desc));
-    if (strcmp(VecFPNACompiledStrategy(), "reproducible") || strcmp(SurrogateGetStrategyName(), "reproducible")) { /* the bits of this build depend on the layout */
+    if (!RunLayoutFree(c)) { /* the bits of this run depend on the layout */
       n = strlen(desc);
       PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "mpi_ranks: %d\n", (int)c->size));
     }
@@ -215,7 +215,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
     key = PETSC_FALSE;
     if (tok) PetscCall(PetscOptionsValidKey(tok, &key));
     if ((key || !tok) && name) {
-      if (!RestartFree(name)) PetscCall(KeysAdd(k, name, val));
+      if (!RestartFree(c, name)) PetscCall(KeysAdd(k, name, val));
       name = NULL;
     }
     if (!tok) break;

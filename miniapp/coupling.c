@@ -529,7 +529,7 @@ PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replic
 
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
 {
-  PetscBool ordered = BuildOrdered();
+  PetscBool ordered = RunOrdered(c);
   PetscInt  bad     = -1;
   size_t    n;
 

@@ -143,8 +143,11 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p);           /* d^n, scales, s
 PetscErrorCode FeaturesClosure(Coupled c, Replica *p);         /* (u, v) per point, exact factor */
 PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step);
 PetscErrorCode FeaturesCorrection(Coupled c, Replica *p);      /* z = sd * prediction, as a Vec */
-PetscBool      BuildOrdered(void); /* faults.c: no half of this build adds in completion order */
 PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p);     /* after the solve: target, increment error, history */
+
+/* faults.c: the halves the run uses (the network's only where there is one) */
+PetscBool RunOrdered(Coupled c);    /* none adds in completion order */
+PetscBool RunLayoutFree(Coupled c); /* all reproducible, through the switch: the bits do not depend on the layout */
 
 /* guesses.c */
 PetscErrorCode GuessesSetUp(Coupled c);

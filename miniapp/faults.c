@@ -233,8 +233,25 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Neither half adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
-PetscBool BuildOrdered(void) { return (PetscBool)(strcmp(VecFPNACompiledStrategy(), "atomic") && strcmp(SurrogateGetStrategyName(), "atomic")); }
+/* The halves a run uses: the solver's always, the network's only where there is one (-coupling none has
+ * none; a mixed build's network half then decides nothing: it made a restart on other ranks a refusal
+ * too many, and read the replicas of a reproducible solver as an atomic build's). */
+static PetscBool RunUses(Coupled c, const char *strategy)
+{
+  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) || (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
+}
+
+/* No half the run uses adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
+PetscBool RunOrdered(Coupled c) { return (PetscBool)!RunUses(c, "atomic"); }
+
+/* The run's bits do not depend on the layout: every half it uses is reproducible, the solver's through the
+ * switch (-solver_stock_vec: PETSc's own reductions, whose bits depend on the ranks). */
+PetscBool RunLayoutFree(Coupled c)
+{
+  PetscBool stock = PETSC_FALSE;
+  if (c->rep[0].solver) (void)SolverUsesStockVectors(c->rep[0].solver, &stock);
+  return (PetscBool)(!stock && !RunUses(c, "atomic") && !RunUses(c, "deterministic"));
+}
 
 /* After the step that produced state `step` (and its training): the checks'
  * alarms, the replicas' verdict, and what to do. *rollback: restore the last
@@ -270,19 +287,19 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       }
     }
   if (f->fired && fr >= 0) {
-    if (BuildOrdered()) { /* any difference is a fault */
+    if (RunOrdered(c)) { /* any difference is a fault */
       if (f->rep_step < 0 && c->first_div_step[fr] >= 0) f->rep_step = c->first_div_step[fr];
       if (f->rep_epoch < 0 && c->first_div_epoch[fr] >= 0) f->rep_epoch = c->first_div_epoch[fr];
       if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
         for (PetscInt r = 1; r < c->nrep; r++)
           if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
     } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit)); /* atomic: out of the fault-free replicas' spread */
-    if (BuildOrdered()) /* this step's record (a rollback restores the earlier one) */
+    if (RunOrdered(c)) /* this step's record (a rollback restores the earlier one) */
       for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
         detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
     else detected = noise_hit;
   }
-  if (BuildOrdered() && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
+  if (RunOrdered(c) && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
     for (PetscInt r = 1; r < c->nrep; r++)
       if (c->first_div_step[r] == step) detected = PETSC_TRUE;
   detected = (PetscBool)(detected || alarm);
@@ -422,7 +439,7 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
     if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
   }
   if (f->on && c->nrep > 1) {
-    if (BuildOrdered()) {
+    if (RunOrdered(c)) {
       Step(out, "detected_by_replicas_step", f->rep_step);
       Step(out, "detected_by_replicas_epoch", f->rep_epoch);
       fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
