@@ -258,7 +258,7 @@ static void compare(const run *a, const run *b, result *res)
     metrics_reset(&acc);
     metrics_add(&acc, n, fa, fb);
     metrics_finish(&acc, m);
-    if (m->max_abs > 0 && (res->fds < 0 || a->step[i] < res->fds)) res->fds = a->step[i]; /* fields that differ: the states do, whatever a hash says */
+    if (m->vc > 0 && (res->fds < 0 || a->step[i] < res->fds)) res->fds = a->step[i]; /* fields whose bits differ (a NaN, -0 against +0 too): the states do, whatever a hash says */
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }

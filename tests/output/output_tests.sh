@@ -63,6 +63,18 @@ compare)
   [ "$(row div.nc | awk '{print $2, $5}')" = "atomic/deterministic gpu" ] || fail "div.nc attributes: $(row div.nc)"
   [ -f cmp.nc ] || fail "-o cmp.nc not written"
   "$make_runs" --check-compare cmp.nc || fail "cmp.nc content"
+  # a field that differs only by a NaN, or by -0 against +0, at step 4's snapshot (hashes untouched): the
+  # states differ there (V_c > 0), so the first divergent step is 4, not "never" (the test was max_abs > 0)
+  if /usr/bin/python3 -c 'import netCDF4' 2> /dev/null; then
+    for k in nan:nan zp:0.0 zn:-0.0; do
+      cp ref.nc "${k%%:*}.nc"
+      /usr/bin/python3 -c 'import sys, netCDF4; d = netCDF4.Dataset(sys.argv[1], "a"); d["u"][2, 0, 1, 1] = float(sys.argv[2]); d.close()' "${k%%:*}.nc" "${k#*:}"
+    done
+    "$compare" ref.nc nan.nc > t2.txt 2>&1 || { cat t2.txt; fail "miniapp-compare ref.nc nan.nc"; }
+    [ "$(awk '$1 == "nan.nc" {print $6}' t2.txt)" = 4 ] || { cat t2.txt; fail "a NaN in step 4's fields: first divergent step not 4"; }
+    "$compare" zp.nc zn.nc > t3.txt 2>&1 || { cat t3.txt; fail "miniapp-compare zp.nc zn.nc"; }
+    [ "$(awk '$1 == "zn.nc" {print $6}' t3.txt)" = 4 ] || { cat t3.txt; fail "-0 against +0 in step 4's fields: first divergent step not 4"; }
+  else echo "note: /usr/bin/python3 without netCDF4: the NaN and signed-zero field checks not run"; fi
 
   expect_error "ref.nc is 6 x 4 (x by y), grid.nc is 7 x 4" ref.nc grid.nc
   expect_error "comps.nc has u" ref.nc comps.nc
