@@ -167,6 +167,13 @@ static void open_run(run *r, const char *path)
   read_1d(r, "snapshot_step", d_snap, "snapshot", r->nsnap, NC_INT, r->snap_step);
   r->hash = xcalloc(r->nt, sizeof *r->hash);
   read_hashes(r, "state_hash", d_step, d_rep, d_hash, "step, replica, hash_strlen", r->nt, r->hash);
+  { /* a run that stopped early (last_step): its later steps and snapshots were never written, so they are not in it */
+    int vl, last;
+    if (!nc_inq_varid(r->ncid, "last_step", &vl) && !nc_get_var_int(r->ncid, vl, &last)) {
+      while (r->nt > 0 && r->step[r->nt - 1] > last) r->nt--;
+      while (r->nsnap > 0 && r->snap_step[r->nsnap - 1] > last) r->nsnap--;
+    }
+  }
   r->epoch = xcalloc(r->nep, sizeof *r->epoch);
   read_1d(r, "epoch", d_epoch, "epoch", r->nep, NC_INT, r->epoch);
   r->loss = xcalloc(r->nep, sizeof *r->loss);

@@ -240,7 +240,8 @@ static int define(ncout *o, const ncout_info *info)
       (e = def_data(o, "weights_vc", NC_DOUBLE, 2, er, "V_c of the network weights against replica 0", "epoch_step", &o->v_wvc)) ||
       (e = def_data(o, "weights_rel_l2", NC_DOUBLE, 2, er, "relative L2 distance of the network weights from replica 0", "epoch_step", &o->v_wrel)) ||
       (e = def_data(o, "first_divergent_step", NC_INT, 1, &o->d_rep, "first step whose state bits differ from replica 0 (-1: never)", NULL, &o->v_fds)) ||
-      (e = def_data(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep, "first epoch whose weight bits differ from replica 0 (-1: never)", NULL, &o->v_fde)))
+      (e = def_data(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep, "first epoch whose weight bits differ from replica 0 (-1: never)", NULL, &o->v_fde)) ||
+      (e = def_data(o, "last_step", NC_INT, 0, NULL, "the last step the file holds records of: a run that stopped early (a signal, an unsolved step, a non-finite state) leaves the later steps and snapshots unwritten", NULL, &o->v_last)))
     return e;
 
   char history[96];
@@ -264,6 +265,7 @@ static int define(ncout *o, const ncout_info *info)
   if (!e && o->nsnap) e = nc_put_var_int(id, o->v_snap_step, o->snap);
   free(iv);
   NCCHECK(e, "cannot write step/replica/snapshot_step");
+  if ((e = ncout_set_last_step_(o, o->first_step - 1))) return e; /* nothing yet */
   for (int j = 0; j < info->ny; j++) o->buf[j] = (j + info->y0) * info->dy;
   NCCHECK(nc_put_var_double(id, vy, o->buf), "cannot write y");
   for (int i = 0; i < info->nx; i++) o->buf[i] = (i + info->x0) * info->dx;
@@ -327,6 +329,13 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
   return 0;
 }
 
+int ncout_set_last_step_(ncout *o, int step)
+{
+  o->last = step;
+  NCCHECK(nc_put_var_int(o->ncid, o->v_last, &step), "cannot write last_step");
+  return 0;
+}
+
 static int check_step(ncout *o, int step, const char *what)
 {
   if (step < o->first_step || step > o->nsteps)
@@ -381,7 +390,7 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
                : nc_put_vara_double(o->ncid, o->v_rec[v], start, count, o->buf);
     if (e) return ncout_fail_(o, e, "cannot write %s at step %d", step_vars[v].name, step);
   }
-  return 0;
+  return ncout_set_last_step_(o, step); /* the latest record (a step re-done after a rollback ends the file there again) */
 }
 
 int ncout_write_fields(ncout *o, int step, int replica, const double *field)

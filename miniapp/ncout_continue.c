@@ -23,6 +23,22 @@ static size_t dimlen(int id, const char *name)
   return n;
 }
 
+/* The last step file id holds records of: its last_step, or in a file written
+ * before last_step existed, the last step whose replica-0 state_hash was
+ * written (-1: none). */
+static int last_written(int id, size_t nstep)
+{
+  int v, last = -1;
+  if (!nc_inq_varid(id, "last_step", &v)) return nc_get_var_int(id, v, &last) ? -1 : last;
+  if (nc_inq_varid(id, "state_hash", &v)) return -1;
+  for (size_t k = nstep; k-- > 0;) {
+    char   h[NCOUT_HASH_LEN];
+    size_t start[3] = {k, 0, 0}, count[3] = {1, 1, NCOUT_HASH_LEN};
+    if (!nc_get_vara_text(id, v, start, count, h) && h[0]) return (int)k; /* steps from 0: record k is step k */
+  }
+  return -1;
+}
+
 /* Copy rows src_row[k] -> dst_row[k] (k < nrows) of variable `name`, whose
  * first dimension is the record one, from file pid to o. */
 static int copy_rows(ncout *o, int pid, const char *prev, const char *name, const size_t *src_row, const size_t *dst_row, size_t nrows)
@@ -150,6 +166,11 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
         e = ncout_fail_(o, NCOUT_EMISMATCH, "holds another run (replica %d's state_hash at step %d is %.18s, the checkpoint's %s); name another -output", r, upto_step, h, want);
     }
   }
+  if (!e) { /* the file of this run, gone on past the checkpoint (a later run's): continuing it would drop its later records */
+    int last = last_written(pid, nstep);
+    if (last > upto_step)
+      e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, past the checkpoint's step %d: continuing it would drop steps %d..%d; name another -output", last, upto_step, upto_step + 1, last);
+  }
   if (!e && nc_inq_nvars(pid, &nv)) e = ncout_fail_(o, NC_EBADID, "cannot read it to continue it");
   for (int v = 0; !e && v < nv; v++) {
     char name[NC_MAX_NAME + 1], dname[NC_MAX_NAME + 1];
@@ -173,6 +194,7 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
     e = copy_rows(o, pid, prev, "epoch", src, dst, (size_t)upto_epoch);
   }
   if (!e) e = add_segment(o, pid, upto_step);
+  if (!e) e = ncout_set_last_step_(o, upto_step); /* the records copied */
   free(steps), free(snaps), free(epochs), free(src), free(dst);
   nc_close(pid);
   return e;

@@ -15,6 +15,7 @@ struct ncout {
   int    v_time, v_step, v_snap_step, v_snap_time, v_gits[NCOUT_NGUESS], v_gr0[NCOUT_NGUESS];
   int    v_epoch, v_epoch_step, v_loss, v_whash, v_wvc, v_wrel;
   int    v_fds, v_fde;
+  int    v_last, last; /* last_step: the step of the latest step record (first_step - 1: none yet) */
   int    v_rec[NSTEPVARS];
   int   *v_field;  /* ncomp */
   int   *snap;     /* nsnap: the snapshot steps, increasing */
@@ -31,5 +32,7 @@ struct ncout {
 int ncout_fail_(ncout *o, int err, const char *fmt, ...);
 /* The snapshot index of `step`, or -1 when it has none. */
 int ncout_snapshot_index_(const ncout *o, int step);
+/* Record that the file's steps end at `step` (last_step). */
+int ncout_set_last_step_(ncout *o, int step);
 
 #endif

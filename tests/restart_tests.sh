@@ -290,6 +290,20 @@ PY
   check 'other.nc: holds another run' "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 20 -gs_seed 9 -output_every 7 -threads 1 -restart "$tmp/o.bin" -output "$tmp/other.nc"
   [ "$(md5sum < "$tmp/other.nc")" = "$before" ] || fail "a refused continuation changed the file"
   check 'written with -output_every 7, this run has 5' "${args[@]}" -output_every 5 -restart "$tmp/q.bin" -ts_max_steps 401 -output "$tmp/q.nc"
+  # this run's own file, gone on past the checkpoint: continuing it dropped the later steps (exit 0, no message)
+  sm=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -coupling guess -replicas 2 -output_every 3 -threads 1)
+  "$app" "${sm[@]}" -ts_max_steps 12 -output "$tmp/long.nc" > /dev/null 2>&1 || fail "the 12-step run failed"
+  "$app" "${sm[@]}" -ts_max_steps 6 -checkpoint "$tmp/s6.bin" > /dev/null 2>&1 || fail "the 6-step run failed"
+  before=$(md5sum < "$tmp/long.nc")
+  check 'long.nc: holds steps up to 12, past the checkpoint.s step 6' "${sm[@]}" -ts_max_steps 9 -restart "$tmp/s6.bin" -output "$tmp/long.nc"
+  [ "$(md5sum < "$tmp/long.nc")" = "$before" ] || fail "a refused continuation changed the longer file"
+  # a run stopped early says where its file ends (last_step); miniapp-compare reads it only that far
+  rc=0; "$app" "${sm[@]}" -ts_max_steps 8 -inject site=state,step=4,bit=62,entry=2,replica=0 -output "$tmp/nanrun.nc" > /dev/null 2>&1 || rc=$?
+  [ $rc = 2 ] || fail "the run with a non-finite state: exit $rc, want 2"
+  /usr/bin/python3 -c 'import sys, netCDF4; d = netCDF4.Dataset(sys.argv[1]); sys.exit(0 if int(d["last_step"][...]) == 4 else 1)' "$tmp/nanrun.nc" || fail "the stopped run's file: last_step is not 4"
+  "$app" "${sm[@]}" -ts_max_steps 8 -output "$tmp/clean8.nc" > /dev/null 2>&1 || fail "the 8-step run failed"
+  rc=0; "$(dirname "$app")/miniapp-compare" "$tmp/clean8.nc" "$tmp/nanrun.nc" > /dev/null 2> "$tmp/cmp.err" || rc=$?
+  [ $rc = 1 ] && grep -q 'nanrun.nc holds 5 (steps 0..4)' "$tmp/cmp.err" || { cat "$tmp/cmp.err"; fail "compare with a stopped run's file: exit $rc (it blamed the fill values of unrun steps on another -ts_dt)"; }
   ;;
 *) fail "unknown test $name" ;;
 esac

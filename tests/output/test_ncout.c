@@ -145,7 +145,7 @@ static void read_back(const char *path)
                          "ksp_its_none", "start_residual_none", "ksp_its_extrapolation", "start_residual_extrapolation",
                          "ksp_its_fischer", "start_residual_fischer", "ksp_its_learned", "start_residual_learned", "ksp_its_combined",
                          "start_residual_combined", "ksp_its_projection", "start_residual_projection", "epoch_step", "loss", "weights_hash", "weights_vc",
-                         "weights_rel_l2", "first_divergent_step", "first_divergent_epoch"};
+                         "weights_rel_l2", "first_divergent_step", "first_divergent_epoch", "last_step"};
   int nn = (int)(sizeof names / sizeof *names);
   NC(nc_inq_nvars(ncid, &nvars));
   CHECK(nvars == nn);
@@ -231,6 +231,8 @@ static void read_back(const char *path)
   CHECK(ival[0] == -1 && ival[1] == 2 && ival[2] == 4);
   v = vid(ncid, "first_divergent_epoch"); NC(nc_get_var_int(ncid, v, ival));
   CHECK(ival[0] == -1 && ival[1] == 1 && ival[2] == -1);
+  v = vid(ncid, "last_step"); NC(nc_get_var_int(ncid, v, ival)); /* every step written: the last one */
+  CHECK(ival[0] == NSTEPS);
 
   /* Snapshots: exactly steps 0, 3 (every 3) and 4 (last), each with its model time. */
   double st[NSNAP];
