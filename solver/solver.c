@@ -248,6 +248,39 @@ static PetscErrorCode CheckSplit(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* s->range widened by the state's values now (a NaN stays): the scenario's
+ * bounds hold at every step, not only at the last (a Gray-Scott state that
+ * left them and came back read VALID). */
+static PetscErrorCode WidenRange(Solver s)
+{
+  const PetscScalar *a;
+  PetscInt           n;
+  PetscReal          r[2]; /* -min, max: one MPI_MAX */
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(s->u, &n));
+  PetscCall(VecGetArrayRead(s->u, &a));
+  r[0] = -s->range[0], r[1] = s->range[1];
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal v = PetscRealPart(a[i]);
+    if (v != v) r[0] = r[1] = v; /* NaN: kept by every later comparison below */
+    else {
+      if (-v > r[0]) r[0] = -v;
+      if (v > r[1]) r[1] = v;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(s->u, &a));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, r, 2, MPIU_REAL, MPIU_MAX, s->comm)); /* a NaN on one rank: its MPI_MAX may drop it, the finite-state check stops such a run */
+  s->range[0] = -r[0], s->range[1] = r[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverGetRange(Solver s, PetscReal range[2])
+{
+  range[0] = s->range[0], range[1] = s->range[1];
+  return PETSC_SUCCESS;
+}
+
 PetscErrorCode SolverSetUp(Solver s)
 {
   PetscReal coef[2] = {0, 0};
@@ -278,6 +311,8 @@ PetscErrorCode SolverSetUp(Solver s)
 
   PetscCall(PetscCalloc1(s->max_steps + 1, &s->its));
   PetscCall(s->ops->initial(s, s->u));
+  s->range[0] = PETSC_MAX_REAL, s->range[1] = -PETSC_MAX_REAL;
+  PetscCall(WidenRange(s));
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -349,6 +384,7 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
     PetscBool finite;
     PetscCall(SolverCheckStateFinite(s, &finite));
   }
+  PetscCall(WidenRange(s));
   s->its_total += n;
   s->t += s->dt;
   if (its) *its = n;
@@ -641,6 +677,11 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(CkptVec(ck, name, s->da, s->u));
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/solves", prefix)); /* a failure stays a failure after a restart */
   PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
+  {
+    char rname[64];
+    PetscCall(PetscSNPrintf(rname, sizeof rname, "%s/range", prefix)); /* so does a state that left the scenario's bounds */
+    PetscCall(CkptData(ck, rname, s->range, sizeof s->range));
+  }
   if (!CkptIsWriting(ck)) {
     PetscCheck(SolverSolveRecordValid(&s->solves, k.step), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)", CkptOption(ck), CkptPath(ck), name);
     s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;

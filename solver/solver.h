@@ -114,6 +114,7 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
 PetscErrorCode SolverSetChecks(Solver s, PetscBool on);
 PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
+PetscErrorCode SolverGetRange(Solver s, PetscReal range[2]); /* the smallest and largest state value over the run (NaN once one was NaN) */
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);
 PetscErrorCode SolverGetScenario(Solver s, const char **name);

@@ -51,6 +51,7 @@ struct _p_Solver {
   PetscInt           b_step;   /* b holds the system of this step (-1: none yet) */
   PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
   PetscReal          rnorm;    /* residual norm of the last solve */
+  PetscReal          range[2]; /* the smallest and largest state value over the run: the initial state and every step's (NaN once one was NaN) */
   SolverSolveRecord  solves;   /* every solve checked (solvecheck.c) */
   PetscReal          bnorm;    /* b of step bnorm_step in the KSP's norm bnorm_type (SolverRHSNorm) */
   PetscInt           bnorm_step, bnorm_type;

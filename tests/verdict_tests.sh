@@ -106,7 +106,12 @@ nonfinite) # a NaN or Inf anywhere in a state is never VALID (VecMin/VecMax skip
   # a non-finite weight: the network's own check
   invalid "replica 0's network has a non-finite value" $gs -ts_max_steps 6 -coupling guess -inject site=weight,epoch=2,bit=30,entry=5
   # Krylov iterate turned NaN: the solve's own check
-  invalid 'step 2: the solve did not solve' $gs -ts_max_steps 3 -inject site=iterate,step=2,bit=62,entry=3,call=2 ;;
+  invalid 'step 2: the solve did not solve' $gs -ts_max_steps 3 -inject site=iterate,step=2,bit=62,entry=3,call=2
+  # fields out of the scenario's bounds at a step, back inside by the last one: the bounds hold at every
+  # step (the check read the last state only: -ts_dt 30 was VALID at 6 steps, INVALID at 3; a flipped
+  # exponent bit at step 2 that the solves relaxed was VALID)
+  invalid 'fields in \[-0.0278[0-9]*, [0-9.]*\] over steps 0..6 OUTSIDE' $gs -ts_max_steps 6 -ts_dt 30
+  invalid 'over steps 0..4 OUTSIDE' $gs -ts_max_steps 4 -inject site=state,step=2,bit=52,entry=0 ;;
 restart) # the fault and solve records travel in the checkpoint
   rep=2
   [ $atomic = 1 ] && rep=3
@@ -128,6 +133,9 @@ restart) # the fault and solve records travel in the checkpoint
   invalid 'step 1: the solve did not solve' $gs -ts_max_steps 4 -ksp_max_it 2 -checkpoint keep.bin
   grep -q -- '-checkpoint keep.bin: kept as it was' err.txt || { cat err.txt; fail "a failed run does not say it kept the checkpoint"; }
   [ "$(md5sum < keep.bin)" = "$before" ] || fail "a failed run replaced an existing checkpoint"
+  # a state that left the scenario's bounds: the restart is INVALID too (the bounds were not in the checkpoint)
+  invalid 'over steps 0..3 OUTSIDE' $gs -ts_max_steps 3 -ts_dt 30 -checkpoint b.bin
+  invalid 'over steps 0..6 OUTSIDE' $gs -ts_max_steps 6 -ts_dt 30 -restart b.bin
   # a fault-free run restarted stays VALID
   run ok1.yaml $gs -ts_max_steps 4 -replicas $rep -atomic_order_seed 1 -checkpoint ok.bin
   run ok2.yaml $gs -ts_max_steps 8 -replicas $rep -atomic_order_seed 1 -restart ok.bin ;;
