@@ -59,6 +59,16 @@ PY
   for ev in SurrGradPass SurrGradSums; do
     awk -v e=$ev '$1 == "CplTrain" {t = $2} $1 == e {c = $2} END {exit !(t > 0 && c == t)}' "$tmp/log.txt" || fail "-log_view: $ev is not logged once per train step (CplTrain)"
   done
+  # the report's train and metrics times are the CplTrain and CplMetrics events: the epochs' observation was timed as
+  # training (with many replicas and a wide network, 0.25 s of 0.9: the FOM and the training rates 22% low)
+  "$app" "${short[@]}" -da_grid_x 8 -da_grid_y 8 -ts_max_steps 4 -coupling_baselines 0 -replicas 6 -surrogate_layers 128,128 -log_view ":$tmp/log3.txt" -report "$tmp/r3.yaml" > /dev/null 2>&1 || fail "-log_view -report run failed"
+  /usr/bin/python3 - "$tmp/log3.txt" "$tmp/r3.yaml" <<'PY' || fail "the report's timing.train or timing.metrics is not its -log_view event"
+import sys, yaml
+ev = {l.split()[0]: float(l.split()[3]) for l in open(sys.argv[1]) if l.split()[:1] in (["CplTrain"], ["CplMetrics"])}
+t = yaml.safe_load(open(sys.argv[2]))["timing"]
+print("train", t["train"], "CplTrain", ev["CplTrain"], "metrics", t["metrics"], "CplMetrics", ev["CplMetrics"])
+sys.exit(0 if all(abs(t[k] - ev[e]) <= 0.02 * ev[e] + 2e-3 for k, e in (("train", "CplTrain"), ("metrics", "CplMetrics"))) else 1)
+PY
   "$app" "${short[@]}" -ksp_type cg -log_view ":$tmp/log2.txt" > /dev/null 2>&1 || fail "-log_view run failed (-ksp_type cg)"
   awk '$1 == "VecAXPY" {f = $6} END {exit !(f > 0)}' "$tmp/log2.txt" || fail "-log_view: VecAXPY logs no flops (-ksp_type cg)"
   # -report auto: a new name per run
