@@ -152,6 +152,14 @@ int main(int argc, char **argv)
    * into a stack trace and MPI_Abort. Ignored, the write fails with EPIPE;
    * the run completes its files and the check at the end says it in one line. */
   signal(SIGPIPE, SIG_IGN);
+  /* SIGHUP (a closed terminal, a hang-up the batch system forwards): PETSc's
+   * handler printed a stack trace, aborted MPI (exit 59) and left the outputs'
+   * partial files. By default it ends the run as SIGTERM and SIGINT do: the
+   * partials removed (kernels/atomicfile.c), exit 129. SIGXFSZ (past a
+   * ulimit -f, as batch systems set): ignored, the write fails with EFBIG and
+   * the file's writer says so in one line (it killed the run with no word). */
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGXFSZ, SIG_IGN);
   /* PETSc's vector ops call BLAS, whose own threads would fight the
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();

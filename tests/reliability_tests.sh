@@ -161,6 +161,20 @@ tempfiles) # section 1: unique temporaries; concurrent writers; partials of kill
   kill -TERM $pid; wait $pid 2> /dev/null
   ls t.nc* > /dev/null 2>&1 && fail "SIGTERM left: $(ls t.nc*)"
   echo "SIGTERM: no partial left"
+  # SIGHUP likewise (PETSc's handler printed a stack trace, aborted MPI with exit 59 and left the partial)
+  "$app" -da_grid_x 200 -da_grid_y 200 -ts_max_steps 100000 -output h.nc > h.log 2> h.err &
+  pid=$!
+  for i in $(seq 100); do ls h.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.1; done
+  sleep 1
+  kill -HUP $pid; wait $pid 2> /dev/null; rc=$?
+  [ $rc = 129 ] && ! ls h.nc* > /dev/null 2>&1 && ! grep -q 'PETSC ERROR' h.err || { cat h.err; fail "SIGHUP: exit $rc (want 129), left: $(ls h.nc* 2> /dev/null)"; }
+  echo "SIGHUP: exit 129, no partial left"
+  # a file-size limit (ulimit -f, as batch systems set): one line, exit 1, no partial (SIGXFSZ killed the run, exit 153)
+  for o in "-output lim.nc" "-checkpoint lim.bin"; do
+    rc=0; (ulimit -f 100; PMIX_MCA_gds=hash "$app" -scenario grayscott -da_grid_x 64 -da_grid_y 64 -coupling guess -ts_max_steps 3 $o > f.log 2> f.err) || rc=$?
+    [ $rc = 1 ] && [ "$(grep -vc '^#' f.err)" = 1 ] && grep -q 'File too large' f.err && ! ls lim.* > /dev/null 2>&1 || { cat f.err; fail "ulimit -f with $o: exit $rc, left: $(ls lim.* 2> /dev/null)"; }
+    echo "ulimit -f with $o: $(grep -v '^#' f.err)"
+  done
   ;;
 diskfull) # section 2: a full disk is an error naming ENOSPC, never a success or a crash
   full=$tmp/full ro=$tmp/ro
