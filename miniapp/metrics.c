@@ -106,7 +106,12 @@ double metrics_growth(size_t n, const double *step, const double *rel, metrics_g
   if (i == n) return NAN;
   first = rel[i];
   for (; i < n && !(rel[i] >= 100 * first); i++) {}
-  for (; i < n && isfinite(rel[i]) && rel[i] < METRICS_SATURATION; i++) {
+  if (i == n) return NAN; /* never 100x its first difference */
+  size_t end = i, top = i; /* the window ends at its largest value: a difference that rose and decayed again (it fitted the decay too: a negative rate) */
+  for (; end < n && isfinite(rel[end]) && rel[end] < METRICS_SATURATION; end++)
+    if (rel[end] > rel[top]) top = end;
+  size_t stop = end < n && isfinite(rel[end]) ? end : top + 1; /* saturated: every point below it */
+  for (; i < stop; i++) {
     if (!(rel[i] > 0)) continue;
     double x = step[i], y = log10(rel[i]);
     if (g->from < 0) g->from = step[i];
@@ -117,6 +122,7 @@ double metrics_growth(size_t n, const double *step, const double *rel, metrics_g
   g->points = (size_t)np;
   double den = np * sxx - sx * sx;
   if (np < 5 || ymax - ymin < 2 || den == 0) return NAN; /* no exponential window seen */
+  if (!(np * sxy - sx * sy > 0)) return NAN; /* not growing (its window ends at its largest value) */
   g->rate  = (np * sxy - sx * sy) / den;
   g->efold = g->rate > 0 ? 1.0 / (g->rate * log(10.0)) : NAN;
   return g->rate;

@@ -9,8 +9,9 @@ def growth_fit(step, rel):
     in miniapp/metrics.c, the one definition; docs/metrics.md): least-squares
     line of log10(rel_l2) against the step over the exponential window only,
     from the first point at 100x the first nonzero difference to the last one
-    below 1e-2 (saturation). (slope per step, intercept, first, last step), or
-    None when there is no window of 5 points spanning 2 decades, or it does
+    below 1e-2 (saturation), or to its largest value where the difference
+    decays before it saturates. (slope per step, intercept, first, last step),
+    or None when there is no window of 5 points spanning 2 decades, or it does
     not grow."""
     n, i = len(rel), 0
     while i < n and not (np.isfinite(rel[i]) and rel[i] > 0):
@@ -20,8 +21,16 @@ def growth_fit(step, rel):
     first = rel[i]
     while i < n and not (rel[i] >= 100 * first):
         i += 1
+    if i == n:
+        return None
+    end, top = i, i  # the window ends at its largest value when the difference decays before saturating
+    while end < n and np.isfinite(rel[end]) and rel[end] < 1e-2:
+        if rel[end] > rel[top]:
+            top = end
+        end += 1
+    stop = end if end < n and np.isfinite(rel[end]) else top + 1
     xs, ys = [], []
-    while i < n and np.isfinite(rel[i]) and rel[i] < 1e-2:
+    while i < stop:
         if rel[i] > 0:
             xs.append(float(step[i])), ys.append(float(np.log10(rel[i])))
         i += 1

@@ -106,6 +106,9 @@ assert f and abs(f[0] - 0.002) < 1e-9 and f[2] == 1050 and f[3] < 7000, f
 rel = np.array([0 if i < 10 else 1e-16 if i == 10 else 3e-12 * (1 + 0.1 * math.sin(i)) for i in range(200)])
 assert plot.growth_fit(st, rel) is None  # a jump, then flat: no growth
 assert plot.growth_fit(st, np.zeros(200)) is None  # bitwise equal
+rel = np.array([1e-16 * 10 ** (0.002 * (st[i] if i <= 100 else 2 * st[100] - st[i])) for i in range(200)])
+f = plot.growth_fit(st, rel)  # rose 10 decades, decayed again: the rise's rate, as metrics_growth (test_metrics.c)
+assert f and abs(f[0] - 0.002) < 1e-9 and f[3] == st[100], f
 # the secondary axes continue the mapping outside the data (np.interp clamps: time 0 sat over step -450)
 s, t = np.array([0.0, 10, 20]), np.array([0.0, 5, 10])
 assert list(plot.interp_lin([-10, 5, 30], s, t)) == [-5, 2.5, 15] and list(plot.interp_lin([-5, 2.5, 15], t, s)) == [-10, 5, 30]

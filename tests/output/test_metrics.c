@@ -132,6 +132,9 @@ int main(void)
     CHECK(g.from == 1050 && g.to < 7000 && g.points > 50); /* from 100x the first nonzero (1.26e-16 at step 50); below 1e-2 */
     for (int i = 0; i < NG; i++) rel[i] = i < 10 ? 0 : i == 10 ? 1e-16 : 3e-12 * (1 + 0.1 * sin(i)); /* a jump, then flat */
     CHECK(isnan(metrics_growth(NG, st, rel, &g)) && isnan(g.efold));
+    for (int i = 0; i < NG; i++) rel[i] = 1e-16 * pow(10, 0.002 * (i <= 100 ? st[i] : 2 * st[100] - st[i])); /* rose 10 decades, decayed again */
+    NEAR(metrics_growth(NG, st, rel, &g), 0.002, 1e-9); /* the rise's rate: it fitted the decay too (-0.0003) */
+    CHECK(g.to == st[100]);
     for (int i = 0; i < NG; i++) rel[i] = 0; /* bitwise equal */
     CHECK(isnan(metrics_growth(NG, st, rel, &g)) && g.from == -1);
   }
