@@ -108,7 +108,15 @@ void HelpFlush(void)
     c[nc] = p, n[nc++] = (size_t)(q - p);
     p = q + (q < end ? strlen(SEPARATOR) : 0);
   }
-  int used[1024] = {0};
+  int       used[1024] = {0};
+  PetscBool help       = PETSC_FALSE;
+  if (!PetscOptionsHasHelp(NULL, &help) && !help) { /* not -help: what PETSc printed (-version's banner), without empty sections */
+    fwrite(text, 1, len, stdout);
+    fflush(stdout);
+    free(text);
+    text = NULL, len = cap = 0;
+    return;
+  }
   fwrite(c[0], 1, n[0], stdout);
   printf("==== The mini-app's options (docs/options.md) ====\n");
   for (size_t k = 0; k < NOURS; k++)

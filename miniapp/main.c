@@ -6,6 +6,7 @@
  * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run, 3 stopped by
  * SIGTERM/SIGUSR1 after writing the -checkpoint (continue with -restart). */
 #include "blasthreads.h"
+#include "buildinfo.h"
 #include "coupling.h"
 #include "optstrict.h"
 #include "outpath.h"
@@ -73,6 +74,17 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   const char   *ckpt;
 
   PetscFunctionBegin;
+  { /* -version: the versions, and no run (it ran the whole problem, then printed PETSc's banner after the summary) */
+    PetscBool version = PETSC_FALSE;
+    char      petsc[128];
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-version", &version));
+    if (version && !in->help) {
+      PetscCall(PetscGetVersion(petsc, sizeof petsc));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "miniapp %s (source revision %s): solver reduction %s, surrogate reduction %s; %s\n", MINIAPP_VERSION, MINIAPP_REVISION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, petsc));
+      *status = 0;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(CoupledSetFromOptions(c));
   if (in->help) {
     HelpFlush();

@@ -221,16 +221,17 @@ PetscErrorCode SurrogateGetCudaKernels(Surrogate s, const char **name)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* As comments ("# "): on the miniapp's standard output, a YAML stream, they were a spurious key. */
 PetscErrorCode SurrogateView(Surrogate s, PetscViewer v)
 {
   PetscFunctionBeginUser;
   if (!v) v = PETSC_VIEWER_STDOUT_(s->comm);
-  PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: MLP %" PetscInt_FMT, s->n_in));
+  PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: MLP %" PetscInt_FMT, s->n_in));
   for (PetscInt l = 0; l < s->nhidden; l++) PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT, s->hidden[l]));
   PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT " (%zu weights), leaky ReLU 2^-6, MSE, AdamW lr %g betas %g %g eps %g wd %g, seed %llu\n", s->n_out, s->nparam, (double)s->lr,
                                    (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed));
-  if (s->device == SURROGATE_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: CUDA device %d (%s) on rank 0\n", s->device_id, s->device_name));
-  PetscCall(PetscViewerASCIIPrintf(v, "Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
+  if (s->device == SURROGATE_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: CUDA device %d (%s) on rank 0\n", s->device_id, s->device_name));
+  PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
                                    (int)s->size, (long long)s->step, s->ck.on ? (s->device == SURROGATE_DEVICE_CUDA ? ", ABFT checks on (weights, gradient)" : ", ABFT checks on") : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

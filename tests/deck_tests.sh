@@ -42,13 +42,18 @@ print("report keys ok; golden:", g, "FOM", d["fom"]["value"], d["fom"]["unit"])
 PY
   # stdout is a YAML stream: the banner and notes are comments, the summary
   # and the report two documents
-  "$app" -options_file "$inputs/$deck.opts" -report "$tmp/r2.yaml" > "$tmp/stdout.yaml" 2> /dev/null || fail "rerun of $deck"
+  view=(); [ "$deck" = grayscott-small ] && view=(-surrogate_view) # its lines are comments too (they were a spurious 'Surrogate' key)
+  "$app" -options_file "$inputs/$deck.opts" "${view[@]}" -report "$tmp/r2.yaml" > "$tmp/stdout.yaml" 2> /dev/null || fail "rerun of $deck"
   /usr/bin/python3 - "$tmp/stdout.yaml" <<'PY' || fail "stdout of $deck is not a YAML stream"
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d is not None]
 assert len(docs) == 2 and docs[0]["verification"] == "VALID" and docs[1]["verdict"] == "VALID", [type(d) for d in docs]
 print("stdout: a YAML stream of", len(docs), "documents")
 PY
+  # -version: the versions and no run (it ran the whole problem, then printed PETSc's banner after the summary)
+  (cd "$tmp" && "$app" -version > version.txt 2> version.err) || fail "-version: exit $?"
+  head -n 1 "$tmp/version.txt" | grep -Eq '^miniapp [^ ]+ \(source revision [^)]+\): solver reduction [a-z]+, surrogate reduction [a-z]+; Petsc Release Version 3' &&
+    ! grep -q '^verification' "$tmp/version.txt" || { cat "$tmp/version.txt"; fail "-version: not the versions alone"; }
   # -log_view: the project's kernels log their flops (the Mflop/s column means something)
   short=(-scenario "${name#small_}" -da_grid_x 16 -da_grid_y 16 -ts_max_steps 2 -coupling guess) # not the deck: its golden hashes hold for its full length
   "$app" "${short[@]}" -surrogate_device cpu -log_view ":$tmp/log.txt" > /dev/null 2>&1 || fail "-log_view run failed"
