@@ -109,6 +109,7 @@ static PetscBool RestartFree(Coupled c, const char *name)
                                            "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
                                            "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
   if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
+  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c)) return PETSC_TRUE; /* placement: the same bits on any split */
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 

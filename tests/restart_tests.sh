@@ -91,6 +91,11 @@ layout)
   restart_extra=(-threads 1)
   split 5 11 -np 3 "${gs[@]}" -coupling guess -replicas 2
   split 6 12 -np 2 "${gs[@]}" -coupling closure -closure_warmup 3
+  # -da_processors_x places the ranks: a 2-rank checkpoint split 2 x 1 continues on 1 rank without it (it was a restart key)
+  run "$tmp/px.yaml" -np 2 "${gs[@]}" -coupling guess -ts_max_steps 4 -da_processors_x 2 -checkpoint "$tmp/px.bin"
+  run "$tmp/px2.yaml" "${gs[@]}" -coupling guess -ts_max_steps 8 -restart "$tmp/px.bin"
+  run "$tmp/px3.yaml" "${gs[@]}" -coupling guess -ts_max_steps 8
+  same "$tmp/px3.yaml" "$tmp/px2.yaml" "a -da_processors_x 2 checkpoint of 2 ranks continued on 1"
   ;;
 signal)
   args=("${big[@]}" -da_grid_x 64 -da_grid_y 64 -coupling guess -ts_max_steps 2000)
