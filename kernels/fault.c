@@ -57,6 +57,8 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
   *spec = (fault_spec){.site = FAULT_STATE, .at = -1, .replica = -1, .entry = -1, .bit = -1, .call = 1, .seed = 1};
   if (!text || !*text) return fail(err, errlen, "empty spec (e.g. -inject site=state,step=10,bit=0)");
   if (strlen(text) >= sizeof buf) return fail(err, errlen, "spec too long");
+  if (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) /* strtok_r skips empty entries: a typo ran */
+    return fail(err, errlen, "empty entry in '%s' (entries are key=value, separated by single commas)", text);
   strcpy(buf, text);
   char seen[8][8] = {{0}};
   int  nseen      = 0;

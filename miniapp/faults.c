@@ -86,6 +86,8 @@ PetscErrorCode FaultsSetUp(Coupled c)
     PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG, "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
     PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &ok));
     PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)", fault_site_names[f->spec.site]);
+    PetscCheck(f->spec.at < (long long)nsteps * c->train_epochs, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT " steps x -train_epochs %" PetscInt_FMT ")", f->spec.at,
+               (long long)nsteps * c->train_epochs, nsteps, c->train_epochs); /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
     PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")", f->spec.entry, c->nweights, c->nweights - 1);
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -199,6 +199,8 @@ bad)
   check 'needs a surrogate' "${gs[@]}" -inject site=gradient,epoch=1
   check 'not a whole decimal number' "${gs[@]}" -inject site=state,step=2x
   check 'step= given twice' "${gs[@]}" -inject site=state,step=2,step=3
+  check 'empty entry in .site=state,,step=2,bit=1.' "${gs[@]}" -inject site=state,,step=2,bit=1 # it ran
+  check 'epoch=99, but the run trains at most' "${gs[@]}" -ts_max_steps 4 -coupling guess -inject site=gradient,epoch=99,bit=3 # it never fired, VALID
   check 'step=0x5 is not a whole decimal number' "${gs[@]}" -inject site=state,step=0x5
   check 'entry=99999999999999999999 is out of range' "${gs[@]}" -inject site=state,step=2,entry=99999999999999999999
   inject "$tmp/oct.yaml" "${gs[@]}" -inject site=state,step=010,bit=3 # decimal: step 10, not octal 8
