@@ -66,6 +66,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->history = 4, c->projection = PETSC_TRUE;
   c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
   PetscBool projset = PETSC_FALSE; /* -guess_projection given */
+  PetscBool piset   = PETSC_FALSE; /* -progress_interval given */
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
   PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
   PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
@@ -89,7 +90,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->progress = (PetscBool)isatty(STDERR_FILENO); /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
   PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stderr is a terminal)", NULL, c->progress, &c->progress, NULL));
   c->progress_every = 3;
-  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, NULL));
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, &piset));
   PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
@@ -104,6 +105,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->nrep = nrep;
   PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
   PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
+  PetscCheck(!piset || c->progress, c->comm, PETSC_ERR_ARG_WRONG, "-progress_interval: paces the progress lines, and this run prints none (stderr is no terminal: give -progress)"); /* it did nothing */
   PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
   PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
   /* verification bounds are capped: beyond these a changed pattern would pass */

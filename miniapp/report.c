@@ -191,6 +191,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
   PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
   PetscOptionsEnd();
+  PetscCheck(!anonymize || set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-report_anonymize: names the nodes of the -report, and this run writes none (give -report FILE or auto)"); /* it did nothing */
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
     const char *h = k ? o->golden_weights : o->golden_state;

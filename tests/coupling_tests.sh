@@ -164,6 +164,8 @@ bad_input)
   # -guess_projection scales the extrapolated and learned guesses: with the combined one and no baselines it did nothing
   check 'guess_projection: has no effect with -guess combined and -coupling_baselines off' -ts_max_steps 1 -coupling guess -guess_projection off -coupling_baselines off
   check 'progress_interval -1' -progress_interval -1
+  check 'progress_interval: paces the progress lines, and this run prints none' -progress_interval 5 # stderr no terminal, no -progress: it did nothing
+  check 'report_anonymize: names the nodes of the -report, and this run writes none' -report_anonymize # no -report: it did nothing
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
   # -help lists every option with its default, whatever the mode and scenario
