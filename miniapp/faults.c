@@ -72,6 +72,13 @@ PetscErrorCode FaultsSetUp(Coupled c)
     if (f->checks) PetscCall(SolverSetChecks(c->rep[r].solver, PETSC_TRUE));
     if (f->checks && c->rep[r].net) PetscCall(SurrogateSetChecks(c->rep[r].net, PETSC_TRUE));
   }
+  for (int k = 0; k < 2; k++) { /* the noise detector reads an atomic run's 3 or more replicas: elsewhere its settings did nothing */
+    const char *o = k ? "-fault_noise_window" : "-fault_noise_factor";
+    PetscBool   given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, o, &given));
+    PetscCheck(!given || (!RunOrdered(c) && c->nrep >= 3), c->comm, PETSC_ERR_ARG_WRONG, "%s: sets the noise detector, which judges the replicas of a run with an atomic half and 3 or more replicas; this run %s", o,
+               RunOrdered(c) ? "adds in a fixed order (its replicas are compared bitwise)" : "has fewer than 3 replicas");
+  }
   if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
   if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);
   if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;

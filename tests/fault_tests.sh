@@ -208,6 +208,8 @@ bad)
   check 'rollback: needs -checkpoint' "${gs[@]}" -fault_action rollback
   check 'fault_action' "${gs[@]}" -fault_action retry
   check 'noise_factor' "${gs[@]}" -fault_noise_factor 0.5
+  check 'fault_noise_factor: sets the noise detector, which judges' "${gs[@]}" -fault_noise_factor 5 # 1 replica (or no atomic half): it did nothing
+  check 'fault_noise_window: sets the noise detector, which judges' "${gs[@]}" -replicas 2 -fault_noise_window 3
   # the surrogate's checks alone ran and no alarm reached the verdict (a gradient flip: VALID)
   check '-surrogate_checks: use -fault_checks' "${guess[@]}" -surrogate_checks -inject site=gradient,epoch=3,bit=25 ;;
 study) # scripts/faultstudy.py, which writes docs/faults.md's tables: a quick
