@@ -269,6 +269,21 @@ static const char *Last(const char *option)
   return v;
 }
 
+/* The tool's own files named twice with different names: PETSc keeps the
+ * last, so the first was silently never written (-output a.nc -output b.nc)
+ * or never read (miniapp-compare refuses its -o twice likewise). */
+static int CheckOnce(void)
+{
+  for (int k = 0; k < nearly; k++) {
+    const char *o = early[k].option, *v = early[k].value;
+    if (!InList(o, tool_inputs) && !InList(o, tool_outputs)) continue;
+    for (int j = k + 1; j < nearly; j++)
+      if (!strcmp(early[j].option, o) && strcmp(v ? v : "", early[j].value ? early[j].value : ""))
+        return Fail("%s given twice (%s and %s): one file each; only the last would be %s", o, v ? v : "no value", early[j].value ? early[j].value : "no value", InList(o, tool_inputs) ? "read" : "written");
+  }
+  return 0;
+}
+
 /* Switches PETSc reads inside PetscInitialize, where its "Unknown logical
  * value" would not name them: a value must be a true/false word (PETSc 3.18
  * takes no file for -options_monitor, -log_all or -malloc_dump). */
@@ -364,5 +379,5 @@ int ReportPrecheckOptionsFiles(int argc, char **argv)
     for (int k = 0; k < 3; k++)
       if (!access(rc[k], F_OK) && CheckFile(&c, "-options_file", rc[k], NULL, 0, 0)) return 1;
   }
-  return CheckSwitches() || CheckPETScFiles();
+  return CheckOnce() || CheckSwitches() || CheckPETScFiles();
 }

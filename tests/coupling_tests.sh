@@ -166,6 +166,8 @@ bad_input)
   check 'progress_interval -1' -progress_interval -1
   check 'progress_interval: paces the progress lines, and this run prints none' -progress_interval 5 # stderr no terminal, no -progress: it did nothing
   check 'report_anonymize: names the nodes of the -report, and this run writes none' -report_anonymize # no -report: it did nothing
+  check 'output given twice \(a.nc and b.nc\): one file each' -output a.nc -output b.nc # a.nc was silently never written
+  check 'summary given twice \(a.yaml and b.yaml\)' -summary a.yaml -summary b.yaml
   check 'trian_every: unknown option; did you mean -train_every' -coupling guess -trian_every 3
   check 'ksp_rtoll: unknown option; did you mean -ksp_rtol' -ksp_rtoll 1e-3
   # -help lists every option with its default, whatever the mode and scenario
