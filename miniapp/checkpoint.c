@@ -29,12 +29,14 @@
 #include "report.h"
 #include "vecred.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t pending_signal;
 
@@ -66,6 +68,9 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
     /* continuing in place (-restart ck -checkpoint ck) is safe: the file is
      * read whole before the run and replaced atomically */
     char a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
+    int  missing = access(c->restart, F_OK) ? errno : 0;
+    /* a missing file first: with -checkpoint naming it too, it was 'the input: refusing to overwrite an input' */
+    PetscCheck(!missing, c->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open the checkpoint (%s)", c->restart, strerror(missing));
     if (!(c->checkpoint[0] && realpath(c->restart, a) && realpath(c->checkpoint, b) && !strcmp(a, b))) PetscCall(OutPathRegisterInput("-restart", c->restart));
   }
   if (c->checkpoint[0]) { /* a scheduler's warning becomes a checkpoint (under Open MPI's mpirun use

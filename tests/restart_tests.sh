@@ -167,6 +167,7 @@ bad)
   check 'restart .*empty.bin: not a miniapp checkpoint' "${g[@]}" -ts_max_steps 6 -restart "$tmp/empty.bin"
   check 'restart .*flip.bin: corrupt' "${g[@]}" -ts_max_steps 6 -restart "$tmp/flip.bin"
   check 'restart .*no-such.bin: cannot open' "${g[@]}" -ts_max_steps 6 -restart "$tmp/no-such.bin"
+  check 'restart .*no-such.bin: cannot open the checkpoint' "${g[@]}" -ts_max_steps 6 -restart "$tmp/no-such.bin" -checkpoint "$tmp/no-such.bin" # it said 'refusing to overwrite an input'
   check 'restart .*: not a regular file' "${g[@]}" -ts_max_steps 6 -restart "$tmp"
   check 'written with grid 16 x 12, this run has grid 16 x 13' "${g[@]}" -da_grid_y 13 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with solver_reduction [a-z]*, this run has solver_reduction stock' "${g[@]}" -solver_stock_vec -ts_max_steps 6 -restart "$tmp/good.bin"
