@@ -101,6 +101,12 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
     SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
   if (!match) PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
+  PetscCall(PetscStrcmp(type, KSPFGMRES, &match));
+  if (match) { /* with no norm FGMRES never reports convergence: every solve ran to -ksp_max_it and ended DIVERGED_ITS (INVALID) at a residual of rounding */
+    KSPNormType nt;
+    PetscCall(KSPGetNormType(ksp, &nt));
+    PetscCheck(nt != KSP_NORM_NONE, s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type fgmres -ksp_norm_type none: FGMRES then never reports convergence (each solve runs to -ksp_max_it and fails); drop -ksp_norm_type none");
+  }
   PetscCall(PetscStrcmp(type, KSPCHEBYSHEV, &match));
   if (match && SOLVER_STRATEGY == RED_REPRODUCIBLE && !s->stock) { /* its eigenvalue estimate starts from PETSc's random vector, drawn per rank */
     const char *pre;

@@ -144,6 +144,7 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'da_processors_y -1: the number of ranks along y, at least 1' -ts_max_steps 1 -da_processors_y -1
   # chebyshev's estimate starts from a vector drawn per rank: the reproducible build needs its bounds
   if [ "$strategy" = reproducible ]; then check 'ksp_type chebyshev: .*-ksp_chebyshev_eigenvalues' -ts_max_steps 1 -ksp_type chebyshev; fi
+  check 'ksp_type fgmres -ksp_norm_type none: FGMRES then never reports convergence' -ts_max_steps 1 -ksp_type fgmres -ksp_norm_type none # 10000 iterations a solve, INVALID
   ;;
 *) fail "unknown test $name" ;;
 esac
