@@ -296,6 +296,16 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
       list[o] = 0;
     }
     PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (%s%s)", full, choices ? "needs one of " : "see -help for the choices", choices ? list : "");
+    if (choices) { /* PETSc's own message cut the value (-coupling guess,closure: "Unknown option guess,closu") */
+      size_t    n = strcspn(choices, " "), vl = strlen(value);
+      PetscBool found = PETSC_FALSE;
+      for (size_t i = 0; i < n && !found;) {
+        size_t w = strcspn(choices + i, ", ");
+        if (w == vl && !strncasecmp(choices + i, value, vl)) found = PETSC_TRUE;
+        i += w + 1;
+      }
+      PetscCheck(found, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not one of %s", full, value, list);
+    }
     break;
   case T_TEXT:
     break;

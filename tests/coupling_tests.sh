@@ -128,6 +128,8 @@ interrupted) # a killed run leaves no file under the output name
   ;;
 bad_input)
   check 'coupling' -coupling nosuch
+  check 'coupling guess,closure: not one of none, guess, closure' -coupling guess,closure # PETSc's message cut the value: 'Unknown option guess,closu'
+  check 'scenario grayscott_heat: not one of heat, grayscott' -scenario grayscott_heat
   check 'train_every 0' -coupling guess -train_every 0
   check 'train_epochs -2' -coupling guess -train_epochs -2
   check 'replicas 0' -replicas 0
