@@ -116,6 +116,7 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
     PetscCheck(eig, s->comm, PETSC_ERR_ARG_WRONG,
                "-ksp_type chebyshev: its eigenvalue estimate starts from a random vector whose values depend on the ranks' split, so its bits would too; in the reproducible build give the bounds: -ksp_chebyshev_eigenvalues min,max");
   }
+
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -136,6 +137,12 @@ static PetscErrorCode CheckPCType(Solver s, KSP ksp)
   PetscCall(PetscStrcmp(type, PCJACOBI, &ok));
   if (!ok) PetscCall(PetscStrcmp(type, PCNONE, &ok));
   PetscCheck(ok, s->comm, PETSC_ERR_ARG_WRONG, "-pc_type %s: needs an assembled matrix, and the operator is matrix-free (its products and its diagonal); use -pc_type jacobi (the default) or none", type);
+  PetscCall(PetscStrcmp(type, PCJACOBI, &ok));
+  if (ok) { /* rowmax reads every row's entries: PETSc said only "No method getrowmaxabs for Mat of type shell" */
+    PCJacobiType jt;
+    PetscCall(PCJacobiGetType(pc, &jt));
+    PetscCheck(jt != PC_JACOBI_ROWMAX, s->comm, PETSC_ERR_ARG_WRONG, "-pc_jacobi_type rowmax: needs the operator's rows, and the operator is matrix-free; use diagonal (the default) or rowsum");
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -203,6 +210,13 @@ static PetscErrorCode KSPSetDefaults(KSP ksp)
 PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
 {
   PetscFunctionBegin;
+  { /* Chebyshev's bounds, before PETSc reads them: it refuses bad ones in words that name no option ("Maximum eigenvalue must be larger than minimum") */
+    PetscReal ev[2];
+    PetscInt  n = 2;
+    PetscBool set;
+    PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-ksp_chebyshev_eigenvalues", ev, &n, &set));
+    PetscCheck(!set || (n == 2 && ev[0] > 0 && ev[1] > ev[0]), s->comm, PETSC_ERR_ARG_WRONG, "-ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max (the operator is symmetric positive definite)");
+  }
   PetscCall(KSPCreate(s->comm, ksp));
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));

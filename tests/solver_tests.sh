@@ -145,6 +145,10 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   # chebyshev's estimate starts from a vector drawn per rank: the reproducible build needs its bounds
   if [ "$strategy" = reproducible ]; then check 'ksp_type chebyshev: .*-ksp_chebyshev_eigenvalues' -ts_max_steps 1 -ksp_type chebyshev; fi
   check 'ksp_type fgmres -ksp_norm_type none: FGMRES then never reports convergence' -ts_max_steps 1 -ksp_type fgmres -ksp_norm_type none # 10000 iterations a solve, INVALID
+  # PETSc's words named no option: "Maximum eigenvalue must be larger than minimum", "No method getrowmaxabs for Mat of type shell"
+  check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues 2,0.5
+  check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues -1,1
+  check 'pc_jacobi_type rowmax: needs the operator.s rows' -ts_max_steps 1 -pc_jacobi_type rowmax
   ;;
 *) fail "unknown test $name" ;;
 esac
