@@ -116,7 +116,6 @@ static PetscErrorCode CheckKSPType(Solver s, KSP ksp)
     PetscCheck(eig, s->comm, PETSC_ERR_ARG_WRONG,
                "-ksp_type chebyshev: its eigenvalue estimate starts from a random vector whose values depend on the ranks' split, so its bits would too; in the reproducible build give the bounds: -ksp_chebyshev_eigenvalues min,max");
   }
-
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
