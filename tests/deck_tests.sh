@@ -108,7 +108,7 @@ assert b["timing"]["timed_steps"] > b["problem"]["steps"], f"a rollback re-did s
 assert b["timing"]["timed_iterations"] > b["solver"]["iterations_total"], "the re-done steps' iterations are not in timed_iterations"
 o = yaml.safe_load(open(t + "/o.yaml"))
 per_epoch = o["surrogate"]["train_samples_per_s"] * o["timing"]["train"] / o["surrogate"]["epochs"]
-assert abs(per_epoch / (15 * 12) - 1) < 1e-4, f"2 ranks, 15 x 12 points: {per_epoch} samples per epoch"
+assert abs(per_epoch / (15 * 12) - 1) < 1e-5 + 6e-7 / o["timing"]["train"], f"2 ranks, 15 x 12 points: {per_epoch} samples per epoch"  # train: printed to 1e-6 s
 nc = netCDF4.Dataset(t + "/c.nc")
 steps, err = nc["step"][:], nc["closure_error"][:, 0]
 s = yaml.safe_load(open(t + "/c"))
