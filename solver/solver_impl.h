@@ -84,4 +84,10 @@ extern const ScenarioOps HeatScenario, GrayScottScenario;
 
 PetscErrorCode SolverMonitorsInvisible(KSP ksp); /* solvecheck.c: option monitors draw nothing from the atomic order */
 
+/* solveropts.c: option checks, one line naming the option */
+PetscErrorCode SolverCheckKSPType(Solver s, KSP ksp);
+PetscErrorCode SolverCheckPCType(Solver s, KSP ksp);
+PetscErrorCode SolverCheckChebyshevBounds(Solver s);
+PetscErrorCode SolverCheckSplit(Solver s);
+
 #endif
