@@ -517,6 +517,22 @@ extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx,
   return (int)cudaGetLastError();
 }
 
+extern "C" int gradsum_cuda_rowmax(int nrow, const float *X, size_t ldx, size_t len, gradsum_ws *ws, float *h)
+{
+  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK;
+  int    rc;
+  if (nrow <= 0) return 0;
+  if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
+  if ((rc = ws_scratch(ws, (size_t)nrow * sizeof(unsigned)))) return rc; /* stream-ordered after any earlier use */
+  unsigned *d = (unsigned *)ws->dev;
+  CK_GS(cudaMemsetAsync(d, 0, (size_t)nrow * sizeof(unsigned)));
+  if (nch) {
+    size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
+    gradsum_rowmax_kernel<<<dim3((unsigned)nrow, (unsigned)nty), GS_THREADS>>>(nrow, X, ldx, len, (int)nch, d);
+  }
+  return (int)cudaMemcpy(h, d, (size_t)nrow * sizeof *h, cudaMemcpyDeviceToHost);
+}
+
 /* An outer call's pair p on the host: the gsum state from the digits of its
  * segments, then gsum_to_rsum (the CPU's conversion: the same rsum state). */
 static void outer_result(const gradsum_call *c, const char *h, size_t p, red_partial_t *d)

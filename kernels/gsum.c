@@ -1,9 +1,10 @@
 /* kernels/gsum.c: global-unit sums of float products (reduce.h), the
  * reproducible strategy's weight and bias gradients: r[p][q] += sum_i x_p[i]
  * y_q[i] over a chunk of samples, every product rounded once to the pair's
- * unit U = 2^(ex[p] + ey[q] - 51), fixed in advance from the rows' maxima
- * over the whole batch, and the rounded products added as integers: 64-bit
- * fixed point, as AMBER's SPFP accumulates forces.
+ * unit U = 2^(ex[p] + ey[q] - 51), fixed in advance by the rows' exponents
+ * (gsum_units: within 3 binades above the rows' maxima over the whole batch),
+ * and the rounded products added as integers: 64-bit fixed point, as
+ * AMBER's SPFP accumulates forces.
  *
  * Why a unit fixed in advance: kernels/rsum.c splits every value at fixed
  * binary boundaries 40 bits apart and keeps three folds, because a chunk
@@ -108,6 +109,29 @@ double gsum_half_unit(int32_t ex, int32_t ey)
 {
   if (!plain_exp(ex) || !plain_exp(ey)) return 0.0;
   return ldexp(1.0, ex + ey - 52);
+}
+
+int gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e)
+{
+  int renewed = 0;
+  for (size_t r = 0; r < n; r++) {
+    int32_t a = gsum_exponent(amax[r]), p = pred[r];
+    if (plain_exp(p) && (a == GSUM_ZERO || (plain_exp(a) && a <= p && p - a <= GSUM_SLACK))) e[r] = p; /* fits: kept (a zero row fits any) */
+    else {
+      renewed++;
+      if (plain_exp(a)) e[r] = a + GSUM_HEAD < 128 ? a + GSUM_HEAD : 128; /* 2^127 still a float */
+      else if (a == GSUM_ZERO) e[r] = 0; /* any exponent holds a zero row: a plain one, so that the next step can keep it */
+      else e[r] = a;                     /* GSUM_NONFINITE */
+    }
+  }
+  return renewed;
+}
+
+float gsum_unit_bound(int32_t e)
+{
+  if (e == GSUM_ZERO) return 0.0f;
+  if (!plain_exp(e)) return INFINITY;
+  return ldexpf(1.0f, e - 1);
 }
 
 AI double pow2(int e) /* 2^e for -1022 <= e <= 1023 */

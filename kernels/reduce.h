@@ -71,7 +71,11 @@ double rsum_value(const rsum_t *a);            /* one fixed rounding to double *
  * The state is therefore a function of the multiset of products and the two
  * maxima alone: the same for any thread count, chunking, sample order, rank
  * count, CPU or GPU. Error: |sum - exact| <= n U / 2 <= n 2^-50 max|x| max|y|,
- * then the one rounding of rsum_value. */
+ * then the one rounding of rsum_value.
+ * A train step may use exponents fixed before its batch exists (gsum_units):
+ * a row's exponent E then lies between its own e and e + GSUM_SLACK, so
+ * U <= 2^(ex + ey + 2 GSUM_SLACK - 51) and the bound is n 2^(2 GSUM_SLACK - 50)
+ * max|x| max|y| (n 2^-44 max|x| max|y|). */
 #define GSUM_ZERO      INT32_MIN /* gsum_exponent of an all-zero row */
 #define GSUM_NONFINITE INT32_MAX /* ... of a row holding an Inf or NaN */
 typedef struct {
@@ -93,6 +97,20 @@ void    gsum_merge(gsum_t *a, const gsum_t *b); /* exact: a += b (same exponents
  * that rank partials merge exactly with rsum_merge and round with rsum_value. */
 void    gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r);
 double  gsum_half_unit(int32_t ex, int32_t ey); /* U / 2, each product's rounding bound (0 without a unit) */
+/* The exponents of n rows for this step, from the exponents the last step
+ * used (pred; GSUM_ZERO where there are none) and this step's row maxima over
+ * the batch and the ranks (amax): a row keeps pred[r] while it fits it
+ * (e <= pred <= e + GSUM_SLACK for the row's own exponent e; an all-zero row
+ * fits any), so that its sums can be made while the rows are in cache,
+ * before the maxima are known; a row that does not fit is renewed one binade
+ * above its maximum (e + GSUM_HEAD, at most 128; an all-zero row takes 0),
+ * and its pairs' sums are made afterwards. Returns the number renewed. A
+ * function of pred and amax only: every rank, thread count and device takes
+ * the same exponents. */
+#define GSUM_SLACK 3
+#define GSUM_HEAD  1
+int     gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e); /* rows renewed */
+float   gsum_unit_bound(int32_t e); /* a float whose gsum_exponent is e: 2^(e-1), 0 for GSUM_ZERO, +Inf for GSUM_NONFINITE */
 
 /* A rank-local partial of one reduction, in the form its strategy combines. */
 typedef struct {

@@ -7,6 +7,8 @@
 #include "surrogate_impl.h"
 #include "mlp_cuda.h"
 
+#include <stdlib.h>
+
 #define PetscCallMLP(call) \
   do { \
     int rc_ = (call); \
@@ -90,12 +92,21 @@ static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, floa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The row maxima of the reproducible gradient sums over all ranks (a max is
- * exact in any order); called by every rank for the same rows. */
-static int RowMaxAllRanks(float *m, size_t n, void *ctx)
+/* Layer l's exponents for the reproducible gradient sums: its rows' maxima
+ * over all ranks (a max is exact in any order), then the CPU's rule
+ * (SurrogateLayerUnits_Private), handed back as bounds; called by every rank
+ * for the same layers. */
+static int LayerUnits(float *m, size_t n, int l, void *ctx)
 {
   Surrogate s = (Surrogate)ctx;
-  return n > (size_t)PETSC_MPI_INT_MAX || MPI_Allreduce(MPI_IN_PLACE, m, (int)n, MPI_FLOAT, MPI_MAX, s->comm) != MPI_SUCCESS;
+  int32_t  *e;
+  if (n != (size_t)s->dim[l + 1] + (size_t)s->dim[l] || n > (size_t)PETSC_MPI_INT_MAX) return 1;
+  if (s->size > 1 && MPI_Allreduce(MPI_IN_PLACE, m, (int)n, MPI_FLOAT, MPI_MAX, s->comm) != MPI_SUCCESS) return 1;
+  if (!(e = (int32_t *)malloc(n * sizeof *e))) return 1;
+  (void)SurrogateLayerUnits_Private(s, l, m, e, NULL);
+  for (size_t r = 0; r < n; r++) m[r] = gsum_unit_bound(e[r]);
+  free(e);
+  return 0;
 }
 
 static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale, red_partial_t *part)
@@ -104,7 +115,7 @@ static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in,
 
   PetscFunctionBeginUser;
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff, s->size > 1 ? RowMaxAllRanks : NULL, s));
+  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff, s->strategy == RED_REPRODUCIBLE ? LayerUnits : NULL, s));
   PetscCall(PetscFree(norm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

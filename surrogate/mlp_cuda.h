@@ -34,10 +34,13 @@ int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm,
  * ck (NULL: checks off): layer l's ABFT gradient references at ck + ckoff[l]:
  * row sums [dout], column sums [din + 1] (last: bias), then the same with
  * |d| |a| (surrogate_checks.c); per-sample sums in float, batch sums with st.
- * rowmax (reproducible, more than one rank; else NULL): replaces n row maxima
- * on the host by their maxima over all ranks (kernels/gradsum_cuda.h). */
+ * units (reproducible, required; else NULL): called once per layer l with
+ * the maxima of its dout delta rows then its din input rows over this rank's
+ * samples (n = dout + din floats on the host); replaces them by the bounds
+ * of the layer's exponents (kernels/reduce.h gsum_units, gsum_unit_bound,
+ * the maxima over all ranks first); every rank makes the same calls. */
 int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
-                   int (*rowmax)(float *m, size_t n, void *ctx), void *ctx);
+                   int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);
 /* gamma index of one float gradient entry of gradsum_cuda (atomic, deterministic) over <= N samples */
 double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);

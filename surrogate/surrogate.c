@@ -226,6 +226,10 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
   PetscCheck(s->nparam <= SURR_MAX_WEIGHTS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: the network would have %.0f weights, more than the %d this surrogate supports; use narrower or fewer layers", (double)s->nparam,
              SURR_MAX_WEIGHTS);
   PetscCall(PetscCalloc3(s->nparam, &s->w, s->nparam, &s->m, s->nparam, &s->v));
+  s->nurow = 0;
+  for (int l = 0; l < s->nlayer; l++) s->urow[l] = s->nurow, s->nurow += (size_t)s->dim[l + 1] + (size_t)s->dim[l];
+  PetscCall(PetscMalloc1(s->nurow, &s->uexp));
+  for (size_t r = 0; r < s->nurow; r++) s->uexp[r] = GSUM_ZERO;
   if (!s->mu_in) { /* identity until the first batch (or the user) sets it */
     PetscCall(SurrogateSetNormalization(s, NULL, NULL, NULL, NULL));
     s->have_norm = PETSC_FALSE;
@@ -317,4 +321,15 @@ PetscErrorCode SurrogateHostFree(Surrogate s, void *p)
 #endif
   PetscCall(PetscFree(*q));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int SurrogateLayerUnits_Private(Surrogate s, int l, const float *amax, int32_t *e, unsigned char *renewed)
+{
+  int32_t *p = s->uexp + s->urow[l];
+  size_t   n = (size_t)s->dim[l + 1] + (size_t)s->dim[l];
+  int      k = gsum_units(n, p, amax, e);
+  if (renewed)
+    for (size_t r = 0; r < n; r++) renewed[r] = !(p[r] == e[r] && p[r] != GSUM_ZERO && p[r] != GSUM_NONFINITE);
+  memcpy(p, e, n * sizeof *e);
+  return k;
 }

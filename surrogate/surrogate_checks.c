@@ -159,7 +159,7 @@ PetscErrorCode SurrogateChecksVerifyWeights_Private(Surrogate s)
  *   tau_j = 2 [ (eg + er) RA_j + (u_f + gamma_d(din + 1)) sum_k |g_jk| + (din + 1) ea + N sum_k h_jk ],
  * and the same for a column with CA_k, gamma_d(dout) and dout ea. h_jk: in
  * the reproducible strategy, the rounding bound of each product, U/2 of the
- * weight's global unit (kernels/gsum.c: n U/2 <= n 2^-50 max|d_j| max|a_k|,
+ * weight's global unit (kernels/gsum.c: n U/2 <= n 2^-44 max|d_j| max|a_k|,
  * not a multiple of A; the backends leave it in the partial's d); else 0. The factor 2 covers
  * the rounding of RA, CA, sum|g| and of tau itself (relative errors below
  * 1% for every size this surrogate allows). A flip of entry (j,k) moves

@@ -78,6 +78,11 @@ struct _p_Surrogate {
   float           beta1_t, beta2_t; /* beta^step by repeated multiplication */
   PetscBool       have_norm;
   float          *mu_in, *sd_in, *mu_out, *sd_out;
+  /* the reproducible weight gradients' row exponents the last train step
+   * used (kernels/reduce.h gsum_units; GSUM_ZERO before the first): layer l's
+   * delta rows then its input rows at uexp + urow[l] */
+  int32_t        *uexp;
+  size_t          urow[SURR_MAX_LAYERS], nurow;
   /* work */
   red_partial_t  *part, *allpart;
   double         *gsum;
@@ -87,6 +92,12 @@ struct _p_Surrogate {
   SurrogateChecks ck;
 };
 
+/* Layer l's row exponents for this train step (gsum_units) from amax, the
+ * maxima of its dim[l+1] delta rows then its dim[l] input rows over the batch
+ * and the ranks, into e; they become the state the next step starts from.
+ * renewed (NULL: not wanted): 1 for each row whose exponent is not the last
+ * step's (the sums made in the pass under it do not hold). Returns their number. */
+PETSC_INTERN int SurrogateLayerUnits_Private(Surrogate s, int l, const float *amax, int32_t *e, unsigned char *renewed);
 PETSC_INTERN const SurrogateOps SurrogateOps_CPU;
 /* The library's CUDA switch must reach every file that includes this header
  * (MINIAPP_HAVE_CUDA is a PUBLIC definition of the surrogate targets). Each
@@ -136,6 +147,8 @@ typedef struct {
   int32_t       *ex;    /* reproducible: nrow global exponents */
   float         *rmax;  /* reproducible: nrow batch row maxima (then over the ranks) */
   size_t         ncmax, nrow, rowoff[SURR_MAX_LAYERS];
+  int            inpass[SURR_MAX_LAYERS]; /* reproducible: layer l's sums made in the pass, under the last step's exponents */
+  unsigned char *renew;                    /* reproducible: nrow flags, a row whose exponent changed in End */
 } SurrogateGradAcc;
 PETSC_INTERN PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n);
 /* known: the reproducible strategy's row maxima of (layer, c) were left by

@@ -1,6 +1,7 @@
 /* surrogate/surrogate_io.c: checkpoints. One little-endian binary file: a fixed
  * header (magic, version, architecture, Adam step and beta powers), the
- * normalization statistics, weights, Adam moments, then a 64-bit checksum of
+ * normalization statistics, weights, Adam moments, the reproducible gradient
+ * sums' row exponents (version 2), then a 64-bit checksum of
  * everything before it. Floats are stored as their bits: the round trip is
  * bit-exact. Rank 0 reads and writes; writes go to a unique temporary that
  * is checked, synced and renamed (kernels/atomicfile.h), so neither a crash,
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #define SURR_MAGIC   "MLPSURR1"
-#define SURR_VERSION 1u
+#define SURR_VERSION 2u /* 2: the gradient sums' row exponents after the moments */
 
 typedef struct {
   char     magic[8];
@@ -35,7 +36,9 @@ static uint64_t checksum(const unsigned char *p, size_t n)
   return h;
 }
 
-static size_t payload_floats(Surrogate s) { return 2 * (size_t)s->n_in + 2 * (size_t)s->n_out + 3 * s->nparam; }
+/* 4-byte words: the statistics, weights and moments as float bits, then the
+ * row exponents (int32) */
+static size_t payload_floats(Surrogate s) { return 2 * (size_t)s->n_in + 2 * (size_t)s->n_out + 3 * s->nparam + s->nurow; }
 
 static void arch_string(const uint32_t *dim, uint32_t nlayer, char *buf, size_t len)
 {
@@ -70,7 +73,8 @@ PetscErrorCode SurrogateSerialize(Surrogate s, unsigned char **bufp, size_t *len
   memcpy(f, s->sd_out, (size_t)s->n_out * sizeof(float)), f += s->n_out;
   memcpy(f, s->w, s->nparam * sizeof(float)), f += s->nparam;
   memcpy(f, s->m, s->nparam * sizeof(float)), f += s->nparam;
-  memcpy(f, s->v, s->nparam * sizeof(float));
+  memcpy(f, s->v, s->nparam * sizeof(float)), f += s->nparam;
+  memcpy(f, s->uexp, s->nurow * sizeof(int32_t));
   uint64_t ck = checksum(buf, bytes - sizeof ck);
   memcpy(buf + bytes - sizeof ck, &ck, sizeof ck);
   *bufp = buf, *lenp = bytes;
@@ -165,6 +169,7 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
 #define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))
   TAKE(s->mu_in, s->n_in), TAKE(s->sd_in, s->n_in), TAKE(s->mu_out, s->n_out), TAKE(s->sd_out, s->n_out);
   TAKE(s->w, s->nparam), TAKE(s->m, s->nparam), TAKE(s->v, s->nparam);
+  TAKE(s->uexp, s->nurow);
 #undef TAKE
   s->have_norm = h.have_norm ? PETSC_TRUE : PETSC_FALSE;
   s->step = h.step, s->beta1_t = h.beta1_t, s->beta2_t = h.beta2_t;

@@ -244,6 +244,7 @@ PetscErrorCode SurrogateDestroy(Surrogate *ps)
   if (!s) PetscFunctionReturn(PETSC_SUCCESS);
   if (s->setup && s->ops->destroy) PetscCall(s->ops->destroy(s));
   PetscCall(PetscFree3(s->w, s->m, s->v));
+  PetscCall(PetscFree(s->uexp));
   PetscCall(PetscFree4(s->part, s->allpart, s->gsum, s->grad));
   PetscCall(SurrogateChecksDestroy_Private(s));
   if (s->mu_in) PetscCall(PetscFree4(s->mu_in, s->sd_in, s->mu_out, s->sd_out));
