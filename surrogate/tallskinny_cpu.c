@@ -19,7 +19,7 @@
  *     exponents while the rows are in cache (one state per weight and
  *     thread, merged exactly). End decides the exponents; the pairs of a row
  *     with a new one are made again in a second pass over the stored deltas
- *     and inputs (1.9% of the pairs on the medium deck). The same states
+ *     and inputs (-log_view: SurrGradResum). The same states
  *     either way; the result is rounded once to float after the ranks merge.
  * The chunk partials of layer l sit at offset woff[l] of an nparam vector:
  * weights j * din + k, then the biases (the parameter layout). */
@@ -29,11 +29,16 @@
 #include <omp.h>
 #include <string.h>
 
+/* -log_view: the reproducible sums made again after the pass (the pairs of
+ * the rows whose exponents changed; the whole step's on the first step) */
+static PetscLogEvent ev_resum;
+
 PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n)
 {
   size_t P = s->nparam, nc = (n + SURR_CHUNK - 1) / SURR_CHUNK;
 
   PetscFunctionBeginUser;
+  if (!ev_resum) PetscCall(PetscLogEventRegister("SurrGradResum", PETSC_OBJECT_CLASSID, &ev_resum));
   g->st   = s->strategy;
   g->seed = red_get_atomic_order_seed();
   g->nc   = nc;
@@ -155,6 +160,7 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
         any = 1;
       }
   }
+  if (any) PetscCall(PetscLogEventBegin(ev_resum, 0, 0, 0, 0));
 #pragma omp parallel for schedule(static) num_threads((int)g->nth) if (any && nc > 1) /* static: each thread walks its rows forward (gsum prefetches) */
   for (size_t c = 0; c < nc; c++) {
     size_t  s0 = c * SURR_CHUNK, m = PetscMin(SURR_CHUNK, n - s0);
@@ -179,6 +185,7 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
       }
     }
   }
+  if (any) PetscCall(PetscLogEventEnd(ev_resum, 0, 0, 0, 0));
   for (int l = 0; l < s->nlayer; l++) {
     size_t         din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
     const int32_t *ex = e + g->rowoff[l], *ey = ex + dout;
