@@ -480,7 +480,10 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
  * bytes), nf[npair], bins[npair * nseg * GS_GDIG]. */
 static size_t gs_outer_head(int nx, int ny) { return ((size_t)nx + (size_t)ny + 1) / 2 * 8; }
 
-extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx)
+/* The outer call with its rows' maxima found here (bx NULL: on the device,
+ * then rowmax on the host) or given (bx, by: the bounds on the device, nx
+ * then ny floats, copied into the call's results for the host's rebuild). */
+static int outer_call(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx, const float *bx, const float *by)
 {
   size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, off;
   int    nx  = (npair + ny) / (ny + 1), rc;
@@ -494,12 +497,15 @@ extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx,
   unsigned           *xmax = (unsigned *)res, *ymax = xmax + nx;
   unsigned long long *nf = (unsigned long long *)(res + head), *bins = nf + npair;
   CK_GS(cudaMemsetAsync(res, 0, bytes));
-  if (nchunk) {
+  if (bx) { /* the bounds of the rows' exponents, decided before the call */
+    CK_GS(cudaMemcpyAsync(xmax, bx, (size_t)nx * sizeof *xmax, cudaMemcpyDeviceToDevice));
+    if (ny) CK_GS(cudaMemcpyAsync(ymax, by, (size_t)ny * sizeof *ymax, cudaMemcpyDeviceToDevice));
+  } else if (nchunk) {
     size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
     gradsum_rowmax_kernel<<<dim3((unsigned)nx, (unsigned)nty), GS_THREADS>>>(nx, X, ldx, len, nchunk, xmax);
     if (ny) gradsum_rowmax_kernel<<<dim3((unsigned)ny, (unsigned)nty), GS_THREADS>>>(ny, Y, ldy, len, nchunk, ymax);
   }
-  if (rowmax) { /* the maxima over all ranks: one round trip through the host */
+  if (!bx && rowmax) { /* the maxima over all ranks: one round trip through the host */
     size_t nrow = (size_t)nx + (size_t)ny;
     float *h    = (float *)malloc(nrow * sizeof *h);
     if (!h) return (int)cudaErrorMemoryAllocation;
@@ -515,6 +521,17 @@ extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx,
     gradsum_gbins_kernel<<<dim3((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty), GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, xmax, ymax, nf, bins);
   }
   return (int)cudaGetLastError();
+}
+
+extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx)
+{
+  return outer_call(npair, ny, X, ldx, Y, ldy, len, ws, dst, rowmax, ctx, nullptr, nullptr);
+}
+
+extern "C" int gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by)
+{
+  if (!bx || (ny && !by)) return (int)cudaErrorInvalidValue;
+  return outer_call(npair, ny, X, ldx, Y, ldy, len, ws, dst, nullptr, nullptr, bx, by);
 }
 
 extern "C" int gradsum_cuda_rowmax(int nrow, const float *X, size_t ldx, size_t len, gradsum_ws *ws, float *h)

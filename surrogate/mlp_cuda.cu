@@ -23,7 +23,7 @@ struct mlp_cuda {
   float    *in, *tgt, *A[MAXL + 1], *D[2], *E;
   float    *ck; /* ABFT references: 4 per-sample rows + one |matrix| [maxdim][cap]; allocated with checks on */
   gradsum_ws ws; /* gradient sums: their results reach the host once per step */
-  float     *hb; /* host: a layer's row maxima, then the bounds of its exponents (2 maxdim) */
+  float     *hb, *db; /* a layer's row maxima, then the bounds of its exponents (2 maxdim): host, device */
 };
 
 /* A layer's dout*(din+1) weight-gradient sums are formed MLP_PAIR_CHUNK pairs at
@@ -312,6 +312,7 @@ extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *w
   m->m = m->w + nparam, m->v = m->m + nparam, m->g = m->v + nparam;
   CK(cudaMalloc(&m->norm, 2 * (m->dim[0] + m->dim[nlayer]) * sizeof(float)));
   if (!(m->hb = (float *)malloc(2 * m->maxdim * sizeof *m->hb))) return (int)cudaErrorMemoryAllocation;
+  CK(cudaMalloc(&m->db, 2 * m->maxdim * sizeof(float)));
   return 0;
 }
 
@@ -412,21 +413,6 @@ extern "C" double mlp_cuda_gradsum_depth(red_strategy_t st, long long N)
   return 16 + 8 + depth;
 }
 
-/* gradsum_cuda_outer's rowmax for a call on delta rows j0..j0+nj of a layer:
- * the layer's bounds (delta rows, then input rows), found before its calls */
-struct layer_bounds {
-  const float *b;
-  size_t       j0, nj, dout, din;
-};
-static int take_bounds(float *mx, size_t nrow, void *ctx)
-{
-  const layer_bounds *lb = (const layer_bounds *)ctx;
-  if (nrow != lb->nj + lb->din) return 1;
-  memcpy(mx, lb->b + lb->j0, lb->nj * sizeof *mx);
-  memcpy(mx + lb->nj, lb->b + lb->dout, lb->din * sizeof *mx);
-  return 0;
-}
-
 extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
                              int (*units)(float *, size_t, int, void *), void *ctx)
 {
@@ -445,13 +431,13 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
       CK(gradsum_cuda_rowmax((int)dout, m->D[cur], m->cap, n, &m->ws, bnd));
       CK(gradsum_cuda_rowmax((int)din, m->A[l], m->cap, n, &m->ws, bnd + dout));
       if (units(bnd, dout + din, l, ctx)) return (int)cudaErrorUnknown;
+      CK(cudaMemcpy(m->db, bnd, (dout + din) * sizeof *bnd, cudaMemcpyHostToDevice));
     }
     for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0..: pair (j-j0)*(din+1)+k -> W[j][k], k == din -> b[j] */
       size_t nj = dout - j0 < rows ? dout - j0 : rows;
       gradsum_dst dst{part + m->woff[l] + j0 * din, din, part + m->boff[l] + j0, 1};
-      layer_bounds lb{bnd, j0, nj, dout, din};
       if (st == RED_REPRODUCIBLE) /* kernels/gsum.c's sums, under the layer's exponents */
-        CK(gradsum_cuda_outer((int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst, take_bounds, &lb));
+        CK(gradsum_cuda_outer_at((int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst, m->db + j0, m->db + dout));
       else CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst));
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
@@ -535,7 +521,7 @@ extern "C" void mlp_cuda_destroy(mlp_cuda *m)
 {
   if (!m) return;
   free_batch(m);
-  cudaFree(m->w), cudaFree(m->norm);
+  cudaFree(m->w), cudaFree(m->norm), cudaFree(m->db);
   gradsum_cuda_free(&m->ws);
   free(m->hb);
   free(m);

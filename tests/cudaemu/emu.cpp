@@ -282,6 +282,7 @@ cudaError_t cudaMemset(void *p, int v, size_t n)
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t) { return cudaMemcpy(d, s, n, k); } /* one stream: in order */
 cudaError_t cudaGetLastError(void)
 {
   cudaError_t e = last_error;
