@@ -44,7 +44,7 @@ int afile_diagnose(const char *path, int err)
 {
   struct statvfs sv;
   char           dir[AFILE_PATH_MAX];
-  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM) return err;
+  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM || err == AFILE_EPROTECTED) return err;
   split(path, dir, sizeof dir);
   if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC; /* blocks: /proc and /sys have none, and are not full */
   return err;
@@ -55,6 +55,7 @@ const char *afile_strerror(int err)
   if (err == AFILE_ENOTREG) return "exists and is not a regular file; refusing to replace it";
   if (err == AFILE_EDANGLING) return "is a symbolic link to no file; name the file itself";
   if (err == AFILE_EPROGRAM) return "is a program (executable, ELF or #! script); refusing to replace it";
+  if (err == AFILE_EPROTECTED) return "is write-protected (no write permission); refusing to replace it: make it writable or name another file";
   if (err == AFILE_ESTREAM) return "is where this run's standard input, output or error goes (a redirection); replacing it would lose what the stream holds: name another file";
   return strerror(err);
 }
@@ -144,6 +145,13 @@ static int is_program(const char *path)
   return (n >= 4 && !memcmp(head, "\177ELF", 4)) || (n >= 2 && head[0] == '#' && head[1] == '!');
 }
 
+/* An existing regular file with no write permission bit for anyone. */
+static int is_protected(const char *path)
+{
+  struct stat st;
+  return !stat(path, &st) && S_ISREG(st.st_mode) && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH));
+}
+
 /* Is path the regular file one of the standard streams is open on? */
 static int is_stream(const char *path)
 {
@@ -168,6 +176,7 @@ int afile_begin(afile *f, const char *target, int stream)
     target = real;
   }
   if (is_program(target)) return AFILE_EPROGRAM;
+  if (is_protected(target)) return AFILE_EPROTECTED;
   if (is_stream(target)) return AFILE_ESTREAM;
   if (strlen(target) >= sizeof f->target) return ENAMETOOLONG;
   strcpy(f->target, target);

@@ -22,6 +22,7 @@
 #define AFILE_EDANGLING 100002 /* the target is a symbolic link to no file */
 #define AFILE_EPROGRAM  100003 /* the target is a program: executable, or an ELF or #! file */
 #define AFILE_ESTREAM   100004 /* the target is this process's standard input, output or error (a redirection, /dev/stdout) */
+#define AFILE_EPROTECTED 100005 /* the target is write-protected: a regular file without any write permission bit */
 
 typedef struct {
   char  target[AFILE_PATH_MAX], tmp[AFILE_PATH_MAX];
@@ -35,7 +36,10 @@ typedef struct {
  * binary, a #! script) is never replaced: no output of a run is one. Nor is
  * the file this process's standard input, output or error is redirected to
  * (named as itself or as /dev/stdout, /dev/fd/1, ...): the stream's content
- * would be lost with the old file.
+ * would be lost with the old file. Nor is a write-protected file (no write
+ * bit for anyone, as chmod a-w leaves it): renaming over it needs only the
+ * directory's permission, and root passes every permission check, so its
+ * mode is the only sign that someone meant to keep it.
  * stream = 1: f->fp is open for writing;
  * stream = 0: the file exists, empty and closed, for a library that opens it
  * by name (NetCDF: nc_create(f->tmp, NC_CLOBBER, ...)). */

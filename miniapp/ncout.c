@@ -32,7 +32,7 @@ static const char *reason(const ncout *o, int err, int sys)
   if (err == NCOUT_EMISMATCH) return ""; /* the message says it all */
   if (err < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) return strerror(sys);
   if (afile_diagnose(o->af.tmp[0] ? o->af.tmp : o->path, err) == ENOSPC) return strerror(ENOSPC);
-  return err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM ? afile_strerror(err) : nc_strerror(err);
+  return err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM || err == AFILE_EPROTECTED ? afile_strerror(err) : nc_strerror(err);
 }
 
 /* Record the one-line reason "<path>: <what> (<reason>)" and return err. */

@@ -473,8 +473,8 @@ def check_out(args):
 
 
 def refuse_target(given):
-    """A file --out may not replace: not a regular file, the file a standard stream goes to, a program
-    (as the C tools, docs/reliability.md). A missing file is fine."""
+    """A file --out may not replace: not a regular file, the file a standard stream goes to, a program,
+    a write-protected file (as the C tools, docs/reliability.md). A missing file is fine."""
     path = os.path.realpath(given)
     if not os.path.exists(path):
         return
@@ -492,6 +492,8 @@ def refuse_target(given):
         head = f.read(4)
     if st.st_mode & 0o111 or head.startswith(b"\x7fELF") or head.startswith(b"#!"):
         die("--out %s: is a program; refusing to replace it" % given)
+    if not st.st_mode & 0o222:
+        die("--out %s: is write-protected (no write permission); refusing to replace it" % given)
 
 
 def timed_steps(r):

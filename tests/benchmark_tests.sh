@@ -63,6 +63,9 @@ rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog" > 
 cp /bin/true "$tmp/prog2.md"; : > "$tmp/prog2"
 rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/prog2" > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ ! -s "$tmp/prog2" ] && cmp -s /bin/true "$tmp/prog2.md" || { cat "$tmp/e"; fail "--out whose .md is a program: exit $rc, or the YAML written before the refusal"; }
+echo "kept" > "$tmp/ro.md" && chmod a-w "$tmp/ro.md" # a write-protected file, as the C tools refuse it
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/ro.md" > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(cat "$tmp/ro.md")" = kept ] && grep -q "is write-protected" "$tmp/e" || { cat "$tmp/e"; fail "--out over a write-protected file: exit $rc, or replaced"; }
 rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out /dev/stdout >> "$tmp/job.log" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(head -n 1 "$tmp/job.log")" = "line 1" ] || { cat "$tmp/e"; fail "--out /dev/stdout >> job.log: exit $rc, the log replaced"; }
 mkdir "$tmp/fifo" && cp "$sub/r1.yaml" "$tmp/fifo/" && mkfifo "$tmp/fifo/r2.yaml"

@@ -85,6 +85,15 @@ outputs) # section 1: no output may replace an input, another output or a device
   bad '-o elf.bin: is a program' "$compare" a.nc b.nc -o elf.bin
   bad "summary $app: is a program" "$app" $small -summary "$app"
   [ "$(sum prog script.sh elf.bin)" = "$before" ] && [ -x "$app" ] || fail "a program was modified" 
+  # a write-protected file (chmod a-w) is never replaced: renaming over it needs only the directory's permission
+  # (and root passes every check), so a 0444 output was replaced by a 0644 one
+  printf 'kept\n' > ro.nc && cp ro.nc ro.yaml && cp ro.nc ro.bin && chmod a-w ro.nc ro.yaml ro.bin
+  bad 'output ro.nc: is write-protected' "$app" $small -output ro.nc
+  bad 'summary ro.yaml: is write-protected' "$app" $small -summary ro.yaml
+  bad 'checkpoint ro.bin: is write-protected' "$app" $small -checkpoint ro.bin
+  bad 'train_save ro.bin: is write-protected' "$train" -train_steps 1 -train_save ro.bin
+  bad '-o ro.nc: is write-protected' "$compare" a.nc b.nc -o ro.nc
+  for f in ro.nc ro.yaml ro.bin; do [ "$(cat $f)" = kept ] || fail "$f was replaced"; done
   # the file a standard stream is redirected to (named as itself or as /dev/stdout) is never replaced
   printf 'earlier job output\n' > job.log
   for args in "-report /dev/stdout" "-summary job.log" "-output /dev/fd/1"; do
