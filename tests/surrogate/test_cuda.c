@@ -8,6 +8,7 @@
 #include "surr_test.h"
 
 #include <math.h>
+#include <string.h>
 
 static PetscErrorCode make(const char *dev, Surrogate *s)
 {
@@ -43,6 +44,15 @@ static PetscErrorCode compare(PetscInt nb, PetscInt steps, int *failures)
   printf("batch %d, after %d steps (%s): %zu of %d weights differ, relative L2 %.3e, loss cpu %.9e cuda %.9e\n", (int)nb, (int)steps, SurrogateGetStrategyName(), dw, (int)np, rel, (double)lc, (double)lg);
 #if defined(MINIAPP_SURROGATE_REDUCTION_REPRODUCIBLE)
   if (dw || lc != lg) printf("FAIL: batch %d: reproducible build: CPU and CUDA weights or loss differ\n", (int)nb), ++*failures;
+  { /* the whole state: moments and the gradient sums' row exponents too (weights can agree while these differ) */
+    unsigned char *bc, *bg;
+    size_t         lc_, lg_;
+    PetscCall(SurrogateSerialize(c, &bc, &lc_));
+    PetscCall(SurrogateSerialize(g, &bg, &lg_));
+    if (lc_ != lg_ || memcmp(bc, bg, lc_)) printf("FAIL: batch %d: reproducible build: CPU and CUDA checkpoints differ (moments or row exponents)\n", (int)nb), ++*failures;
+    PetscCall(PetscFree(bc));
+    PetscCall(PetscFree(bg));
+  }
 #else
   if (!(rel < 1e-3 && fabs(lc - lg) <= 1e-4 * lc)) printf("FAIL: batch %d: CPU and CUDA training differ beyond the tolerance\n", (int)nb), ++*failures;
 #endif
