@@ -291,11 +291,27 @@ static void compare(const run *a, const run *b, result *res)
 
 /* ---- reporting -------------------------------------------------------------- */
 
+/* A count per segment of a continued run (segment_mpi_ranks, segment_omp_threads):
+ * the values joined ("1,2") where the segments differ, else the global attribute
+ * (the one value, or "-"). A restart on other ranks showed only the last. */
+static void per_segment(const run *r, const char *seg, const char *name, char *s, size_t len)
+{
+  nc_type   t;
+  size_t    n, o = 0;
+  long long v[64];
+  int       differ = 0;
+  attr(r, name, s, len);
+  if (nc_inq_att(r->ncid, NC_GLOBAL, seg, &t, &n) || t == NC_CHAR || t == NC_STRING || n < 2 || n > 64 || nc_get_att_longlong(r->ncid, NC_GLOBAL, seg, v)) return;
+  for (size_t i = 1; i < n; i++) differ |= v[i] != v[0];
+  if (!differ) return;
+  for (size_t i = 0; i < n && o < len; i++) o += (size_t)snprintf(s + o, len - o, i ? ",%lld" : "%lld", v[i]);
+}
+
 static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl, const char *dg)
 {
-  char sol[64], sur[64], red[130], ranks[32], threads[32], dev[64], kern[32] = "";
+  char sol[64], sur[64], red[130], ranks[64], threads[64], dev[64], kern[32] = "";
   attr(r, "solver_reduction", sol, sizeof sol), attr(r, "surrogate_reduction", sur, sizeof sur);
-  attr(r, "mpi_ranks", ranks, sizeof ranks), attr(r, "omp_threads", threads, sizeof threads);
+  per_segment(r, "segment_mpi_ranks", "mpi_ranks", ranks, sizeof ranks), per_segment(r, "segment_omp_threads", "omp_threads", threads, sizeof threads);
   attr(r, "device", dev, sizeof dev), attr(r, "cuda_kernels", kern, sizeof kern);
   if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm"))) snprintf(dev, sizeof dev, "cuda/%s", kern); /* the kernel set: the deterministic bits depend on it */
   snprintf(red, sizeof red, "%s/%s", sol, sur);

@@ -289,6 +289,9 @@ got = (list(d.segment_first_step), list(d.segment_mpi_ranks), list(d.segment_omp
 print("segment_first_step, segment_mpi_ranks, segment_omp_threads, omp_threads:", got)
 sys.exit(0 if got == ([0, 7], [1, 1], [1, 2], 2) else 1)
 PY
+  # miniapp-compare's threads column names both segments' counts (it showed the last one's alone)
+  "$(dirname "$app")/miniapp-compare" "$tmp/t.nc" "$tmp/t.nc" > "$tmp/tcmp.txt" 2>&1 || fail "miniapp-compare of the continued file failed"
+  awk 'NR == 2 {exit !($4 == "1,2")}' "$tmp/tcmp.txt" || { cat "$tmp/tcmp.txt"; fail "miniapp-compare: the threads column does not list the segments' 1,2"; }
   # a file that is not this run's is refused, one line, and left as it was
   cp "$tmp/full.nc" "$tmp/other.nc"
   "$app" "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 10 -gs_seed 9 -output_every 7 -threads 1 -checkpoint "$tmp/o.bin" > /dev/null 2>&1 || fail "the other run failed"
