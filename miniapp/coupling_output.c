@@ -110,6 +110,11 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, c->comm));
     cont = (PetscBool)exists;
   }
+  if (cont && c->restart_step >= steps) { /* nothing to run: the file the checkpoint's run wrote stays as it is (it gained an empty segment) */
+    PetscCall(PetscPrintf(c->comm, "# -output %s: kept as it was (the checkpoint is at step %" PetscInt_FMT ", the last: no step to add)\n", c->output, c->restart_step));
+    c->output[0] = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (cont) {
     info.first_step = 0, info.first_epoch = 0;
     for (PetscInt r = 0; r < c->nrep; r++) PetscCall(SolverStateHash(c->rep[r].solver, &hashes[r]));

@@ -292,6 +292,12 @@ PY
   # miniapp-compare's threads column names both segments' counts (it showed the last one's alone)
   "$(dirname "$app")/miniapp-compare" "$tmp/t.nc" "$tmp/t.nc" > "$tmp/tcmp.txt" 2>&1 || fail "miniapp-compare of the continued file failed"
   awk 'NR == 2 {exit !($4 == "1,2")}' "$tmp/tcmp.txt" || { cat "$tmp/tcmp.txt"; fail "miniapp-compare: the threads column does not list the segments' 1,2"; }
+  # a restart at the checkpoint's last step (to verify it again) runs no step: the file stays as it was (it gained an
+  # empty segment starting past its last step, and the restart's options)
+  "$app" "${small[@]}" -threads 2 -checkpoint "$tmp/e.bin" -output "$tmp/e.nc" > /dev/null 2>&1 || fail "the run to the end failed"
+  before=$(md5sum < "$tmp/e.nc")
+  "$app" "${small[@]}" -threads 2 -restart "$tmp/e.bin" -output "$tmp/e.nc" > "$tmp/e.log" 2>&1 || { cat "$tmp/e.log"; fail "the restart at the last step failed"; }
+  grep -q -- "-output $tmp/e.nc: kept as it was" "$tmp/e.log" && [ "$(md5sum < "$tmp/e.nc")" = "$before" ] || fail "a restart with no step to run changed the run file, or did not say it kept it"
   # a file that is not this run's is refused, one line, and left as it was
   cp "$tmp/full.nc" "$tmp/other.nc"
   "$app" "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 10 -gs_seed 9 -output_every 7 -threads 1 -checkpoint "$tmp/o.bin" > /dev/null 2>&1 || fail "the other run failed"
