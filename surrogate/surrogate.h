@@ -44,7 +44,10 @@ PETSC_EXTERN PetscErrorCode SurrogateSetUp(Surrogate s);
 /* One Adam step on the n local samples (all ranks together form the batch);
  * loss = MSE in normalized output units over the global batch (may be NULL). */
 PETSC_EXTERN PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[], float *loss);
-/* The batch gradient (same order as SurrogateGetWeights) without stepping. */
+/* The batch gradient (same order as SurrogateGetWeights) without stepping:
+ * no state changes but the normalization, which the first batch fixes as in
+ * SurrogateTrain (the reproducible sums' row exponents stay as the last train
+ * step left them, and the gradient is taken under them). */
 PETSC_EXTERN PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss);
 PETSC_EXTERN PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float out[]);
 

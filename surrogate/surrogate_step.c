@@ -65,7 +65,7 @@ static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss)
+static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss)
 {
   int64_t N;
 
@@ -95,6 +95,24 @@ PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Without stepping: the reproducible sums' row exponents (state the next
+ * train step starts from) are put back as the last train step left them. */
+PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss)
+{
+  int32_t       *keep;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
+  PetscCall(PetscMalloc1(s->nurow, &keep));
+  PetscCall(PetscArraycpy(keep, s->uexp, s->nurow));
+  ierr = Gradient(s, n, in, target, grad, loss);
+  PetscCall(PetscArraycpy(s->uexp, keep, s->nurow));
+  PetscCall(PetscFree(keep));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[], float *loss)
 {
   surr_adam_coef c;
@@ -106,7 +124,7 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
     PetscCall(SurrogateSyncHost_Private(s));
     if (fault_hit_float_(FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push) PetscCall(s->ops->push(s));
   }
-  PetscCall(SurrogateComputeGradient(s, n, in, target, NULL, loss));
+  PetscCall(Gradient(s, n, in, target, NULL, loss));
   s->step++;
   s->beta1_t = s->beta1_t * s->beta1; /* beta^t by repeated multiplication, see surrogate_math.h */
   s->beta2_t = s->beta2_t * s->beta2;
