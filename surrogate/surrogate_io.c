@@ -144,11 +144,13 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
 
   PetscFunctionBeginUser;
   if (!s->setup) PetscCall(SurrogateSetUp(s));
-  size_t nf = payload_floats(s), expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
+  size_t nf, expect;
   PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, shorter than its header)", what, len);
   memcpy(&h, buf, sizeof h);
   PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is not a surrogate checkpoint (bad magic)", what);
-  PetscCheck(h.endian == 0x01020304u && h.version == SURR_VERSION, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads %u) or foreign byte order", what, h.version, SURR_VERSION);
+  PetscCheck(h.endian == 0x01020304u && (h.version == SURR_VERSION || h.version == 1u), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads 1 and %u) or foreign byte order", what, h.version, SURR_VERSION);
+  nf     = payload_floats(s) - (h.version == 1u ? s->nurow : 0); /* version 1: no row exponents */
+  expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
   PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has a corrupt header (%u layers)", what, h.nlayer);
   PetscBool same = (h.nlayer == (uint32_t)s->nlayer && h.nparam == s->nparam) ? PETSC_TRUE : PETSC_FALSE;
   for (int l = 0; same && l <= s->nlayer; l++) same = (h.dim[l] == (uint32_t)s->dim[l]) ? PETSC_TRUE : PETSC_FALSE;
@@ -169,7 +171,9 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
 #define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))
   TAKE(s->mu_in, s->n_in), TAKE(s->sd_in, s->n_in), TAKE(s->mu_out, s->n_out), TAKE(s->sd_out, s->n_out);
   TAKE(s->w, s->nparam), TAKE(s->m, s->nparam), TAKE(s->v, s->nparam);
-  TAKE(s->uexp, s->nurow);
+  if (h.version == 1u) /* written before the exponents were state: the next train step renews them all */
+    for (size_t r = 0; r < s->nurow; r++) s->uexp[r] = GSUM_ZERO;
+  else TAKE(s->uexp, s->nurow);
 #undef TAKE
   s->have_norm = h.have_norm ? PETSC_TRUE : PETSC_FALSE;
   s->step = h.step, s->beta1_t = h.beta1_t, s->beta2_t = h.beta2_t;
