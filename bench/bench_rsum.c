@@ -89,7 +89,7 @@ static int rsum_paths(size_t rounds)
   printf("rsum: %zu doubles (the medium deck's vectors), 1 thread, best of %zu interleaved rounds\n", L, rounds);
   printf("%-8s %-8s %5s %14s %20s\n", "asked", "took", "lanes", "dot ns/value", "z.z + z.r ns/value");
   for (int p = 0; p < 3; p++) printf("%-8s %-8s %5d %14.3f %20.3f\n", isa[p], took[p], lanes[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
-  printf("a run here takes the %s path with %d lanes (the widest path unless MINIAPP_RSUM_ISA names one; on avx512, 8 lanes on Intel CPUs or when named)\n", run_isa, run_lanes);
+  printf("a run here takes the %s path with %d lanes (the widest path unless MINIAPP_RSUM_ISA names one)\n", run_isa, run_lanes);
   printf("%-17s %14.3f  (the deterministic strategy's dot: 8 lanes, a tree%s)\n", "deterministic", 1e9 * det / vals, sink == 0.1 ? " " : "");
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("rsum bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);

@@ -117,14 +117,13 @@ AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t 
  * on each; the bits cannot differ: every lane does the same IEEE operations,
  * and the integer sums are exact), each in the lanes of one register
  * (GCC splits a vector wider than the target's registers badly, through the
- * stack): generic 2 (SSE2, NEON), AVX2 4, AVX-512 8. Which of the last two an
- * AVX-512 CPU runs depends on how it executes 512-bit operations
- * (rsum_lanes below): 8 lanes took 0.57 against 0.65-0.66 ns per value for
- * a dot in cache on an Intel Xeon (Emerald Rapids, two 512-bit FMA ports;
- * Intel parts with one 512-bit FMA port were not measured), and were no
- * faster on a Zen 4 in cache (its 512-bit operations take two 256-bit pipe
- * slots, and the fold is bound by those slots) and 30% slower on a dot
- * streamed from memory there. */
+ * stack): generic 2 (SSE2, NEON), AVX2 4, AVX-512 8. The AVX-512 path runs 8
+ * on every CPU that has it: on a Zen 4 (whose 512-bit operations take two
+ * 256-bit pipe slots), since the chunks are folded in the pass, 8 lanes took
+ * 0.35 against 0.41 ns per value for a dot in cache and the same (0.64)
+ * streamed from memory, one thread (docs/performance.md, 2026-11-27); on an
+ * Intel Xeon (Emerald Rapids, two 512-bit FMA ports) 0.57 against 0.65 in
+ * cache, before that change. */
 #define RL         2
 #define SUF        generic
 #define RMAXI      0
@@ -151,28 +150,24 @@ AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t 
 #define RMAXI      1
 #define RATTR      __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define FADD(a, b) ((VD)_mm512_fmadd_pd((__m512d)(a), _mm512_set1_pd(1.0), (__m512d)(b)))
+#define UMAX(a, b) ((VL)_mm512_max_epu64((__m512i)(a), (__m512i)(b)))
 #include "rsum_lanes.h"
 #endif
 
 /* ---- the vector path: the widest the CPU runs, or MINIAPP_RSUM_ISA=generic|
  * avx2|avx512 (the tests that compare them; one the CPU lacks falls back to
- * the widest it has). rsum and gsum_add_outer both take it. On the avx512
- * path rsum runs 8 lanes on Intel CPUs and 4 (the AVX2 build) on others,
- * unless avx512 was asked for by name (the tests then cover the 8 lanes on
- * any AVX-512 CPU); the bits are the same either way. */
+ * the widest it has). rsum and gsum_add_outer both take it. */
 static const char *const isa_name[] = {"generic", "avx2", "avx512"};
-static int               isa_now = -1, lanes8 = 0;
+static int               isa_now = -1;
 
 static int isa_pick(const char *want)
 {
-  int have = 0, intel = 0;
+  int have = 0;
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) have = 1;
   if (have && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) have = 2;
-  intel = __builtin_cpu_is("intel");
 #endif
-  __atomic_store_n(&lanes8, have == 2 && (intel || (want && !strcmp(want, "avx512"))), __ATOMIC_RELAXED);
   for (int l = 0; want && l < have; l++)
     if (!strcmp(want, isa_name[l])) return l;
   return have;
@@ -193,14 +188,7 @@ const char *rsum_set_isa(const char *isa)
   return rsum_isa();
 }
 
-/* rsum's build: 0 generic, 1 AVX2 (4 lanes), 2 AVX-512 (8 lanes) */
-static int rsum_lane_path(void)
-{
-  int l = rsum_isa_level();
-  return l == 2 && !__atomic_load_n(&lanes8, __ATOMIC_RELAXED) ? 1 : l;
-}
-
-int rsum_lanes(void) { return 2 << rsum_lane_path(); }
+int rsum_lanes(void) { return 2 << rsum_isa_level(); } /* generic 2, AVX2 4, AVX-512 8 */
 
 typedef void serial_fn(rsum_t *, red_op_t, int, size_t, const void *, const void *);
 typedef void sumsq_dot_fn(rsum_t *, rsum_t *, size_t, const double *, const double *);
@@ -212,7 +200,7 @@ static void rsum_add_serial(rsum_t *a, red_op_t op, int isf, size_t n, const voi
                                  rsum_add_serial_avx2, rsum_add_serial_avx512
 #endif
   };
-  f[rsum_lane_path()](a, op, isf, n, x, y);
+  f[rsum_isa_level()](a, op, isf, n, x, y);
 }
 
 void rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y) { rsum_add_serial(a, RED_OP_DOT, 1, n, x, y); }
@@ -224,7 +212,7 @@ void rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const d
                                     rsum_sumsq_dot_avx2, rsum_sumsq_dot_avx512
 #endif
   };
-  f[rsum_lane_path()](a, b, n, z, r);
+  f[rsum_isa_level()](a, b, n, z, r);
 }
 
 void rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double *y)

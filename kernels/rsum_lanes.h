@@ -4,6 +4,7 @@
  *   SUF       the path's name: every name below gets the suffix _SUF
  *   RATTR     its target attribute (empty for the generic build)
  *   RMAXI     1 where it has a 64-bit integer compare
+ *   UMAX(a,b) optional: the lanes' unsigned 64-bit maximum in one operation
  *   FADD(a,b) a + b; where the CPU has FMA, fma(a, 1, b) (the same sum,
  *             rounded once): AMD's Zen cores add on two pipes and fuse
  *             multiply-adds on two others, so the fold's additions run on
@@ -35,13 +36,33 @@ AI RATTR int64_t LN(fold_count)(VU S, size_t m, double M)
   return rsum_fold_count(s, m, M);
 }
 
+/* The three folds of RL values r under the constants Mk = 1.5 2^(52 + e - kW)
+ * of bin top (e = top W), into the count lanes Sk: qk = (r + Mk) - Mk rounds
+ * the remainder to fold k's unit (ties to even), and r + Mk lies in Mk's
+ * binade, so its bits minus those of Mk count qk in units. 7 floating-point
+ * additions (3 of them FADD) and 3 integer adds. */
+AI RATTR void LN(fold3)(VD r, VD M0, VD M1, VD M2, VU *S0, VU *S1, VU *S2)
+{
+  VD b0 = FADD(r, M0);
+  r -= b0 - M0;
+  VD b1 = FADD(r, M1);
+  r = FADD(r, M1 - b1);
+  VD b2 = r + M2;
+  *S0 += (VU)b0, *S1 += (VU)b1, *S2 += (VU)b2;
+}
+
+/* The constants M0 = 1.5 2^(52 + e), e = top W in [-960, 960] (normal
+ * doubles, built from their bits), M1 = M0 2^-W, M2 = M0 2^-2W. */
+AI void LN(fold_consts)(int e, double *m)
+{
+  for (int k = 0; k < RSUM_FOLD; k++) {
+    uint64_t b = ((uint64_t)(52 + e - k * RSUM_W + 1023) << 52) | (1ull << 51);
+    memcpy(&m[k], &b, sizeof b);
+  }
+}
+
 /* Values v[0..m), m <= RSUM_CHUNK and a multiple of RL (zero-padded), all
- * finite, max |v| = mx > 0. Bin top counts units of 2^e, e = top W, and
- * Mk = 1.5 2^(52 + e - kW) has unit 2^(e - kW): qk = (v + Mk) - Mk rounds the
- * remainder to fold k's unit (ties to even), and v + Mk lies in Mk's binade,
- * so its bits minus those of Mk count qk in units. The three counts run in
- * integer lanes: 7 floating-point additions (3 of them FADD) and 3 integer
- * adds per value.
+ * finite, max |v| = mx > 0: binned under the chunk's own top bin.
  * Where an Mk would not be a normal double (|e| > 960: values near the
  * overflow or subnormal range) v is scaled by 2^-e first (exact; values that
  * become subnormal are far below the kept bins) and e is 0: the same counts.
@@ -60,18 +81,12 @@ AI RATTR void LN(rsum_chunk)(rsum_t *a, size_t m, double *v, double mx)
     for (size_t i = 0; i < m; i++) v[i] *= s;
     e = 0;
   }
-  const double m0 = ldexp(1.5, 52 + e), m1 = m0 * 0x1p-40, m2 = m0 * 0x1p-80; /* 2^-W, 2^-2W */
-  const VD     M0 = (VD){0} + m0, M1 = (VD){0} + m1, M2 = (VD){0} + m2;
-  VU           S0 = {0}, S1 = {0}, S2 = {0};
-  for (size_t i = 0; i < m; i += RL) {
-    VD r = LN(load)(v + i), b0 = FADD(r, M0);
-    r -= b0 - M0;
-    VD b1 = FADD(r, M1);
-    r = FADD(r, M1 - b1);
-    VD b2 = r + M2;
-    S0 += (VU)b0, S1 += (VU)b1, S2 += (VU)b2;
-  }
-  __int128 c[RSUM_FOLD] = {LN(fold_count)(S0, m, m0), LN(fold_count)(S1, m, m1), LN(fold_count)(S2, m, m2)};
+  double   mk[RSUM_FOLD];
+  LN(fold_consts)(e, mk);
+  const VD M0 = (VD){0} + mk[0], M1 = (VD){0} + mk[1], M2 = (VD){0} + mk[2];
+  VU       S0 = {0}, S1 = {0}, S2 = {0};
+  for (size_t i = 0; i < m; i += RL) LN(fold3)(LN(load)(v + i), M0, M1, M2, &S0, &S1, &S2);
+  __int128 c[RSUM_FOLD] = {LN(fold_count)(S0, m, mk[0]), LN(fold_count)(S1, m, mk[1]), LN(fold_count)(S2, m, mk[2])};
   rsum_add_bins(a, top, c);
 }
 
@@ -82,12 +97,16 @@ AI RATTR void LN(rsum_chunk)(rsum_t *a, size_t m, double *v, double mx)
 AI RATTR VD LN(absmax)(VD mx, VD e)
 {
   VL a = (VL)e & ABS_BITS;
+#if defined(UMAX)
+  return (VD)UMAX(a, (VL)mx); /* one unsigned integer max */
+#else
 #if RMAXI
   VL gt = a > (VL)mx;
 #else
   VL gt = ((VD)a > mx) | ((VD)a != (VD)a);
 #endif
   return (VD)((gt & a) | (~gt & (VL)mx));
+#endif
 }
 
 /* A chunk's values v[0..m) (zero-padded to mr) with NM lane maxima mx: the
@@ -124,6 +143,62 @@ AI RATTR VD LN(rsum_load)(red_op_t op, int isf, const void *x, const void *y, si
   }
 }
 
+/* In the pass: a chunk's summands folded as they are read, with no buffer,
+ * under the top bin the state already holds (K = a->top, reached by a value
+ * of an earlier chunk, so never above the final top). The counts are those
+ * of rsum_chunk: a value below 2^((K+1)W - 1) has the same folds from any
+ * bin at or above its own (the roundings at the bins above its own give
+ * exactly 0), and the state keeps bins K..K-2 whatever the chunk's own top.
+ * inpass_consts says whether K allows it (its constants normal doubles) and
+ * gives them; inpass_fits whether the chunk, with lane maxima mx, does (every
+ * value finite and below 2^((K+1)W - 1)). Where either does not, the caller
+ * adds nothing from the pass and bins the chunk from a buffer. */
+AI int LN(inpass_consts)(const rsum_t *a, double *mk)
+{
+  if (a->top == INT32_MIN || a->top < -960 / RSUM_W || a->top > 960 / RSUM_W) return 0;
+  LN(fold_consts)(a->top * RSUM_W, mk);
+  return 1;
+}
+
+AI RATTR int LN(inpass_fits)(const rsum_t *a, const VD *mx, int nm)
+{
+  double t = 0.0, lim;
+  for (int u = 0; u < nm; u++)
+    for (int l = 0; l < RL; l++) t = absmax1(t, mx[u][l]);
+  uint64_t b = (uint64_t)((a->top + 1) * RSUM_W - 1 + 1023) << 52; /* 2^((K+1)W - 1), K <= 24 */
+  memcpy(&lim, &b, sizeof b);
+  return t < lim; /* false for an Inf or a NaN */
+}
+
+/* The pass for rsum_add_op: summands i0..i0+m of op; 1 if added. */
+AI RATTR int LN(rsum_inpass)(rsum_t *a, red_op_t op, int isf, size_t m, const void *x, const void *y, size_t i0)
+{
+  double mk[RSUM_FOLD];
+  if (!LN(inpass_consts)(a, mk)) return 0;
+  const VD M0 = (VD){0} + mk[0], M1 = (VD){0} + mk[1], M2 = (VD){0} + mk[2];
+  VU       S0 = {0}, S1 = {0}, S2 = {0};
+  VD       mx[2] = {{0}}; /* two maxima: the compare-and-select chain does not bound the pass */
+  size_t   i     = 0;
+  for (; i + 2 * RL <= m; i += 2 * RL)
+    for (int u = 0; u < 2; u++) {
+      VD e  = LN(rsum_load)(op, isf, x, y, i0 + i + u * RL);
+      mx[u] = LN(absmax)(mx[u], e);
+      LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
+    }
+  for (; i < m; i += RL) { /* the rest, the last vector zero-padded */
+    VD e = {0};
+    if (i + RL <= m) e = LN(rsum_load)(op, isf, x, y, i0 + i);
+    else
+      for (size_t l = 0; i + l < m; l++) e[l] = rsum_elem1(op, isf, x, y, i0 + i + l);
+    mx[0] = LN(absmax)(mx[0], e);
+    LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
+  }
+  if (!LN(inpass_fits)(a, mx, 2)) return 0;
+  __int128 c[RSUM_FOLD] = {LN(fold_count)(S0, i, mk[0]), LN(fold_count)(S1, i, mk[1]), LN(fold_count)(S2, i, mk[2])};
+  rsum_add_bins(a, a->top, c);
+  return 1;
+}
+
 /* Summands i..i+RL of a chunk starting at i0: to the buffer, into a maximum. */
 AI RATTR void LN(add_step)(red_op_t op, int isf, const void *x, const void *y, size_t i0, size_t i, double *v, VD *mx)
 {
@@ -132,15 +207,18 @@ AI RATTR void LN(add_step)(red_op_t op, int isf, const void *x, const void *y, s
   *mx = LN(absmax)(*mx, e);
 }
 
-/* Serial: one thread's share, in chunks: the summands go to an L1-resident
+/* Serial: one thread's share, in chunks: each folded in the pass where the
+ * state has a top bin the chunk fits, else its summands go to an L1-resident
  * buffer (zero-padded to a multiple of RL) with their largest magnitude,
- * then are binned. Inlined per constant op and input width. */
+ * then are binned under the chunk's own top. Inlined per constant op and
+ * input width. */
 AI RATTR void LN(rsum_add_op)(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
 {
   double v[RSUM_CHUNK];
   for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
     size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, mr = (m + RL - 1) / RL * RL, i = 0;
-    VD     mx[NM] = {{0}};
+    if (LN(rsum_inpass)(a, op, isf, m, x, y, i0)) continue;
+    VD mx[NM] = {{0}};
     for (; i + NM * RL <= m; i += NM * RL)
       for (int u = 0; u < NM; u++) LN(add_step)(op, isf, x, y, i0, i + u * RL, v, &mx[u]);
     for (; i + RL <= m; i += RL) LN(add_step)(op, isf, x, y, i0, i, v, &mx[0]);
@@ -159,6 +237,42 @@ AI RATTR void LN(sqd_step)(const double *z, const double *r, size_t i, double *v
   *mv = LN(absmax)(*mv, e), *mw = LN(absmax)(*mw, f);
 }
 
+/* The pass for rsum_sumsq_dot_op: z.z into a and z.r into b over i0..i0+m
+ * (in L1 after the first: one sum at a time keeps each in the registers);
+ * 1 if both added (each under its own state's top), 0 if neither. */
+AI RATTR int LN(sqd_inpass)(rsum_t *a, rsum_t *b, size_t m, const double *z, const double *r, size_t i0)
+{
+  double   ma[RSUM_FOLD], mb[RSUM_FOLD];
+  __int128 c[2][RSUM_FOLD];
+  if (!LN(inpass_consts)(a, ma) || !LN(inpass_consts)(b, mb)) return 0;
+  for (int s = 0; s < 2; s++) {
+    const double *mk = s ? mb : ma, *y = s ? r : z;
+    const VD      M0 = (VD){0} + mk[0], M1 = (VD){0} + mk[1], M2 = (VD){0} + mk[2];
+    VU            S0 = {0}, S1 = {0}, S2 = {0};
+    VD            mx[2] = {{0}};
+    size_t        i     = 0;
+    for (; i + 2 * RL <= m; i += 2 * RL)
+      for (int u = 0; u < 2; u++) {
+        VD e  = LN(load)(z + i0 + i + u * RL) * LN(load)(y + i0 + i + u * RL);
+        mx[u] = LN(absmax)(mx[u], e);
+        LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
+      }
+    for (; i < m; i += RL) { /* the rest, the last vector zero-padded */
+      VD e = {0};
+      if (i + RL <= m) e = LN(load)(z + i0 + i) * LN(load)(y + i0 + i);
+      else
+        for (size_t l = 0; i + l < m; l++) e[l] = z[i0 + i + l] * y[i0 + i + l];
+      mx[0] = LN(absmax)(mx[0], e);
+      LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
+    }
+    if (!LN(inpass_fits)(s ? b : a, mx, 2)) return 0;
+    c[s][0] = LN(fold_count)(S0, i, mk[0]), c[s][1] = LN(fold_count)(S1, i, mk[1]), c[s][2] = LN(fold_count)(S2, i, mk[2]);
+  }
+  rsum_add_bins(a, a->top, c[0]);
+  rsum_add_bins(b, b->top, c[1]);
+  return 1;
+}
+
 /* The CG tail's two sums, z.z into a and z.r into b, in one buffer pass
  * over z and r: the states rsum_add reaches for each. */
 AI RATTR void LN(rsum_sumsq_dot_op)(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
@@ -166,7 +280,8 @@ AI RATTR void LN(rsum_sumsq_dot_op)(rsum_t *a, rsum_t *b, size_t n, const double
   double v[RSUM_CHUNK], w[RSUM_CHUNK];
   for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
     size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, mr = (m + RL - 1) / RL * RL, i = 0;
-    VD     mv[NM] = {{0}}, mw[NM] = {{0}};
+    if (LN(sqd_inpass)(a, b, m, z, r, i0)) continue;
+    VD mv[NM] = {{0}}, mw[NM] = {{0}};
     for (; i + NM * RL <= m; i += NM * RL)
       for (int u = 0; u < NM; u++) LN(sqd_step)(z + i0, r + i0, i + u * RL, v, w, &mv[u], &mw[u]);
     for (; i + RL <= m; i += RL) LN(sqd_step)(z + i0, r + i0, i, v, w, &mv[0], &mw[0]);
@@ -179,7 +294,7 @@ AI RATTR void LN(rsum_sumsq_dot_op)(rsum_t *a, rsum_t *b, size_t n, const double
   }
 }
 
-/* The path's entry points (rsum.c picks one by rsum_lane_path). */
+/* The path's entry points (rsum.c picks one by rsum_isa_level). */
 RATTR static void LN(rsum_add_serial)(rsum_t *a, red_op_t op, int isf, size_t n, const void *x, const void *y)
 {
   if (isf) {
@@ -199,6 +314,7 @@ RATTR static void LN(rsum_sumsq_dot)(rsum_t *a, rsum_t *b, size_t n, const doubl
 
 #undef NM
 #undef RMAXI
+#undef UMAX
 #undef VD
 #undef VL
 #undef VU
