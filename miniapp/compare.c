@@ -170,7 +170,8 @@ static void open_run(run *r, const char *path)
   { /* a run that stopped early (last_step): its later steps and snapshots were never written, so they are not in it */
     int vl, last;
     if (!nc_inq_varid(r->ncid, "last_step", &vl) && !nc_get_var_int(r->ncid, vl, &last)) {
-      while (r->nt > 0 && r->step[r->nt - 1] > last) r->nt--;
+      r->planned = r->nt ? r->step[r->nt - 1] : -1;
+      while (r->nt > 0 && r->step[r->nt - 1] > last) r->nt--, r->stopped = 1;
       while (r->nsnap > 0 && r->snap_step[r->nsnap - 1] > last) r->nsnap--;
     }
   }
@@ -269,7 +270,7 @@ static void compare(const run *a, const run *b, result *res)
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
-  if (res->fds < 0 && (common == 0 || hashed < common)) res->fds = UNKNOWN; /* "never" only when every common step was compared */
+  if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt)) res->fds = UNKNOWN; /* "never" only when every step of both was compared */
   metrics_growth_t g;
   res->growth = metrics_growth(np, xs, ys, &g); /* over the exponential window only */
   res->efold  = g.efold;
@@ -285,7 +286,7 @@ static void compare(const run *a, const run *b, result *res)
     else continue;
     if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
-  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon)) res->fde = UNKNOWN; /* no epochs (no network), or some not compared */
+  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep)) res->fde = UNKNOWN; /* no epochs (no network), or some not compared */
   free(fa), free(fb);
 }
 
@@ -339,6 +340,12 @@ static void print_table(const run *a, const run *b, const result *res, int nb)
       snprintf(dg, sizeof dg, "%.1f", r->m[r->last].digits);
     }
     print_row(w, &b[p], fs, fe, g, rl, dg);
+  }
+  for (int p = -1; p < nb; p++) { /* what a stopped run's row covers */
+    const run *r = p < 0 ? a : &b[p];
+    if (r->stopped)
+      printf("# %s stopped at step %d (its run was to reach step %d): a row with it compares the steps and epochs both files hold; past them no divergence is seen (\"-\" where none was found before)\n", r->path,
+             r->nt ? r->step[r->nt - 1] : -1, r->planned);
   }
 }
 

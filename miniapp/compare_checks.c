@@ -31,16 +31,30 @@ static void check_grids(const run *a, const run *b)
   }
 }
 
+/* s[0..n) == t[0..n), n <= m */
+static int prefix(const int *s, size_t n, const int *t, size_t m)
+{
+  if (n > m) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != t[i]) return 0;
+  return 1;
+}
+
 /* B's steps and epochs must be A's: a 5-step run compared with a 10-step one
- * would otherwise report "never diverged" over the steps it lacks. */
+ * would otherwise report "never diverged" over the steps it lacks. A run
+ * that stopped early (its last_step: a signal, an unsolved step, a
+ * non-finite state) holds the first part of the other's series: the steps
+ * and epochs both hold are compared, and compare() makes no "never" claim
+ * past them. */
 static void check_series(const run *a, const run *b)
 {
-  int same = a->nt == b->nt;
-  for (size_t i = 0; same && i < a->nt; i++) same = a->step[i] == b->step[i];
-  if (!same)
+  const run *s = a->nt <= b->nt ? a : b, *l = s == a ? b : a;
+  if (!(a->nt == b->nt && prefix(a->step, a->nt, b->step, b->nt)) && !(s->stopped && prefix(s->step, s->nt, l->step, l->nt)))
     die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of the same length and restart point", a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path,
         b->nt, b->nt ? b->step[0] : -1, b->nt ? b->step[b->nt - 1] : -1);
-  if (a->nep != b->nep) die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training schedule", a->path, a->nep, b->path, b->nep);
+  s = a->nep <= b->nep ? a : b, l = s == a ? b : a;
+  if (a->nep != b->nep && !(s->stopped && prefix(s->epoch, s->nep, l->epoch, l->nep)))
+    die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training schedule", a->path, a->nep, b->path, b->nep);
 }
 
 /* The value text of option `name` in an options attribute ("-a 1 -b x ..."),
@@ -130,7 +144,7 @@ static void check_problem(const run *a, const run *b)
     attr(a, keys[k], va, sizeof va), attr(b, keys[k], vb, sizeof vb);
     if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has %s %s, %s has %s %s", a->path, keys[k], va, b->path, keys[k], vb);
   }
-  for (size_t i = 0; i < a->nt; i++) {
+  for (size_t i = 0; i < a->nt && i < b->nt; i++) { /* the steps both hold (check_series: the same ones) */
     double ta = a->time[i], tb = b->time[i];
     if (!(isnan(ta) && isnan(tb)) && !(fabs(ta - tb) <= 1e-12 * fmax(fabs(ta), fabs(tb)))) die("different problems: step %d is at model time %.17g in %s and %.17g in %s (another -ts_dt?)", a->step[i], ta, a->path, tb, b->path);
   }

@@ -22,10 +22,11 @@ typedef struct {
   int        *snap_step;          /* nsnap: the step of each snapshot */
   hash_t     *hash, *whash;       /* replica 0: nt, nep */
   double     *loss;               /* replica 0: nep */
+  int         stopped, planned;   /* the run stopped early (its last_step before the planned last step, planned) */
 } run;
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2))); /* one line, exit 1 */
 void attr(const run *r, const char *name, char *s, size_t len);                 /* a global attribute as text, "-" when absent */
-void compare_check_runs(const run *a, const run *b); /* B is a run of A's problem, grid and series, or die() */
+void compare_check_runs(const run *a, const run *b); /* B is a run of A's problem, grid and series (or a stopped one's first part of it), or die() */
 
 #endif
