@@ -118,6 +118,24 @@ static PetscBool RestartFree(Coupled c, const char *name)
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
+/* Options whose whole effect is one of the settings BuildKeys describes
+ * ("dt: 1", "ksp_tolerances: ...": the values in effect, compared exactly):
+ * their text as given is not compared, so that a restart may restate a
+ * default or write a value another way (-ts_dt 1.0 where none was given,
+ * -ksp_rtol 1e-10 for the default); another value still differs in its
+ * setting. */
+static PetscBool RestartDescribed(const char *name)
+{
+  static const char *const described[] = {"-scenario",     "-da_grid_x",       "-da_grid_y",        "-ts_dt",         "-heat_D",          "-heat_theta",         "-gs_Du",          "-gs_Dv",
+                                          "-gs_F",         "-gs_k",            "-ksp_type",         "-pc_type",       "-ksp_norm_type",   "-ksp_rtol",           "-ksp_atol",       "-ksp_divtol",
+                                          "-ksp_max_it",   "-coupling",        "-replicas",         "-train_every",   "-train_epochs",    "-guess",              "-guess_history",  "-guess_projection",
+                                          "-coupling_baselines", "-surrogate_layers", "-surrogate_lr", "-surrogate_beta1", "-surrogate_beta2", "-surrogate_eps", "-surrogate_weight_decay", "-surrogate_seed",
+                                          "-surrogate_checks"};
+  for (size_t i = 0; i < sizeof described / sizeof *described; i++)
+    if (!strcmp(name, described[i])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 typedef struct {
   char  *b;
   size_t n, cap;
@@ -221,7 +239,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
     key = PETSC_FALSE;
     if (tok) PetscCall(PetscOptionsValidKey(tok, &key));
     if ((key || !tok) && name) {
-      if (!RestartFree(c, name)) PetscCall(KeysAdd(k, name, val));
+      if (!RestartFree(c, name) && !RestartDescribed(name)) PetscCall(KeysAdd(k, name, val));
       name = NULL;
     }
     if (!tok) break;
@@ -269,7 +287,7 @@ static PetscErrorCode CompareKeys(Coupled c, const char *option, const char *pat
       PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
       if (kl >= sizeof key) continue;
       memcpy(key, k, kl), key[kl] = 0;
-      if (!strcmp(key, "step")) continue;
+      if (!strcmp(key, "step") || RestartDescribed(key)) continue; /* described: a file written before this rule holds them as given */
       KeysFind(o, on, key, &ov, &ol, &found);
       PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
       if (found && ol == vl && !memcmp(ov, v, vl)) continue;

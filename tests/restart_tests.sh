@@ -177,6 +177,13 @@ bad)
   check 'written with scenario grayscott, this run has scenario heat' -scenario heat -da_grid_x 16 -da_grid_y 12 -coupling guess -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with gs_F 0.04[0-9]*, this run has gs_F 0.05' "${g[@]}" -gs_F 0.05 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with guess_history 4, this run has guess_history 6' "${g[@]}" -guess_history 6 -ts_max_steps 6 -restart "$tmp/good.bin"
+  # a default restated, or a value written another way, is the same run (they were refused: "written with no -ts_dt,
+  # this run has -ts_dt 1"); the continuation is bitwise the uninterrupted run
+  run "$tmp/rd.yaml" "${g[@]}" -ts_dt 1.0 -ksp_rtol 1e-10 -guess_history 4 -surrogate_lr 0.001 -surrogate_layers 32,32 -ts_max_steps 6 -restart "$tmp/good.bin"
+  run "$tmp/u6.yaml" "${g[@]}" -ts_max_steps 6
+  [ "$(key "$tmp/rd.yaml" state_hash)" = "$(key "$tmp/u6.yaml" state_hash)" ] || fail "a restart that restated defaults did not continue bitwise"
+  check 'written with dt 1, this run has dt 0.5' "${g[@]}" -ts_dt 0.5 -ts_max_steps 6 -restart "$tmp/good.bin"
+  check 'written with ksp_tolerances 1e-10 ' "${g[@]}" -ksp_rtol 1e-9 -ts_max_steps 6 -restart "$tmp/good.bin"
   if [ "$solver" = atomic ] || [ "$surr" = atomic ]; then
     check 'written with atomic_order_seed 0, this run has atomic_order_seed 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
   else # no atomic half: the seed changes no bit, so a restart with another is the same run (it was refused)
