@@ -27,6 +27,7 @@
 #include "buildinfo.h"
 #include "outpath.h"
 #include "report.h"
+#include "settings.h"
 #include "vecred.h"
 
 #include <errno.h>
@@ -118,23 +119,9 @@ static PetscBool RestartFree(Coupled c, const char *name)
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
-/* Options whose whole effect is one of the settings BuildKeys describes
- * ("dt: 1", "ksp_tolerances: ...": the values in effect, compared exactly):
- * their text as given is not compared, so that a restart may restate a
- * default or write a value another way (-ts_dt 1.0 where none was given,
- * -ksp_rtol 1e-10 for the default); another value still differs in its
- * setting. */
-static PetscBool RestartDescribed(const char *name)
-{
-  static const char *const described[] = {"-scenario",     "-da_grid_x",       "-da_grid_y",        "-ts_dt",         "-heat_D",          "-heat_theta",         "-gs_Du",          "-gs_Dv",
-                                          "-gs_F",         "-gs_k",            "-ksp_type",         "-pc_type",       "-ksp_norm_type",   "-ksp_rtol",           "-ksp_atol",       "-ksp_divtol",
-                                          "-ksp_max_it",   "-coupling",        "-replicas",         "-train_every",   "-train_epochs",    "-guess",              "-guess_history",  "-guess_projection",
-                                          "-coupling_baselines", "-surrogate_layers", "-surrogate_lr", "-surrogate_beta1", "-surrogate_beta2", "-surrogate_eps", "-surrogate_weight_decay", "-surrogate_seed",
-                                          "-surrogate_checks"};
-  for (size_t i = 0; i < sizeof described / sizeof *described; i++)
-    if (!strcmp(name, described[i])) return PETSC_TRUE;
-  return PETSC_FALSE;
-}
+/* Options whose whole effect is a described setting (settings.h): their
+ * text as given is not compared, the setting's value in effect is. */
+static PetscBool RestartDescribed(const char *name) { return (PetscBool)(described_setting(name) != NULL); }
 
 typedef struct {
   char  *b;
@@ -198,6 +185,34 @@ static void KeysFind(const char *b, size_t n, const char *key, const char **val,
   if (st) *found = -1;
 }
 
+/* The settings in effect that decide the run's arithmetic, as "key: value"
+ * lines (numbers and registered names only): the solver's, the coupling's,
+ * the network's; the rank count where the bits depend on the layout. A
+ * restart must agree on them (BuildKeys); the run file holds them as its
+ * `settings` attribute (miniapp-compare). */
+PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len)
+{
+  size_t    n;
+  PetscBool atomic = !RunOrdered(c); /* the seed steers only an atomic half: no key in a run without one */
+
+  PetscFunctionBegin;
+  desc[0] = 0;
+  PetscCall(SolverDescribe(c->rep[0].solver, desc, len));
+  n = strlen(desc);
+  PetscCall(PetscSNPrintf(desc + n, len - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
+                         atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
+  n = strlen(desc);
+  if (c->mode == COUPLING_GUESS)
+    PetscCall(PetscSNPrintf(desc + n, len - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
+  if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, len - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
+  if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, len));
+  if (!RunLayoutFree(c)) { /* the bits of this run depend on the layout */
+    n = strlen(desc);
+    PetscCall(PetscSNPrintf(desc + n, len - n, "mpi_ranks: %d\n", (int)c->size));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The run's keys: its step, the effective settings, the options as given. */
 static PetscErrorCode BuildKeys(Coupled c, Keys *k)
 {
@@ -210,22 +225,7 @@ static PetscErrorCode BuildKeys(Coupled c, Keys *k)
   PetscCall(PetscSNPrintf(val, sizeof val, "%" PetscInt_FMT, step));
   PetscCall(KeysAdd(k, "step", val));
   desc[0] = 0;
-  PetscCall(SolverDescribe(c->rep[0].solver, desc, sizeof desc));
-  {
-    size_t n = strlen(desc);
-    PetscBool atomic = !RunOrdered(c); /* the seed steers only an atomic half: no key in a run without one */
-    PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
-                           atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
-    n = strlen(desc);
-    if (c->mode == COUPLING_GUESS)
-      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
-    if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
-    if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, sizeof desc));
-    if (!RunLayoutFree(c)) { /* the bits of this run depend on the layout */
-      n = strlen(desc);
-      PetscCall(PetscSNPrintf(desc + n, sizeof desc - n, "mpi_ranks: %d\n", (int)c->size));
-    }
-  }
+  PetscCall(CoupledSettings(c, desc, sizeof desc));
   for (char *line = desc, *end; *line; line = end + 1) { /* our own "key: value" lines: numbers and registered names only */
     char *colon = strstr(line, ": ");
     end         = strchr(line, '\n');

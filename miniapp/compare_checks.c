@@ -4,6 +4,7 @@
  * that steers the arithmetic); else a difference would be read as the
  * builds' rounding divergence. Each refusal is one line (die). */
 #include "compare_impl.h"
+#include "settings.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,16 +106,45 @@ static int truth(const char *v)
   return -1;
 }
 
+/* The value of setting key in a `settings` attribute ("key: value; ..."),
+ * or NULL. */
+static const char *setting_value(const char *settings, const char *key, char *v, size_t len)
+{
+  size_t n = strlen(key);
+  for (const char *p = settings; p && *p; p = strstr(p, "; "), p = p ? p + 2 : NULL)
+    if (!strncmp(p, key, n) && p[n] == ':' && p[n + 1] == ' ') {
+      size_t k = strcspn(p + n + 2, ";");
+      snprintf(v, len, "%.*s", (int)k, p + n + 2);
+      return v;
+    }
+  return NULL;
+}
+
+/* Whether both files' settings in effect (their `settings` attributes,
+ * written since 2026-11-27) hold the same value of the setting that is
+ * option name's whole effect (settings.h). */
+static int same_setting(const run *a, const run *b, const char *name)
+{
+  const char *key = described_setting(name);
+  char        sa[16384], sb[16384], x[512], y[512];
+  if (!key) return 0;
+  attr(a, "settings", sa, sizeof sa), attr(b, "settings", sb, sizeof sb);
+  const char *xa = setting_value(sa, key, x, sizeof x), *yb = setting_value(sb, key, y, sizeof y);
+  return xa && yb && !strcmp(xa, yb);
+}
+
 /* Every option A's run was given (its `options` attribute) that is not
  * free must be given to B's with the same value (0.03 and 3e-2 are one; the
- * CG implementations fpnacg and cg give the same bits). */
+ * CG implementations fpnacg and cg give the same bits), unless both files
+ * hold the setting that is the option's whole effect with one value (a
+ * default restated). */
 static void check_options(const run *a, const char *va, const run *b, const char *vb)
 {
   char words[16384], *save = NULL;
   snprintf(words, sizeof words, "%s", va);
   for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
     char x[256], y[256];
-    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name)) continue; /* a value, or free */
+    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name) || same_setting(a, b, name)) continue; /* a value, free, or the same in effect */
     const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
     int         inb = 0;
     size_t      n   = strlen(name);

@@ -185,6 +185,7 @@ PetscErrorCode CheckpointWrite(Coupled c);
 PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end of the run */
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
+PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len); /* "key: value" lines of the settings in effect (checkpoint.c) */
 PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */
 
 /* faults.c */

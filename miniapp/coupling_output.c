@@ -29,7 +29,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ncout_info  info;
   ncout_attr  at[28];
   int         na = 0, err = 0;
-  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512];
+  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512], settings[4096];
   char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
   const char *sc;
   PetscReal   dt;
@@ -42,6 +42,11 @@ PetscErrorCode OutputCreate(Coupled c)
   PetscFunctionBegin;
   PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
   PetscCall(SolverGetParameters(c->rep[0].solver, params, sizeof params));
+  PetscCall(CoupledSettings(c, settings, sizeof settings - 256)); /* room for a "; " in place of each newline */
+  for (char *p = settings; (p = strchr(p, '\n'));) { /* one line: "key: value; key: value" */
+    if (!p[1]) *p = 0;
+    else memmove(p + 2, p + 1, strlen(p + 1) + 1), p[0] = ';', p[1] = ' ', p += 2;
+  }
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &steps, NULL, &dt));
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   PetscCall(PetscOptionsGetAll(NULL, &all));
@@ -82,6 +87,7 @@ PetscErrorCode OutputCreate(Coupled c)
   ATTRN("gs_seed", gsseed);
   ATTR("parameters", params);
   ATTR("options", opts);
+  ATTR("settings", settings);
   ATTR("miniapp_version", MINIAPP_VERSION);
   ATTR("source_revision", MINIAPP_REVISION);
   ATTR("petsc_version", petscver);

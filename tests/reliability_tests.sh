@@ -390,6 +390,14 @@ compare) # section 3/4: miniapp-compare validates shapes and refuses series that
   bad 'different runs: gr.nc was given -ksp_rtol 1e-6, g1.nc was not' "$compare" g1.nc gr.nc
   bad 'different runs: gr.nc was given -ksp_rtol 1e-6, g1.nc was not' "$compare" gr.nc g1.nc
   bad 'different runs: gr.nc has -ksp_rtol 1e-6, gr7.nc has -ksp_rtol 1e-7' "$compare" gr.nc gr7.nc
+  # a default restated, or written another way, is the same run (the files' settings in effect say so): it was refused
+  # ("gd.nc was given -ksp_rtol 1e-10, g1.nc was not")
+  "$app" $gs -ksp_rtol 1e-10 -ts_dt 1.0 -ksp_max_it 10000 -output gd.nc > /dev/null 2>&1 || fail "setup run failed"
+  for pair in "g1.nc gd.nc" "gd.nc g1.nc"; do
+    # shellcheck disable=SC2086
+    "$compare" $pair > out.txt 2>&1 || { cat out.txt; fail "compare $pair: restated defaults were refused"; }
+  done
+  bad 'different runs: gr.nc was given -ksp_rtol 1e-6, gd.nc has -ksp_rtol 1e-10|different runs: gr.nc has -ksp_rtol 1e-6, gd.nc has -ksp_rtol 1e-10' "$compare" gr.nc gd.nc
   "$compare" g1.nc gc.nc > out.txt 2>&1 || { cat out.txt; fail "runs that differ in replicas, seed, a log and cg for the default fpnacg (the same bits) were refused"; }
   "$app" $gs -coupling guess -guess_projection -output p1.nc > /dev/null 2>&1 && "$app" $gs -coupling guess -guess_projection true -output p2.nc > /dev/null 2>&1 || fail "setup runs failed"
   "$compare" p1.nc p2.nc > out.txt 2>&1 || { cat out.txt; fail "-guess_projection and -guess_projection true (one setting) were refused"; }
