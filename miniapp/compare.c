@@ -270,7 +270,7 @@ static void compare(const run *a, const run *b, result *res)
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
-  if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt)) res->fds = UNKNOWN; /* "never" only when every step of both was compared */
+  if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt || a->stopped || b->stopped)) res->fds = UNKNOWN; /* "never" only when every step of two whole runs was compared */
   metrics_growth_t g;
   res->growth = metrics_growth(np, xs, ys, &g); /* over the exponential window only */
   res->efold  = g.efold;
@@ -286,7 +286,7 @@ static void compare(const run *a, const run *b, result *res)
     else continue;
     if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
-  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep)) res->fde = UNKNOWN; /* no epochs (no network), or some not compared */
+  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep || a->stopped || b->stopped)) res->fde = UNKNOWN; /* no epochs (no network), some not compared, or a run stopped */
   free(fa), free(fb);
 }
 
@@ -467,8 +467,8 @@ static void write_output(const char *partial, const run *a, const run *b, const 
   v_heq = def_flag(ncid, "hash_equal", pt, "state_hash equal to the reference's at the step", step_coords);
   v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|", pair_coords);
   v_weq = def_flag(ncid, "weights_equal", pe, "weights_hash equal to the reference's after the epoch", pair_coords);
-  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never; -2: none found, but not every common step had both hashes)", pair_coords);
-  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never; -2: none found, but no epochs or not every one had both hashes)", pair_coords);
+  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never; -2: none found, but not every step of two whole runs was compared with both hashes)", pair_coords);
+  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never; -2: none found, but no epochs, or not every epoch of two whole runs was compared with both hashes)", pair_coords);
   v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
              "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window",
              pair_coords);

@@ -336,6 +336,11 @@ PY
   "$app" "${sm[@]}" -ts_max_steps 4 -output "$tmp/clean4.nc" > /dev/null 2>&1 || fail "the 4-step run failed"
   rc=0; "$(dirname "$app")/miniapp-compare" "$tmp/clean8.nc" "$tmp/clean4.nc" > /dev/null 2> "$tmp/cmp.err" || rc=$?
   [ $rc = 1 ] && grep -q 'series do not line up' "$tmp/cmp.err" || { cat "$tmp/cmp.err"; fail "compare with a finished shorter run: exit $rc"; }
+  # a stopped run whose steps all match the other file's: still no "never" (its run did not reach its end)
+  rc=0; "$app" "${sm[@]}" -ts_max_steps 8 -inject site=state,step=4,bit=62,entry=2,replica=1 -output "$tmp/r1s4.nc" > /dev/null 2>&1 || rc=$?
+  [ $rc = 2 ] || fail "the run with a non-finite replica 1: exit $rc, want 2"
+  rc=0; "$(dirname "$app")/miniapp-compare" "$tmp/r1s4.nc" "$tmp/clean4.nc" > "$tmp/cmp.out" 2>&1 || rc=$?
+  [ $rc = 0 ] && grep -Eq "^$tmp/clean4.nc +[a-z]+/[a-z]+ +1 +1 +cpu +- +- " "$tmp/cmp.out" || { cat "$tmp/cmp.out"; fail "compare of a stopped run with the same steps: exit $rc, or a 'never' claimed"; }
   ;;
 *) fail "unknown test $name" ;;
 esac
