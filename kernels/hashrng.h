@@ -38,11 +38,16 @@ KERNELS_HD float rng_uniformf(uint64_t seed, uint64_t k)
  * field hash is the wrapping uint64 sum of all contributions: integer addition
  * is associative, so ranks and threads can add their parts in any order and
  * the result depends only on (index, bits) pairs, i.e. on the field in natural
- * order, not on the decomposition. -0.0 and 0.0 hash differently (bits). */
+ * order, not on the decomposition. -0.0 and 0.0 hash differently (bits).
+ * Every NaN hashes as one (the default quiet NaN's bits): IEEE 754 leaves a
+ * NaN's sign and payload to the hardware and the operand order (x86 keeps
+ * the first operand's, a GPU gives its canonical NaN), so two runs that
+ * agree bit for bit on every number hash alike. */
 KERNELS_HD uint64_t hash_term(uint64_t i, double v)
 {
   uint64_t b;
   memcpy(&b, &v, sizeof b);
+  if ((b & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL) b = 0x7ff8000000000000ULL;
   return mix64(mix64(i) ^ b);
 }
 
@@ -50,6 +55,7 @@ KERNELS_HD uint64_t hash_termf(uint64_t i, float v)
 {
   uint32_t b;
   memcpy(&b, &v, sizeof b);
+  if ((b & 0x7fffffffu) > 0x7f800000u) b = 0x7fc00000u;
   return mix64(mix64(i) ^ (uint64_t)b);
 }
 
