@@ -230,67 +230,15 @@ AI RATTR void LN(rsum_add_op)(rsum_t *a, red_op_t op, int isf, size_t n, const v
   }
 }
 
-AI RATTR void LN(sqd_step)(const double *z, const double *r, size_t i, double *v, double *w, VD *mv, VD *mw)
-{
-  VD zz = LN(load)(z + i), e = zz * zz, f = zz * LN(load)(r + i);
-  memcpy(v + i, &e, sizeof e), memcpy(w + i, &f, sizeof f);
-  *mv = LN(absmax)(*mv, e), *mw = LN(absmax)(*mw, f);
-}
-
-/* The pass for rsum_sumsq_dot_op: z.z into a and z.r into b over i0..i0+m
- * (in L1 after the first: one sum at a time keeps each in the registers);
- * 1 if both added (each under its own state's top), 0 if neither. */
-AI RATTR int LN(sqd_inpass)(rsum_t *a, rsum_t *b, size_t m, const double *z, const double *r, size_t i0)
-{
-  double   ma[RSUM_FOLD], mb[RSUM_FOLD];
-  __int128 c[2][RSUM_FOLD];
-  if (!LN(inpass_consts)(a, ma) || !LN(inpass_consts)(b, mb)) return 0;
-  for (int s = 0; s < 2; s++) {
-    const double *mk = s ? mb : ma, *y = s ? r : z;
-    const VD      M0 = (VD){0} + mk[0], M1 = (VD){0} + mk[1], M2 = (VD){0} + mk[2];
-    VU            S0 = {0}, S1 = {0}, S2 = {0};
-    VD            mx[2] = {{0}};
-    size_t        i     = 0;
-    for (; i + 2 * RL <= m; i += 2 * RL)
-      for (int u = 0; u < 2; u++) {
-        VD e  = LN(load)(z + i0 + i + u * RL) * LN(load)(y + i0 + i + u * RL);
-        mx[u] = LN(absmax)(mx[u], e);
-        LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
-      }
-    for (; i < m; i += RL) { /* the rest, the last vector zero-padded */
-      VD e = {0};
-      if (i + RL <= m) e = LN(load)(z + i0 + i) * LN(load)(y + i0 + i);
-      else
-        for (size_t l = 0; i + l < m; l++) e[l] = z[i0 + i + l] * y[i0 + i + l];
-      mx[0] = LN(absmax)(mx[0], e);
-      LN(fold3)(e, M0, M1, M2, &S0, &S1, &S2);
-    }
-    if (!LN(inpass_fits)(s ? b : a, mx, 2)) return 0;
-    c[s][0] = LN(fold_count)(S0, i, mk[0]), c[s][1] = LN(fold_count)(S1, i, mk[1]), c[s][2] = LN(fold_count)(S2, i, mk[2]);
-  }
-  rsum_add_bins(a, a->top, c[0]);
-  rsum_add_bins(b, b->top, c[1]);
-  return 1;
-}
-
-/* The CG tail's two sums, z.z into a and z.r into b, in one buffer pass
- * over z and r: the states rsum_add reaches for each. */
+/* The CG tail's two sums, z.z into a and z.r into b: the states rsum_add
+ * reaches for each, one sum after the other over each chunk while it is in
+ * L1 (each keeps its constants in the registers). */
 AI RATTR void LN(rsum_sumsq_dot_op)(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
 {
-  double v[RSUM_CHUNK], w[RSUM_CHUNK];
   for (size_t i0 = 0; i0 < n; i0 += RSUM_CHUNK) {
-    size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK, mr = (m + RL - 1) / RL * RL, i = 0;
-    if (LN(sqd_inpass)(a, b, m, z, r, i0)) continue;
-    VD mv[NM] = {{0}}, mw[NM] = {{0}};
-    for (; i + NM * RL <= m; i += NM * RL)
-      for (int u = 0; u < NM; u++) LN(sqd_step)(z + i0, r + i0, i + u * RL, v, w, &mv[u], &mw[u]);
-    for (; i + RL <= m; i += RL) LN(sqd_step)(z + i0, r + i0, i, v, w, &mv[0], &mw[0]);
-    for (; i < mr; i++) {
-      v[i] = i < m ? z[i0 + i] * z[i0 + i] : 0.0, w[i] = i < m ? z[i0 + i] * r[i0 + i] : 0.0;
-      mv[0][0] = absmax1(mv[0][0], v[i]), mw[0][0] = absmax1(mw[0][0], w[i]);
-    }
-    LN(rsum_take)(a, m, mr, v, mv); /* as rsum_add, each sum on its own */
-    LN(rsum_take)(b, m, mr, w, mw);
+    size_t m = n - i0 < RSUM_CHUNK ? n - i0 : RSUM_CHUNK;
+    LN(rsum_add_op)(a, RED_OP_SUMSQ, 0, m, z + i0, NULL);
+    LN(rsum_add_op)(b, RED_OP_DOT, 0, m, z + i0, r + i0);
   }
 }
 
