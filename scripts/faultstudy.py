@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/faultstudy.py: the fault-detection study of docs/faults.md.
 
-  faultstudy.py detect BUILD_DIR [--trials K] [--out FILE.csv]
+  faultstudy.py detect BUILD_DIR [--trials K] [--out FILE.csv] [--jobs J]
       For every injection site and every bit position, K seeded flips (random
       entry) into one replica of a small deck, with the ABFT checks on and
       replicas beside it (2 in ordered builds; 3 in atomic ones, whose third
@@ -23,6 +23,7 @@
 
 Needs Python 3 with PyYAML (Debian: python3-yaml)."""
 import argparse
+import concurrent.futures
 import csv
 import os
 import subprocess
@@ -68,6 +69,8 @@ def strategy(build):
 
 
 def detect(a):
+    if a.jobs < 1 or a.trials < 1:
+        sys.exit(f"faultstudy: --jobs {a.jobs} --trials {a.trials}: each must be at least 1")
     app = os.path.join(a.build, "miniapp", "miniapp")
     st = strategy(a.build)
     atomic = st == "atomic"
@@ -81,24 +84,30 @@ def detect(a):
             base = DECK + seed + ["-replicas", str(nrep), "-fault_checks"] + ([] if solver else GUESS)
             when = f"step={STEP}" if solver else f"epoch={EPOCH}"
             extra = ",call=3" if site in ("iterate", "operator") else (",call=1" if site == "activation" else "")
-            for bit in (range(nbits) if a.bits is None else [b for b in a.bits if b < nbits]):
-                for t in range(a.trials):
-                    s = run(app, base + ["-inject", f"site={site},{when},bit={bit},entry=random,seed={t + 1}{extra}"], tmp)
-                    f = s.get("fault", {}) if not s["crashed"] else {}
-                    when_v = STEP if solver else EPOCH
+            todo = [(bit, t) for bit in (range(nbits) if a.bits is None else [b for b in a.bits if b < nbits]) for t in range(a.trials)]
 
-                    def lat(key):
-                        v = f.get(key)
-                        return "" if v is None else v
+            def one(job):  # each run in its own folder, so that --jobs runs them side by side
+                bit, t = job
+                return run(app, base + ["-inject", f"site={site},{when},bit={bit},entry=random,seed={t + 1}{extra}"], tempfile.mkdtemp(dir=tmp))
 
-                    rows.append({"build": st, "site": site, "bit": bit, "trial": t, "crashed": int(s["crashed"]),
-                                 "fired": int(bool(f.get("fired", s["crashed"]))),
-                                 "old": f.get("old_value", ""), "new": f.get("new_value", ""),
-                                 "checksum_step": lat("detected_by_checksum_step"),
-                                 "replicas_step": lat("detected_by_replicas_step"), "replicas_epoch": lat("detected_by_replicas_epoch"),
-                                 "noise_step": lat("detected_above_noise_step"), "noise_epoch": lat("detected_above_noise_epoch"),
-                                 "solvecheck_step": lat("detected_by_solve_check_step"),
-                                 "false_alarms": f.get("false_alarms", ""), "at": when_v})
+            with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+                done = list(pool.map(one, todo))  # in order: the rows do not depend on --jobs
+            for (bit, t), s in zip(todo, done):
+                f = s.get("fault", {}) if not s["crashed"] else {}
+                when_v = STEP if solver else EPOCH
+
+                def lat(key):
+                    v = f.get(key)
+                    return "" if v is None else v
+
+                rows.append({"build": st, "site": site, "bit": bit, "trial": t, "crashed": int(s["crashed"]),
+                             "fired": int(bool(f.get("fired", s["crashed"]))),
+                             "old": f.get("old_value", ""), "new": f.get("new_value", ""),
+                             "checksum_step": lat("detected_by_checksum_step"),
+                             "replicas_step": lat("detected_by_replicas_step"), "replicas_epoch": lat("detected_by_replicas_epoch"),
+                             "noise_step": lat("detected_above_noise_step"), "noise_epoch": lat("detected_above_noise_epoch"),
+                             "solvecheck_step": lat("detected_by_solve_check_step"),
+                             "false_alarms": f.get("false_alarms", ""), "at": when_v})
             print(f"faultstudy: {st} {site} done", file=sys.stderr)
     if a.out:
         tmp = f"{a.out}.tmp-{os.getpid()}"
@@ -246,6 +255,7 @@ def main():
     d.add_argument("--trials", type=int, default=3)
     d.add_argument("--seed", type=int, default=3, help="the atomic build's -atomic_order_seed")
     d.add_argument("--out")
+    d.add_argument("--jobs", type=int, default=1, help="runs at a time (the results do not depend on it)")
     d.add_argument("--sites", default=",".join(SOLVER_SITES + SURR_SITES))
     d.add_argument("--bits", type=lambda t: [int(x) for x in t.split(",")], help="only these bit positions (a quick check), e.g. 0,30,62")
     o = sub.add_parser("overhead")

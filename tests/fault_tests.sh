@@ -218,6 +218,9 @@ study) # scripts/faultstudy.py, which writes docs/faults.md's tables: a quick
   /usr/bin/python3 "$fs" detect "$build" --trials 1 --sites state,weight --bits 0,30,62 --out "$tmp/d.csv" > "$tmp/d.md" 2> "$tmp/d.err" || { cat "$tmp/d.err"; fail "faultstudy detect failed"; }
   grep -q '^| state | 0-25 | 1 |' "$tmp/d.md" && grep -q '^| weight | ' "$tmp/d.md" || { cat "$tmp/d.md"; fail "faultstudy detect: no table"; }
   [ "$(grep -c . "$tmp/d.csv")" = 6 ] || fail "faultstudy detect: want 5 rows (weights hold 32 bits: no bit 62) and a header in the CSV"
+  # --jobs runs side by side and gives the same rows, byte for byte
+  /usr/bin/python3 "$fs" detect "$build" --trials 1 --sites state,weight --bits 0,30,62 --jobs 3 --out "$tmp/d3.csv" > "$tmp/d3.md" 2> "$tmp/d.err" || { cat "$tmp/d.err"; fail "faultstudy detect --jobs 3 failed"; }
+  cmp -s "$tmp/d.csv" "$tmp/d3.csv" && cmp -s "$tmp/d.md" "$tmp/d3.md" || { diff "$tmp/d.csv" "$tmp/d3.csv"; fail "faultstudy detect --jobs 3 gave other rows than one at a time"; }
   # compare: an atomic row above the exact one beyond both intervals is flagged, exit 1
   /usr/bin/python3 - "$tmp" <<'PY' || fail "could not write the synthetic CSVs"
 import csv, sys
