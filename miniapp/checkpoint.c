@@ -27,7 +27,6 @@
 #include "buildinfo.h"
 #include "outpath.h"
 #include "report.h"
-#include "settings.h"
 #include "vecred.h"
 
 #include <errno.h>
@@ -97,208 +96,6 @@ void CheckpointBlockSignals(void)
   sigset_t set;
   sigemptyset(&set), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, NULL); /* before MPI starts its threads: they inherit it */
-}
-
-/* ---- restart keys ------------------------------------------------------
- * What a restart must agree on, stored as its own record of length-prefixed
- * (key, value) pairs (never parsed out of free text, so no value can forge
- * another key): the run's effective settings (Describe: build strategies,
- * scenario, grid and physics, Krylov method and tolerances, coupling,
- * replicas, seeds, network and optimizer), and every option in the database
- * as given ("-name" keys), except those that only steer output,
- * verification or where the run executes (RestartFree). */
-
-/* Options a restart may change: they do not touch the run's arithmetic. */
-static PetscBool RestartFree(Coupled c, const char *name)
-{
-  static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval", "-threads", "-surrogate_device",
-                                           "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
-                                           "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
-  if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
-  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c)) return PETSC_TRUE; /* placement: the same bits on any split */
-  return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
-}
-
-/* Options whose whole effect is a described setting (settings.h): their
- * text as given is not compared, the setting's value in effect is. */
-static PetscBool RestartDescribed(const char *name) { return (PetscBool)(described_setting(name) != NULL); }
-
-typedef struct {
-  char  *b;
-  size_t n, cap;
-} Keys;
-
-static PetscErrorCode KeysAppend(Keys *k, const char *s, size_t len)
-{
-  uint32_t l = (uint32_t)len;
-
-  PetscFunctionBegin;
-  if (k->n + 4 + len > k->cap) {
-    size_t cap = 2 * (k->cap + 4 + len);
-    char  *b;
-    PetscCall(PetscMalloc1(cap, &b));
-    if (k->n) PetscCall(PetscArraycpy(b, k->b, k->n));
-    PetscCall(PetscFree(k->b));
-    k->b = b, k->cap = cap;
-  }
-  memcpy(k->b + k->n, &l, 4);
-  memcpy(k->b + k->n + 4, s, len);
-  k->n += 4 + len;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode KeysAdd(Keys *k, const char *key, const char *val)
-{
-  PetscFunctionBegin;
-  PetscCall(KeysAppend(k, key, strlen(key)));
-  PetscCall(KeysAppend(k, val, strlen(val)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The i-th (from *pos) length-prefixed string of b[0..n): 0 at the end, -1 if corrupt. */
-static int KeysNext(const char *b, size_t n, size_t *pos, const char **s, size_t *len)
-{
-  uint32_t l;
-  if (*pos == n) return 0;
-  if (n - *pos < 4) return -1;
-  memcpy(&l, b + *pos, 4);
-  if (n - *pos - 4 < l) return -1;
-  *s = b + *pos + 4, *len = l, *pos += 4 + (size_t)l;
-  return 1;
-}
-
-/* The value of key in a keys record; found: 0 absent, 1 present, -1 corrupt. */
-static void KeysFind(const char *b, size_t n, const char *key, const char **val, size_t *vlen, int *found)
-{
-  size_t      pos = 0, kl;
-  const char *k;
-  int         st;
-
-  *found = 0;
-  while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
-    if (KeysNext(b, n, &pos, val, vlen) != 1) break;
-    if (kl == strlen(key) && !memcmp(k, key, kl)) {
-      *found = 1;
-      return;
-    }
-  }
-  if (st) *found = -1;
-}
-
-/* The settings in effect that decide the run's arithmetic, as "key: value"
- * lines (numbers and registered names only): the solver's, the coupling's,
- * the network's; the rank count where the bits depend on the layout. A
- * restart must agree on them (BuildKeys); the run file holds them as its
- * `settings` attribute (miniapp-compare). */
-PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len)
-{
-  size_t    n;
-  PetscBool atomic = !RunOrdered(c); /* the seed steers only an atomic half: no key in a run without one */
-
-  PetscFunctionBegin;
-  desc[0] = 0;
-  PetscCall(SolverDescribe(c->rep[0].solver, desc, len));
-  n = strlen(desc);
-  PetscCall(PetscSNPrintf(desc + n, len - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
-                         atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
-  n = strlen(desc);
-  if (c->mode == COUPLING_GUESS)
-    PetscCall(PetscSNPrintf(desc + n, len - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
-  if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, len - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
-  if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, len));
-  if (!RunLayoutFree(c)) { /* the bits of this run depend on the layout */
-    n = strlen(desc);
-    PetscCall(PetscSNPrintf(desc + n, len - n, "mpi_ranks: %d\n", (int)c->size));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The run's keys: its step, the effective settings, the options as given. */
-static PetscErrorCode BuildKeys(Coupled c, Keys *k)
-{
-  char      desc[4096], *all, *tok, *save = NULL, *name = NULL, val[4096];
-  PetscInt  step;
-  PetscBool key;
-
-  PetscFunctionBegin;
-  PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
-  PetscCall(PetscSNPrintf(val, sizeof val, "%" PetscInt_FMT, step));
-  PetscCall(KeysAdd(k, "step", val));
-  desc[0] = 0;
-  PetscCall(CoupledSettings(c, desc, sizeof desc));
-  for (char *line = desc, *end; *line; line = end + 1) { /* our own "key: value" lines: numbers and registered names only */
-    char *colon = strstr(line, ": ");
-    end         = strchr(line, '\n');
-    if (!end || !colon || colon > end) break;
-    *colon = 0, *end = 0;
-    PetscCall(KeysAdd(k, line, colon + 2));
-  }
-  PetscCall(PetscOptionsGetAll(NULL, &all)); /* "-name value -name -name value ...": values joined by spaces */
-  val[0] = 0;
-  for (tok = strtok_r(all, " ", &save);; tok = strtok_r(NULL, " ", &save)) {
-    key = PETSC_FALSE;
-    if (tok) PetscCall(PetscOptionsValidKey(tok, &key));
-    if ((key || !tok) && name) {
-      if (!RestartFree(c, name) && !RestartDescribed(name)) PetscCall(KeysAdd(k, name, val));
-      name = NULL;
-    }
-    if (!tok) break;
-    if (key) name = tok, val[0] = 0;
-    else if (name) {
-      size_t n = strlen(val);
-      PetscCall(PetscSNPrintf(val + n, sizeof val - n, "%s%s", n ? " " : "", tok));
-    }
-  }
-  PetscCall(PetscFree(all));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* A value for a one-line message: newlines and other controls escaped. */
-static void Printable(const char *v, size_t n, char *out, size_t len)
-{
-  size_t j = 0;
-  for (size_t i = 0; i < n && j + 5 < len; i++) {
-    unsigned char ch = (unsigned char)v[i];
-    if (ch >= 32 && ch != 127) out[j++] = (char)ch;
-    else j += (size_t)snprintf(out + j, len - j, "\\x%02x", ch);
-  }
-  out[j] = 0;
-}
-
-/* "key value", "-name value", "-name" (given without a value) or "no -name". */
-static void Phrase(const char *key, const char *v, size_t vl, PetscBool present, char *out, size_t len)
-{
-  char p[512];
-  Printable(v, present ? vl : 0, p, sizeof p);
-  if (!present) snprintf(out, len, "no %s", key);
-  else snprintf(out, len, "%s%s%s", key, p[0] ? " " : "", p);
-}
-
-/* Every key of either run must have the same value in both (step aside). */
-static PetscErrorCode CompareKeys(Coupled c, const char *option, const char *path, const Keys *mine, const char *theirs, size_t tn)
-{
-  for (int pass = 0; pass < 2; pass++) { /* mine against theirs, then keys only theirs has */
-    const char *b = pass ? theirs : mine->b, *o = pass ? mine->b : theirs;
-    size_t      n = pass ? tn : mine->n, on = pass ? mine->n : tn, pos = 0, kl, vl, ol;
-    const char *k, *v, *ov;
-    int         st, found;
-    while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
-      char key[256], a[800], m[800];
-      PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
-      if (kl >= sizeof key) continue;
-      memcpy(key, k, kl), key[kl] = 0;
-      if (!strcmp(key, "step") || RestartDescribed(key)) continue; /* described: a file written before this rule holds them as given */
-      KeysFind(o, on, key, &ov, &ol, &found);
-      PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
-      if (found && ol == vl && !memcmp(ov, v, vl)) continue;
-      if (pass && found) continue; /* a different value: the first pass named it */
-      Phrase(key, pass ? v : ov, pass ? vl : ol, pass || found, a, sizeof a); /* the checkpoint's */
-      Phrase(key, v, vl, !pass, m, sizeof m);                                /* this run's */
-      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "%s %s: the checkpoint was written with %s, this run has %s (restart with the options and build that wrote it; only output, verification and placement options may change)", option, path, a, m);
-    }
-    PetscCheck(st == 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
-  }
-  return PETSC_SUCCESS;
 }
 
 /* Everything after the description, in either direction (CkptData/CkptVec):
@@ -396,7 +193,7 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
 PetscErrorCode CheckpointWrite(Coupled c)
 {
   Ckpt           ck;
-  Keys           keys = {NULL, 0, 0};
+  RestartKeys    keys = {NULL, 0, 0};
   char           desc[4096], *all = NULL;
   PetscInt       step;
   PetscReal      t;
@@ -411,7 +208,7 @@ PetscErrorCode CheckpointWrite(Coupled c)
   PetscCall(PetscSNPrintf(desc, sizeof desc, "miniapp checkpoint of a coupled run (see docs/reliability.md)\nstep: %" PetscInt_FMT "\ntime: %.17g\nepoch: %" PetscInt_FMT "\nmpi_ranks: %d\nomp_threads: %d\nminiapp_version: %s\nsource_revision: %s\noptions: %.1500s\n",
                          step, (double)t, c->epoch, c->size, omp_get_max_threads(), MINIAPP_VERSION, MINIAPP_REVISION, all ? all : ""));
   PetscCall(PetscFree(all));
-  PetscCall(BuildKeys(c, &keys));
+  PetscCall(RestartKeysBuild(c, &keys));
   ierr = CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck);
   if (!ierr) {
     ierr = CkptPut(ck, "description", desc, strlen(desc) + 1);
@@ -448,7 +245,7 @@ PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed)
 static PetscErrorCode Read(Coupled c, const char option[], const char path[], int64_t *stepp)
 {
   Ckpt           ck;
-  Keys           mine = {NULL, 0, 0};
+  RestartKeys    mine = {NULL, 0, 0};
   char          *theirs = NULL, v[64], *end;
   const char    *sv;
   size_t         len, svl;
@@ -468,10 +265,10 @@ static PetscErrorCode Read(Coupled c, const char option[], const char path[], in
   if (!ierr) ierr = PetscMalloc1(len + 1, &theirs);
   if (!ierr) ierr = CkptGet(ck, "keys", theirs, len);
   /* the run the file continues must be this one: every key of either */
-  if (!ierr) ierr = BuildKeys(c, &mine);
-  if (!ierr) ierr = CompareKeys(c, option, path, &mine, theirs, len);
+  if (!ierr) ierr = RestartKeysBuild(c, &mine);
+  if (!ierr) ierr = RestartKeysCompare(c, option, path, &mine, theirs, len);
   if (!ierr) { /* its step, before any record sized by it is read */
-    KeysFind(theirs, len, "step", &sv, &svl, &have);
+    RestartKeysFind(theirs, len, "step", &sv, &svl, &have);
     if (have == 1 && svl > 0 && svl < sizeof v) {
       memcpy(v, sv, svl), v[svl] = 0;
       step = strtoll(v, &end, 10);

@@ -7,6 +7,7 @@
  *   observe.c           per-step / per-epoch replica metrics and records
  *   coupling_output.c   the NetCDF file of the run
  *   checkpoint.c        checkpoint/restart
+ *   restart_keys.c      what a restart must agree on; the settings in effect
  *   faults.c            fault injection, detection and response */
 #ifndef MINIAPP_COUPLING_IMPL_H
 #define MINIAPP_COUPLING_IMPL_H
@@ -185,8 +186,17 @@ PetscErrorCode CheckpointWrite(Coupled c);
 PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end of the run */
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
-PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len); /* "key: value" lines of the settings in effect (checkpoint.c) */
 PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */
+
+/* restart_keys.c: what a restart must agree on, as length-prefixed (key, value) pairs in a growing buffer (PetscFree b) */
+typedef struct {
+  char  *b;
+  size_t n, cap;
+} RestartKeys;
+PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len); /* "key: value" lines of the settings in effect */
+PetscErrorCode RestartKeysBuild(Coupled c, RestartKeys *k);        /* the run's step, settings in effect and options as given */
+PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine, const char *theirs, size_t tn);
+void           RestartKeysFind(const char *b, size_t n, const char *key, const char **val, size_t *vlen, int *found);
 
 /* faults.c */
 PetscErrorCode FaultsSetFromOptions(Coupled c);
