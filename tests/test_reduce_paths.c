@@ -202,9 +202,10 @@ static void outer_case(size_t n, size_t nx, size_t ny, size_t xoff, OuterCount *
   free(x), free(y), free(r), free(r2), free(ex), free(ey);
 }
 
-/* gsum_add_outer against the model: 11 x rows (blocks and their edges) and 3
- * and 1 (the pass for fewer x rows than a block, whose single row takes
- * every one of the 16 row kinds, NaN and Inf rows apart), 13 or 37 y rows
+/* gsum_add_outer against the model: 11 x rows (blocks and their edges), 3
+ * and 2 (AVX2 blocks 3 rows, AVX-512 4: a block, or the pass for fewer x
+ * rows than a block) and 1 (that pass, whose single row takes every one of
+ * the 16 row kinds, NaN and Inf rows apart), 13 or 37 y rows
  * (37 + the bias: two groups), sizes across the 512-sample blocks. */
 static void test_outer(void)
 {
@@ -213,6 +214,7 @@ static void test_outer(void)
   for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
     outer_case(sizes[t], 11, t % 2 ? 37 : 13, t, &k);
     outer_case(sizes[t], 3, t % 2 ? 13 : 37, t, &k);
+    outer_case(sizes[t], 2, t % 2 ? 37 : 13, t + 3, &k);
   }
   for (size_t off = 0; off < 16; off++) outer_case(off % 2 ? 1031 : 1000, 1, off % 4 < 2 ? 37 : 13, off, &k);
   int pairs = k.pairs, bad = k.bad, badsplit = k.badsplit, offmax = k.offmax;
