@@ -534,20 +534,21 @@ extern "C" int gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t l
   return outer_call(npair, ny, X, ldx, Y, ldy, len, ws, dst, nullptr, nullptr, bx, by);
 }
 
-extern "C" int gradsum_cuda_rowmax(int nrow, const float *X, size_t ldx, size_t len, gradsum_ws *ws, float *h)
+extern "C" int gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, float *h)
 {
-  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK;
+  size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, nrow = (size_t)(nx > 0 ? nx : 0) + (size_t)(ny > 0 ? ny : 0);
   int    rc;
-  if (nrow <= 0) return 0;
+  if (nrow == 0) return 0;
   if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
-  if ((rc = ws_scratch(ws, (size_t)nrow * sizeof(unsigned)))) return rc; /* stream-ordered after any earlier use */
+  if ((rc = ws_scratch(ws, nrow * sizeof(unsigned)))) return rc; /* stream-ordered after any earlier use */
   unsigned *d = (unsigned *)ws->dev;
-  CK_GS(cudaMemsetAsync(d, 0, (size_t)nrow * sizeof(unsigned)));
+  CK_GS(cudaMemsetAsync(d, 0, nrow * sizeof(unsigned)));
   if (nch) {
     size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
-    gradsum_rowmax_kernel<<<dim3((unsigned)nrow, (unsigned)nty), GS_THREADS>>>(nrow, X, ldx, len, (int)nch, d);
+    if (nx > 0) gradsum_rowmax_kernel<<<dim3((unsigned)nx, (unsigned)nty), GS_THREADS>>>(nx, X, ldx, len, (int)nch, d);
+    if (ny > 0) gradsum_rowmax_kernel<<<dim3((unsigned)ny, (unsigned)nty), GS_THREADS>>>(ny, Y, ldy, len, (int)nch, d + (nx > 0 ? nx : 0));
   }
-  return (int)cudaMemcpy(h, d, (size_t)nrow * sizeof *h, cudaMemcpyDeviceToHost);
+  return (int)cudaMemcpy(h, d, nrow * sizeof *h, cudaMemcpyDeviceToHost); /* both blocks' maxima in one wait */
 }
 
 /* An outer call's pair p on the host: the gsum state from the digits of its

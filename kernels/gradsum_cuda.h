@@ -191,11 +191,12 @@ int  gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const flo
  * rows' and the ny y rows' exponents (nx = npair / (ny + 1)); the rows must
  * lie within them. No maxima are found and nothing waits for the device. */
 int  gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by);
-/* The largest |x| of each of nrow rows over len samples, onto the host (h[nrow];
- * +Inf for a row holding an Inf or NaN): the maxima kernels/reduce.h's
- * gsum_units takes, whose exponents then reach gradsum_cuda_outer_at as
- * bounds (gsum_unit_bound). Waits for the device. */
-int  gradsum_cuda_rowmax(int nrow, const float *X, size_t ldx, size_t len, gradsum_ws *ws, float *h);
+/* The largest |x| of each of the nx rows of X and then the ny rows of Y over
+ * len samples, onto the host (h[nx + ny]; +Inf for a row holding an Inf or
+ * NaN): the maxima kernels/reduce.h's gsum_units takes, whose exponents then
+ * reach gradsum_cuda_outer_at as bounds (gsum_unit_bound). Waits for the
+ * device once (a layer's deltas and inputs in one copy). */
+int  gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, float *h);
 int  gradsum_cuda_flush(gradsum_ws *ws);
 void gradsum_cuda_free(gradsum_ws *ws);
 #ifdef __cplusplus

@@ -428,8 +428,7 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
     size_t din = m->dim[l], dout = m->dim[l + 1], rows = layer_rows(din);
     float *bnd = m->hb;
     if (st == RED_REPRODUCIBLE) { /* the layer's exponents from its rows' maxima (all ranks) and the last step's */
-      CK(gradsum_cuda_rowmax((int)dout, m->D[cur], m->cap, n, &m->ws, bnd));
-      CK(gradsum_cuda_rowmax((int)din, m->A[l], m->cap, n, &m->ws, bnd + dout));
+      CK(gradsum_cuda_rowmax((int)dout, m->D[cur], m->cap, (int)din, m->A[l], m->cap, n, &m->ws, bnd));
       if (units(bnd, dout + din, l, ctx)) return (int)cudaErrorUnknown;
       CK(cudaMemcpy(m->db, bnd, (dout + din) * sizeof *bnd, cudaMemcpyHostToDevice));
     }

@@ -259,7 +259,21 @@ cudaError_t cudaFreeHost(void *p)
   return cudaSuccess;
 }
 
+/* The host's waits on the device: a synchronous copy to or from host memory
+ * (pageable host memory: the runtime syncs the stream first) and the
+ * Synchronize calls. A real device's fixed cost per call is mostly these;
+ * test_emu_errors counts a train step's. */
+static unsigned long host_waits;
+extern "C" unsigned long cudaemu_host_waits(void) { return host_waits; }
+
+static cudaError_t copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+  if (n && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost)) host_waits++;
+  return copy(dst, src, n, kind);
+}
+
+static cudaError_t copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
   int dd = find(dst, n) != NULL, sd = find(src, n) != NULL;
   int ok = kind == cudaMemcpyHostToDevice ? dd && !find(src, 1) : kind == cudaMemcpyDeviceToHost ? sd && !find(dst, 1) : kind == cudaMemcpyDeviceToDevice ? dd && sd : 1;
@@ -282,7 +296,7 @@ cudaError_t cudaMemset(void *p, int v, size_t n)
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
-cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t) { return cudaMemcpy(d, s, n, k); } /* one stream: in order */
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t) { return copy(d, s, n, k); } /* one stream: in order; no wait */
 cudaError_t cudaGetLastError(void)
 {
   cudaError_t e = last_error;
@@ -323,13 +337,13 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) { return *v = a == cudaDevAttrMultiProcessorCount ? 2 : 0, cudaSuccess; } /* compute mode 0: default */
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return host_waits++, cudaSuccess; }
 struct emu_event {
   double t;
 };
 #include <chrono>
 cudaError_t cudaEventCreate(cudaEvent_t *e) { return *e = new emu_event{0}, cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) { return e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(), cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return host_waits++, cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { return *ms = (float)(1e3 * (b->t - a->t)), cudaSuccess; }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { return delete e, cudaSuccess; }
