@@ -132,7 +132,7 @@ GS_HD void gradsum_gemm_shape(int nx, int ny, int *TJ, int *TK)
 #define GS_GRID_Y 65535u /* the y-dimension limit of a grid */
 
 #if defined(__cplusplus)
-/* gradsum_gemm_cuda.cu's launchers, for gradsum_cuda.cu (CUDA code only): the
+/* gradsum_gemm_cuda.cu's launchers, for gradsum_cuda.cu and gsum_cuda.cu (CUDA code only): the
  * float sums (partial: one per pair and chunk of samples, the chunk index
  * major, gradsum_gemm_nchunk(len) chunks; or acc: atomicAdd into one per
  * pair) and the reproducible bins (as gradsum_gbins_kernel's). */

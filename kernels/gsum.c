@@ -22,7 +22,7 @@
  * widened floats is exact in double: the generic path multiplies and adds.
  * The rows are widened to double and scaled by 2^-ex (exact), so that
  * |x| < 1, |y| < 1 and |x y| < 1 - 2^-24: b0 never reaches 4.
- * The same arithmetic runs on the GPU (gradsum_cuda.cu, gsum_fold in
+ * The same arithmetic runs on the GPU (gsum_cuda.cu, gsum_fold in
  * gradsum_cuda.h): the same integers, the same bits. */
 #include "reduce.h"
 #include "reduce_impl.h"
