@@ -170,7 +170,6 @@ AI void fold_generic(v4d a, v4d b, rs_v4u *S0)
   *S0 += (rs_v4u)b0;
 }
 
-
 /* The fold's count after m4 products (lanes summed, m4 bits(M0) taken off). */
 AI void counts(gsum_t *g, rs_v4u S0, size_t m4) { g->c += rsum_fold_count((S0[0] + S0[1]) + (S0[2] + S0[3]), m4, GSUM_M0); }
 
