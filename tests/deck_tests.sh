@@ -50,6 +50,13 @@ docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d is not None]
 assert len(docs) == 2 and docs[0]["verification"] == "VALID" and docs[1]["verdict"] == "VALID", [type(d) for d in docs]
 print("stdout: a YAML stream of", len(docs), "documents")
 PY
+  # the user's start-up: without GOMP_SPINCOUNT (the suite sets it, tests/CMakeLists.txt) the miniapp re-executes
+  # itself to set it (kernels/spincount.h), and the report's environment says so
+  if [ "$deck" = heat-small ]; then
+    env -u GOMP_SPINCOUNT "$app" -scenario heat -da_grid_x 8 -da_grid_y 8 -ts_max_steps 1 -report "$tmp/spin.yaml" > /dev/null 2>&1 || fail "the run without GOMP_SPINCOUNT failed"
+    grep -q '^    GOMP_SPINCOUNT: "2000"$' "$tmp/spin.yaml" || { grep -A3 environment "$tmp/spin.yaml"; fail "without GOMP_SPINCOUNT the run did not re-execute itself with GOMP_SPINCOUNT=2000"; }
+    echo "ok: the re-execution sets GOMP_SPINCOUNT=2000"
+  fi
   # -version: the versions and no run (it ran the whole problem, then printed PETSc's banner after the summary)
   (cd "$tmp" && "$app" -version > version.txt 2> version.err) || fail "-version: exit $?"
   head -n 1 "$tmp/version.txt" | grep -Eq '^miniapp [^ ]+ \(source revision [^)]+\): solver reduction [a-z]+, surrogate reduction [a-z]+; Petsc Release Version 3' &&
