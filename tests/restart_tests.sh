@@ -10,6 +10,9 @@
 #   crash    SIGKILL after a -checkpoint_every checkpoint: the restart from it
 #            ends where an uninterrupted run does
 #   bad      bad checkpoints and options: one line, exit 1, nothing written
+#            (the refusals every build makes alike)
+#   bad_strategy  those that depend on the build's strategy: another
+#            -atomic_order_seed, another rank count
 #   output   a restart continues the run file: stopped by SIGTERM three times
 #            and requeued with the same command, the NetCDF file and summary
 #            equal the uninterrupted run's; another file is refused, untouched
@@ -184,21 +187,6 @@ bad)
   [ "$(key "$tmp/rd.yaml" state_hash)" = "$(key "$tmp/u6.yaml" state_hash)" ] || fail "a restart that restated defaults did not continue bitwise"
   check 'written with dt 1, this run has dt 0.5' "${g[@]}" -ts_dt 0.5 -ts_max_steps 6 -restart "$tmp/good.bin"
   check 'written with ksp_tolerances 1e-10 ' "${g[@]}" -ksp_rtol 1e-9 -ts_max_steps 6 -restart "$tmp/good.bin"
-  if [ "$solver" = atomic ] || [ "$surr" = atomic ]; then
-    check 'written with atomic_order_seed 0, this run has atomic_order_seed 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
-  else # no atomic half: the seed changes no bit, so a restart with another is the same run (it was refused)
-    run "$tmp/s9.yaml" "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
-    run "$tmp/s0.yaml" "${g[@]}" -ts_max_steps 6
-    [ "$(key "$tmp/s9.yaml" state_hash)" = "$(key "$tmp/s0.yaml" state_hash)" ] || fail "-atomic_order_seed changed the bits of a build without an atomic half"
-  fi
-  # outside the reproducible build the rank count is part of the bits: a restart on other ranks ran VALID with a state
-  # no run produces (the reproducible build's layout restarts: restart_layout)
-  if [ "$solver" != reproducible ] || [ "$surr" != reproducible ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    rc=0; mpiexec --oversubscribe -n 2 "$app" "${g[@]}" -ts_max_steps 6 -restart "$tmp/good.bin" -summary "$tmp/r2.yaml" > "$tmp/r2.log" 2>&1 || rc=$?
-    [ $rc = 1 ] && grep -q 'written with mpi_ranks 1, this run has mpi_ranks 2' "$tmp/r2.log" && [ ! -e "$tmp/r2.yaml" ] || { cat "$tmp/r2.log"; fail "a $solver/$surr restart on 2 ranks of a 1-rank checkpoint: exit $rc"; }
-    echo "ok: a restart on other ranks refused in the $solver/$surr build"
-  fi
   # PETSc's own reductions (-solver_stock_vec) depend on the layout in every build: the reproducible build took a
   # restart of a 1-rank checkpoint on 2 ranks and ran VALID to a state neither layout produces
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -251,6 +239,25 @@ PY
   check 'checkpoint .*w.yaml' "${g[@]}" -ts_max_steps 2 -checkpoint "$tmp/w.yaml" -summary "$tmp/w.yaml"
   check 'restart .*good.bin' "${g[@]}" -ts_max_steps 4 -restart "$tmp/good.bin" -summary "$tmp/good.bin"
   [ "$(stat -c %s "$tmp/good.bin")" = "$sz" ] || fail "a refused run changed the checkpoint"
+  ;;
+bad_strategy) # the refusals that depend on this build's strategy: a seed, another rank count
+  g=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -coupling guess)
+  run "$tmp/w.yaml" "${g[@]}" -ts_max_steps 3 -checkpoint "$tmp/good.bin"
+  if [ "$solver" = atomic ] || [ "$surr" = atomic ]; then
+    check 'written with atomic_order_seed 0, this run has atomic_order_seed 9' "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
+  else # no atomic half: the seed changes no bit, so a restart with another is the same run (it was refused)
+    run "$tmp/s9.yaml" "${g[@]}" -atomic_order_seed 9 -ts_max_steps 6 -restart "$tmp/good.bin"
+    run "$tmp/s0.yaml" "${g[@]}" -ts_max_steps 6
+    [ "$(key "$tmp/s9.yaml" state_hash)" = "$(key "$tmp/s0.yaml" state_hash)" ] || fail "-atomic_order_seed changed the bits of a build without an atomic half"
+  fi
+  # outside the reproducible build the rank count is part of the bits: a restart on other ranks ran VALID with a state
+  # no run produces (the reproducible build's layout restarts: restart_layout)
+  if [ "$solver" != reproducible ] || [ "$surr" != reproducible ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    rc=0; mpiexec --oversubscribe -n 2 "$app" "${g[@]}" -ts_max_steps 6 -restart "$tmp/good.bin" -summary "$tmp/r2.yaml" > "$tmp/r2.log" 2>&1 || rc=$?
+    [ $rc = 1 ] && grep -q 'written with mpi_ranks 1, this run has mpi_ranks 2' "$tmp/r2.log" && [ ! -e "$tmp/r2.yaml" ] || { cat "$tmp/r2.log"; fail "a $solver/$surr restart on 2 ranks of a 1-rank checkpoint: exit $rc"; }
+    echo "ok: a restart on other ranks refused in the $solver/$surr build"
+  fi
   ;;
 output)
   args=("${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 400 -output_every 7 -threads 1)

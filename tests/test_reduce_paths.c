@@ -1,8 +1,9 @@
 /* tests/test_reduce_paths.c: the reproducible accumulators' vector paths
- * (generic, AVX2, AVX-512; MINIAPP_RSUM_ISA picks the one under test where a
- * test does not loop over them) held to scalar models of their definitions,
- * state for state: rsum (the solver's sums) and gsum (the surrogate's
- * gradient sums), then gsum's accuracy bound on the hard data sets. */
+ * (generic, AVX2, AVX-512: every one the CPU has, one after the other in this
+ * process; MINIAPP_RSUM_ISA=generic|avx2|avx512 tests that one alone) held to
+ * scalar models of their definitions, state for state: rsum (the solver's
+ * sums) and gsum (the surrogate's gradient sums), then gsum's accuracy bound
+ * on the hard data sets; and the path a run takes is the widest. */
 #include "reduce_testdata.h"
 
 /* rsum's state against its definition, on every vector path the CPU has:
@@ -223,18 +224,10 @@ static void test_outer(void)
   CHECK(offmax > 0, "gsum_add_outer: the data must include pairs whose bound is far above their largest product");
   printf("gsum_add_outer (%s path): %d pairs (%d with the bound 16x above every product), states equal to the model and to three pieces in reverse: %s\n", rsum_isa(), pairs, offmax,
          bad || badsplit ? "no" : "yes");
-#if defined(__x86_64__)
-  { /* MINIAPP_RSUM_ISA names the path under test (kernels_reduce_isa_*): it must be the one taken, where the CPU has it */
-    const char *want = getenv("MINIAPP_RSUM_ISA");
-    if (want && !*want) want = NULL; /* set empty (kernels_reduce_isa_default): the path a run takes */
-    if (want && strcmp(want, rsum_isa()) && !(!strcmp(want, "avx512") && !__builtin_cpu_supports("avx512vl")) && !(!strcmp(want, "avx2") && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))))
-      CHECK(0, "MINIAPP_RSUM_ISA=%s, but gsum_add_outer took the %s path", want, rsum_isa());
-    /* rsum's lanes on that path: 2, 4 or 8 */
-    int l = !strcmp(rsum_isa(), "generic") ? 2 : !strcmp(rsum_isa(), "avx2") ? 4 : 8;
-    CHECK(rsum_lanes() == l, "MINIAPP_RSUM_ISA=%s: rsum runs %d lanes on the %s path, not %d", want ? want : "(unset)", rsum_lanes(), rsum_isa(), l);
-    printf("rsum (%s path): %d lanes\n", rsum_isa(), rsum_lanes());
-  }
-#endif
+  /* rsum's lanes on this path: 2, 4 or 8 */
+  int l = !strcmp(rsum_isa(), "generic") ? 2 : !strcmp(rsum_isa(), "avx2") ? 4 : 8;
+  CHECK(rsum_lanes() == l, "rsum runs %d lanes on the %s path, not %d", rsum_lanes(), rsum_isa(), l);
+  printf("rsum (%s path): %d lanes\n", rsum_isa(), rsum_lanes());
 }
 
 /* The global-unit sums' accuracy on the hard data sets (as floats), n up to
@@ -314,14 +307,44 @@ static void test_units(void)
   CHECK(gsum_unit_bound(GSUM_ZERO) == 0.0f && isinf(gsum_unit_bound(GSUM_NONFINITE)), "gsum_unit_bound of the markers");
 }
 
+/* The paths this CPU has, narrowest first (rsum_set_isa falls back to the
+ * widest for one it lacks); MINIAPP_RSUM_ISA set non-empty: that one alone. */
+static int cpu_paths(const char **path)
+{
+  static const char *const all[] = {"generic", "avx2", "avx512"};
+  const char              *want  = getenv("MINIAPP_RSUM_ISA");
+  int                      n     = 0;
+  if (want && *want) {
+    CHECK(!strcmp(want, all[0]) || !strcmp(want, all[1]) || !strcmp(want, all[2]), "MINIAPP_RSUM_ISA=%s names no path", want);
+    path[n++] = rsum_set_isa(want); /* one the CPU lacks: the widest it has, said in the output */
+    return n;
+  }
+  for (int p = 0; p < 3; p++)
+    if (!strcmp(rsum_set_isa(all[p]), all[p])) path[n++] = all[p];
+  return n;
+}
+
 int main(void)
 {
+  const char *path[3];
+  int         npaths = cpu_paths(path);
   test_units();
   test_rsum_model();
-  test_outer();
-  test_outer_accuracy(1000);
-  test_outer_accuracy(65537);
-  test_outer_accuracy(((size_t)1 << 24) + 3);
+  for (int p = 0; p < npaths; p++) {
+    rsum_set_isa(path[p]);
+    printf("== the %s path\n", rsum_isa());
+    test_outer();
+    test_outer_accuracy(1000);
+    test_outer_accuracy(65537);
+    test_outer_accuracy(((size_t)1 << 24) + 3);
+  }
+  /* a run takes the widest path the CPU has (the last above), unless MINIAPP_RSUM_ISA names another */
+  const char *want = getenv("MINIAPP_RSUM_ISA");
+  rsum_set_isa(want && *want ? want : NULL);
+  CHECK((want && *want) || !strcmp(rsum_isa(), path[npaths - 1]), "a run takes the %s path, not the widest the CPU has (%s)", rsum_isa(), path[npaths - 1]);
+  printf("paths tested: %d (", npaths);
+  for (int p = 0; p < npaths; p++) printf("%s%s", p ? ", " : "", path[p]);
+  printf("); a run takes %s\n", rsum_isa());
   printf("%s: %d failure(s)\n", failures ? "FAILED" : "OK", failures);
   return failures ? 1 : 0;
 }
