@@ -68,6 +68,27 @@ def strategy(build):
     return "unknown"
 
 
+def in_order(fn, items, jobs):
+    """fn over items, at most jobs at a time, the results in the items' order. A
+    failure (fn raises, e.g. run's sys.exit) starts nothing more: the runs already
+    going finish (at most jobs - 1), then it is raised."""
+    results, running, todo = [None] * len(items), {}, iter(enumerate(items))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        def start_next():
+            for i, x in todo:
+                running[pool.submit(fn, x)] = i
+                return
+
+        for _ in range(jobs):
+            start_next()
+        while running:
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in done:
+                results[running.pop(f)] = f.result()
+                start_next()
+    return results
+
+
 def detect(a):
     if a.jobs < 1 or a.trials < 1:
         sys.exit(f"faultstudy: --jobs {a.jobs} --trials {a.trials}: each must be at least 1")
@@ -90,8 +111,7 @@ def detect(a):
                 bit, t = job
                 return run(app, base + ["-inject", f"site={site},{when},bit={bit},entry=random,seed={t + 1}{extra}"], tempfile.mkdtemp(dir=tmp))
 
-            with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-                done = list(pool.map(one, todo))  # in order: the rows do not depend on --jobs
+            done = in_order(one, todo, a.jobs)  # the rows do not depend on --jobs
             for (bit, t), s in zip(todo, done):
                 f = s.get("fault", {}) if not s["crashed"] else {}
                 when_v = STEP if solver else EPOCH
