@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # tests/coupling_tests.sh: end-to-end tests of the coupled loop, one per ctest
-# entry: coupling_tests.sh NAME MINIAPP SOLVER_STRATEGY SURROGATE_STRATEGY
+# entry: coupling_tests.sh NAME MINIAPP SOLVER_STRATEGY SURROGATE_STRATEGY [FIXTURE_DIR]
+# default_runs (the fixture coupling_default, made once per build): the
+# default deck with 1 replica and with -guess_learn residual, their summaries
+# and reports in FIXTURE_DIR; guess_saves and docs_coupling read them.
 set -u
-name=$1 app=$2 ssolver=$3 ssurr=$4
+name=$1 app=$2 ssolver=$3 ssurr=$4 fix=${5:-}
 . "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 ordered=1; [ "$ssolver" = atomic ] || [ "$ssurr" = atomic ] && ordered=0
@@ -66,13 +69,25 @@ ranks) # reproducible: coupled state and weights identical for any ranks x threa
   done
   echo "state_hash $(key "$tmp/a" state_hash) weights_hash $(key "$tmp/a" weights_hash) for 1x1 1x2 2x1 3x1"
   ;;
+default_runs)
+  [ -n "$fix" ] || fail "default_runs needs the fixture folder"
+  rm -rf "$fix" && mkdir -p "$fix" || fail "cannot make $fix"
+  seed=(); [ $ordered = 0 ] && seed=(-atomic_order_seed 1)
+  deck=(-options_file "$(dirname "$0")/../inputs/default.opts" -replicas 1 -threads 2 "${seed[@]}")
+  run "$tmp/g" "${deck[@]}" -report "$tmp/default.report.yaml"
+  run "$tmp/r" "${deck[@]}" -guess_learn residual -report "$tmp/residual.report.yaml"
+  # complete files only: a failed run above leaves the folder empty
+  mv "$tmp/g" "$fix/default.summary.yaml" && mv "$tmp/r" "$fix/residual.summary.yaml" && mv "$tmp"/*.report.yaml "$fix/" || fail "cannot fill $fix"
+  echo "ok: the default deck's runs in $fix: $(ls "$fix" | tr '\n' ' ')"
+  ;;
 guess_saves) # stated deck: inputs/default.opts, 1 replica. The learned guess must save >= 30% of the
              # Krylov iterations against none and beat the extrapolation; the combination must not be
              # worse than its best part (its energy-norm promise, checked here in iterations). Atomic
              # builds replay a seeded order: real atomics train a different network each run, and the
              # margins below (3-6% there) would hold only most of the time
   seed=(); [ $ordered = 0 ] && seed=(-atomic_order_seed 1)
-  run "$tmp/g" -options_file "$(dirname "$0")/../inputs/default.opts" -replicas 1 "${seed[@]}"
+  [ -s "$fix/default.summary.yaml" ] && [ -s "$fix/residual.summary.yaml" ] || fail "no default deck runs in '$fix' (the fixture coupling_default: coupling_default_runs)"
+  cp "$fix/default.summary.yaml" "$tmp/g" && cp "$fix/residual.summary.yaml" "$tmp/r" || fail "cannot read $fix"
   for g in none extrapolation fischer learned combined; do eval "i_$g=\$(key \"\$tmp/g\" ksp_iterations_total_$g)"; done
   echo "Krylov iterations: none $i_none, extrapolation $i_extrapolation, fischer $i_fischer, learned $i_learned, combined $i_combined"
   [ "$(key "$tmp/g" ksp_iterations_total)" = "$i_combined" ] || fail "the run's own iterations differ from its combined row"
@@ -88,7 +103,6 @@ guess_saves) # stated deck: inputs/default.opts, 1 replica. The learned guess mu
   # (never worse in the energy norm; in iterations within rounding's +-1%)
   [ -n "$i_projection" ] && [ $((i_combined * 100)) -le $((i_projection * 101 + 200)) ] || fail "combined ($i_combined) worse than its projection alone ($i_projection)"
   # -guess_learn residual: the network learns what the projection misses and earns >= 10% (docs/coupling.md: 12%)
-  run "$tmp/r" -options_file "$(dirname "$0")/../inputs/default.opts" -replicas 1 -guess_learn residual "${seed[@]}"
   r_c=$(key "$tmp/r" ksp_iterations_total_combined) r_p=$(key "$tmp/r" ksp_iterations_total_projection)
   echo "projection row: $i_projection (combined $i_combined); -guess_learn residual: combined $r_c, projection $r_p"
   [ $((r_c * 10)) -le $((r_p * 9)) ] || fail "-guess_learn residual: combined $r_c is not 10% below the projection's $r_p"

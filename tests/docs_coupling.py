@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/docs_coupling.py MINIAPP DOC: every iteration count, share and start
+"""tests/docs_coupling.py MINIAPP DOC [FIXTURE_DIR]: every iteration count, share and start
 residual docs/coupling.md quotes for the initial guesses is what the code
 gives now.
 
@@ -17,7 +17,9 @@ cores), reads each report's `coupling: guesses:` rows and checks:
     saved against 300 operator products).
 Exit 1 naming every number that drifted, with the doc's text and the run's
 value. Numbers are the reproducible build's (the page says so); ctest runs
-this in that build only."""
+this in that build only, with FIXTURE_DIR: the default deck's two reports
+come from the fixture coupling_default (coupling_default_runs, which
+coupling_guess_saves reads too), the heat deck's are run here."""
 import decimal
 import os
 import re
@@ -32,13 +34,18 @@ def fail(msgs):
     sys.exit(1)
 
 
-def run(app, src, deck, extra, tmp, name):
-    rep = os.path.join(tmp, name + ".yaml")
+def run(app, src, deck, extra, tmp, name, made=None):
+    """The guess rows of the run's report; made: that report, already written by the same command (a fixture)."""
+    rep = made or os.path.join(tmp, name + ".yaml")
     cmd = [app, "-options_file", os.path.join(src, "inputs", deck)] + extra + ["-threads", "2", "-report", rep]
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    # exit 2 (INVALID) where the deck's golden hashes are those of the default -guess_learn: the residual mode's other trajectory
-    if p.returncode != 0 and not (p.returncode == 2 and "-guess_learn" in extra and os.path.exists(rep)):
-        fail(["%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-300:])])
+    if made:
+        if not os.path.isfile(made):
+            fail(["%s: no such report (the fixture coupling_default: coupling_default_runs)" % made])
+    else:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # exit 2 (INVALID) where the deck's golden hashes are those of the default -guess_learn: the residual mode's other trajectory
+        if p.returncode != 0 and not (p.returncode == 2 and "-guess_learn" in extra and os.path.exists(rep)):
+            fail(["%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-300:])])
     rows = {}
     for m in re.finditer(r"^ +(\w+): \{iterations: (\d+), saved_pct: ([0-9.]+), start_residual_geomean: ([0-9.e+-]+),", open(rep).read(), re.M):
         rows[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
@@ -70,17 +77,19 @@ def table(doc, after):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: tests/docs_coupling.py MINIAPP docs/coupling.md")
+    if len(sys.argv) not in (3, 4):
+        print("usage: tests/docs_coupling.py MINIAPP docs/coupling.md [FIXTURE_DIR]")
         return 2
     app, docpath = sys.argv[1], sys.argv[2]
+    fix = sys.argv[3] if len(sys.argv) > 3 else None  # the default deck's reports made by coupling_default_runs
     src = os.path.dirname(os.path.dirname(os.path.abspath(docpath)))
     doc = open(docpath).read()
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
-        d = run(app, src, "default.opts", ["-replicas", "1"], tmp, "default")
+        d = run(app, src, "default.opts", ["-replicas", "1"], tmp, "default", fix and os.path.join(fix, "default.report.yaml"))
         h = run(app, src, "heat-medium.opts", [], tmp, "heat")
-        dr = run(app, src, "default.opts", ["-replicas", "1", "-guess_learn", "residual"], tmp, "default_residual")
+        dr = run(app, src, "default.opts", ["-replicas", "1", "-guess_learn", "residual"], tmp, "default_residual",
+                 fix and os.path.join(fix, "residual.report.yaml"))
         hr = run(app, src, "heat-medium.opts", ["-guess_learn", "residual"], tmp, "heat_residual")
 
     names = {"none": "none", "extrapolation": "extrapolation", "fischer": "fischer", "learned": "learned",
