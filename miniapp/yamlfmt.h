@@ -3,12 +3,12 @@
  * infinities are written .nan, .inf and -.inf. Strings: double-quoted, with
  * '"', '\' and control characters escaped (a deck name, a host name or a
  * verification message may hold them). Each call returns a fresh slot of a
- * small ring (16 numbers, 4 strings), so several can appear in one printf;
- * not thread-safe. */
+ * small ring (16 numbers, 4 strings, each string's slot grown to fit), so
+ * several can appear in one printf; not thread-safe. */
 #ifndef MINIAPP_YAMLFMT_H
 #define MINIAPP_YAMLFMT_H
 
 const char *yaml_num(const char *fmt, double x); /* fmt: one double conversion, e.g. "%.6e" */
-const char *yaml_str(const char *s);             /* at most 2000 characters of s */
+const char *yaml_str(const char *s);             /* the whole of s, however long */
 
 #endif

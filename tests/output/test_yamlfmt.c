@@ -25,6 +25,22 @@ int main(void)
   CHECK_EQ(yaml_str("say \"hi\" \\ there"), "\"say \\\"hi\\\" \\\\ there\"");
   CHECK_EQ(yaml_str("tab\there\nnl"), "\"tab\\x09here\\x0anl\"");
   CHECK_EQ(yaml_str(""), "\"\"");
+  { /* a long string is written whole (a report's petsc_configure, a long path: they were cut at 2039 characters) */
+    enum { N = 5000 };
+    static char in[N + 1], want[4 * N + 3];
+    size_t      o = 0;
+    want[o++] = '"';
+    for (int i = 0; i < N; i++) {
+      in[i] = i % 97 == 0 ? '"' : i % 89 == 0 ? '\n' : (char)('a' + i % 26);
+      if (in[i] == '"') want[o++] = '\\', want[o++] = '"';
+      else if (in[i] == '\n') memcpy(want + o, "\\x0a", 4), o += 4;
+      else want[o++] = in[i];
+    }
+    want[o++] = '"', want[o] = 0;
+    const char *x = yaml_str(in), *y = yaml_str("short"); /* the long one stays alive beside another */
+    CHECK_EQ(x, want);
+    CHECK_EQ(y, "\"short\"");
+  }
   printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
   return nfail != 0;
 }
