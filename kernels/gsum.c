@@ -359,7 +359,7 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const do
     }                                                                                                                                   \
   }
 
-/* Three builds of the same integers (kernels_reduce_isa_* hold each to a
+/* Three builds of the same integers (kernels_reduce_isa holds each to a
  * scalar model; bench_rsum_bits compares them): generic, blocks of 2 x 2
  * pairs; AVX2 with FMA (below), blocks of 3 x 3; AVX-512 (below), 512-bit
  * vectors and 32 registers, blocks of 4 x 4 (as fast as 4 x 6, faster than

@@ -113,7 +113,7 @@ AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t 
 /* Vectors returned by always-inlined helpers: no call, no ABI. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-/* The vector kernels, one build per path (kernels_reduce_isa_* run the tests
+/* The vector kernels, one build per path (kernels_reduce_isa runs the tests
  * on each; the bits cannot differ: every lane does the same IEEE operations,
  * and the integer sums are exact), each in the lanes of one register
  * (GCC splits a vector wider than the target's registers badly, through the
