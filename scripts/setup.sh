@@ -20,17 +20,19 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 fi
 variants=${*:-reproducible}
-launch=""
+launch=()
 case " ${CMAKE_ARGS:-} " in
   *_COMPILER_LAUNCHER=*) ;; # the caller chose
-  *) command -v ccache > /dev/null && launch="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache" ;;
+  *) if command -v ccache > /dev/null; then # its cache in build/ccache: shared by the variants, writable wherever build/ is
+       for lang in C CXX CUDA; do launch+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=env;CCACHE_DIR=$PWD/build/ccache;ccache"); done
+     fi ;;
 esac
 for v in $variants; do
   ssolver=${v%%-*} ssurr=${v#*-}
   for s in $ssolver $ssurr; do
     case $s in atomic|deterministic|reproducible) ;; *) echo "setup: unknown variant '$v' (atomic|deterministic|reproducible, or SOLVER-SURROGATE)" >&2; exit 2 ;; esac
   done
-  cmake -S . -B "build/$v" -DMINIAPP_SOLVER_REDUCTION="$ssolver" -DMINIAPP_SURROGATE_REDUCTION="$ssurr" $launch ${CMAKE_ARGS:-} > "build-$v.configure.log" 2>&1 \
+  cmake -S . -B "build/$v" -DMINIAPP_SOLVER_REDUCTION="$ssolver" -DMINIAPP_SURROGATE_REDUCTION="$ssurr" "${launch[@]}" ${CMAKE_ARGS:-} > "build-$v.configure.log" 2>&1 \
     || { cat "build-$v.configure.log"; exit 1; }
   grep "miniapp:" "build-$v.configure.log" | sed "s/^/[$v] /"
   rm -f "build-$v.configure.log"
