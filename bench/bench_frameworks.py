@@ -110,7 +110,7 @@ def run_child(kind, args):
     env["OMP_NUM_THREADS"] = str(args.threads)
     env["OPENBLAS_NUM_THREADS"] = "1"
     if kind == "ours":
-        cmd = [os.path.join(args.build, "surrogate", "bench_surrogate"), "-surrogate_device", "cpu", "-surrogate_layers", ",".join(map(str, args.widths)),
+        cmd = [os.path.join(args.build, "bench", "bench_surrogate"), "-surrogate_device", "cpu", "-surrogate_layers", ",".join(map(str, args.widths)),
                "-bench_n", str(args.n), "-bench_steps", str(args.steps), "-bench_reps", "1"]
     else:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", kind, "--n", str(args.n), "--steps", str(args.steps), "--threads", str(args.threads),
@@ -137,7 +137,7 @@ def run_child(kind, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build/deterministic", help="build tree with surrogate/bench_surrogate")
+    ap.add_argument("--build", default="build/deterministic", help="build tree with bench/bench_surrogate")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     ap.add_argument("--n", type=int, default=512 * 512)
     ap.add_argument("--steps", type=int, default=5)
@@ -152,7 +152,7 @@ def main():
         return child_torch(args)
     if args.threads < 1 or args.n < 1 or args.steps < 1 or args.rounds < 1:
         sys.exit("bench_frameworks: --threads, --n, --steps and --rounds must be positive")
-    exe = os.path.join(args.build, "surrogate", "bench_surrogate")
+    exe = os.path.join(args.build, "bench", "bench_surrogate")
     if not os.access(exe, os.X_OK):
         sys.exit("bench_frameworks: %s not found (build first: scripts/setup.sh deterministic)" % exe)
 

@@ -40,7 +40,7 @@ parent=$(dirname "$out")
 pack=${PACK_RUNTIME:-../shared/tools/pack-runtime}
 [ -x "$pack" ] || die "pack-runtime not found at $pack (set PACK_RUNTIME)"
 command -v nvcc > /dev/null || die "nvcc not on PATH: the CUDA toolkit is needed to build for the GPU"
-exes="miniapp/miniapp surrogate/bench_surrogate tests/surrogate/test_surrogate_cuda bench/sumstudy/miniapp-sumstudy"
+exes="miniapp/miniapp bench/bench_surrogate tests/surrogate/test_surrogate_cuda bench/sumstudy/miniapp-sumstudy"
 for v in $variants; do
   b=build/gpu/$v
   echo "gpu-pack: building $v for sm_$arch in $b"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/options_doc.py MINIAPP [-o FILE | --check FILE]: docs/options.md
 from `MINIAPP -help`: the mini-app's own options (the part of -help that
-miniapp/help.c prints first), one table per section: option, default,
+miniapp/cli/help.c prints first), one table per section: option, default,
 meaning. -o writes FILE (atomically); --check compares FILE with what it
 would write and exits 1, naming the first differing line, when FILE is stale
 (ctest docs_options runs it). Run it on the reproducible build: the text of
@@ -36,7 +36,7 @@ BOOL = re.compile(r"^  (-\S+?): <(\w+) : \w+> ?(.*)$")
 def parse(text):
     m = re.search(r"^==== The mini-app's options.*?$(.*?)^==== PETSc's options", text, re.S | re.M)
     if not m:
-        sys.exit("options_doc.py: the -help text has no mini-app part (miniapp/help.c's '==== The mini-app's options' heading)")
+        sys.exit("options_doc.py: the -help text has no mini-app part (miniapp/cli/help.c's '==== The mini-app's options' heading)")
     sections, cur = [], None
     for line in m.group(1).splitlines():
         if not line.strip() or line.startswith("----"):

@@ -8,7 +8,7 @@
 Writes PNGs (next to the first file, or into OUTDIR) and prints their paths,
 one a line; --list prints the legend entries instead and draws nothing.
 A comparison file is recognised by its `pair` dimension. Reads only: the
-metrics come from the C code (miniapp/metrics.c), the sweep's ratios from
+metrics come from the C code (miniapp/io/metrics.c), the sweep's ratios from
 scripts/report_table.py. Per-step series lie on the `step` dimension, field
 snapshots on `snapshot`, epochs on `epoch` (docs/output.md). A figure shows
 only panels that hold something: what is constant (bitwise-equal replicas,

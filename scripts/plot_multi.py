@@ -6,7 +6,7 @@ from plot_common import *  # noqa: F401,F403 (numpy, matplotlib and the shared h
 
 def growth_fit(step, rel):
     """The growth rate of miniapp's summary and miniapp-compare (metrics_growth
-    in miniapp/metrics.c, the one definition; docs/metrics.md): least-squares
+    in miniapp/io/metrics.c, the one definition; docs/metrics.md): least-squares
     line of log10(rel_l2) against the step over the exponential window only,
     from the first point at 100x the first nonzero difference to the last one
     below 1e-2 (saturation), or to its largest value where the difference

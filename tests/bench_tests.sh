@@ -32,8 +32,8 @@ for args in "--threads 0" "--build /nonexistent"; do
   [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] || { cat "$tmp/o" "$tmp/e"; fail "expected one error line for: $args"; }
 done
 # the benchmark executables read numbers as the app does: one line, exit 1, no 32-bit wrap
-for c in "$build/bench/bench_solver -bench_its 4294967297" "$build/surrogate/bench_surrogate -bench_n 4294967297" \
-         "$build/surrogate/bench_surrogate -bench_n 12abc" "$build/surrogate/bench_surrogate -bench_n 0"; do
+for c in "$build/bench/bench_solver -bench_its 4294967297" "$build/bench/bench_surrogate -bench_n 4294967297" \
+         "$build/bench/bench_surrogate -bench_n 12abc" "$build/bench/bench_surrogate -bench_n 0"; do
   rc=0; $c > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] && grep -q 'error: -bench_' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want exit 1 and one line for: $c (exit $rc)"; }
   echo "ok: $c -> $(cat "$tmp/e")"
@@ -43,7 +43,7 @@ rc=0; "$build/bench/bench_solver" -threads abc > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q 'error: -threads: unknown or unused option' "$tmp/e" || { cat "$tmp/e"; fail "bench_solver -threads abc: exit $rc"; }
 # PETSc's viewers of the benchmarks never write over an input or a program (-log_view :b.opts replaced the options file)
 printf -- '-bench_its 2\n' > "$tmp/b.opts" && cp /bin/true "$tmp/prog"
-for c in "$build/bench/bench_solver -da_grid_x 16 -da_grid_y 12 -bench_reps 1 -options_file $tmp/b.opts -log_view :$tmp/b.opts" "$build/surrogate/bench_surrogate -bench_n 4 -log_view :$tmp/prog"; do
+for c in "$build/bench/bench_solver -da_grid_x 16 -da_grid_y 12 -bench_reps 1 -options_file $tmp/b.opts -log_view :$tmp/b.opts" "$build/bench/bench_surrogate -bench_n 4 -log_view :$tmp/prog"; do
   rc=0; $c > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -Eq 'refusing to (overwrite an input|replace it)' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want a refusal for: $c (exit $rc)"; }
 done

@@ -191,7 +191,7 @@ bad_input)
   for o in '-surrogate_layers <32,32>' '-heat_D <1' '-gs_F <0.04' '-ksp_rtol <1e-10' '-pc_type <now jacobi' '-checkpoint' '-closure_tol' '-progress'; do
     grep -q -- "$o" "$tmp/help.txt" || fail "-help does not list $o"
   done
-  # ... the mini-app's own sections first, every one before PETSc's (miniapp/help.c)
+  # ... the mini-app's own sections first, every one before PETSc's (miniapp/cli/help.c)
   ours=$(grep -n "^==== The mini-app's options" "$tmp/help.txt" | cut -d: -f1) theirs=$(grep -n "^==== PETSc's options" "$tmp/help.txt" | cut -d: -f1)
   [ -n "$ours" ] && [ -n "$theirs" ] && [ "$ours" -lt "$theirs" ] || fail "-help: no mini-app part before PETSc's"
   for o in '-threads <' '-gs_F <' '-surrogate_layers <' '-coupling <' '-checkpoint <' '-inject <'; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/options_declared.py MINIAPP TRAIN BENCH_SOLVER BENCH_SURROGATE SRC:
 every option a program reads is judged by its declared type before any work
-(miniapp/optstrict.c), whatever the configuration.
+(miniapp/cli/optstrict.c), whatever the configuration.
 
 The options come from what the programs say they read: every typed line of
 -help (miniapp with each Krylov type and the preconditioners that work here,
@@ -70,19 +70,19 @@ with concurrent.futures.ThreadPoolExecutor(4) as pool:
             if c:
                 want.setdefault((exe, c[0]), (c[1], c[2], f"{prog[exe]} -help {' '.join(args)}"))
 kinds = {"Int": "int", "IntArray": "ints", "Real": "real", "Scalar": "real", "RealArray": "reals", "Bool": "bool", "EList": "choice", "Enum": "choice"}
-readers = {"bench/bench_solver.c": [bsolver], "bench/bench_surrogate.c": [bsurrogate], "surrogate/surrogate_train.c": [train]}
+readers = {"bench/bench_solver.c": [bsolver], "bench/bench_surrogate.c": [bsurrogate], "miniapp/tools/surrogate_train.c": [train]}
 nsrc = 0
-for d in ("solver", "surrogate", "miniapp", "bench"):
-    for f in sorted(os.listdir(os.path.join(src, d))):
-        if not f.endswith(".c"):
-            continue
-        rel = f"{d}/{f}"
-        text = open(os.path.join(src, rel)).read()
-        for kind, name in re.findall(r"PetscOptions(?:Get)?(Int|IntArray|Real|RealArray|Scalar|Bool|EList|Enum)\(\s*(?:NULL,\s*NULL,\s*)?\"-([A-Za-z0-9_]+)\"", text):
-            exes = readers.get(rel, [app] + ([train, bsurrogate] if d == "surrogate" else [bsolver] if d == "solver" else []))
-            for exe in exes:
-                want.setdefault((exe, name), (kinds[kind], None, rel))
-                nsrc += 1
+sources = [(d, f"{sub}/{f}".lstrip("/")) for d in ("solver", "surrogate", "miniapp", "bench")
+           for sub in ("", "cli", "io", "loop", "tools") if os.path.isdir(os.path.join(src, d, sub))
+           for f in sorted(os.listdir(os.path.join(src, d, sub))) if f.endswith(".c")]
+for d, f in sources:
+    rel = f"{d}/{f}"
+    text = open(os.path.join(src, rel)).read()
+    for kind, name in re.findall(r"PetscOptions(?:Get)?(Int|IntArray|Real|RealArray|Scalar|Bool|EList|Enum)\(\s*(?:NULL,\s*NULL,\s*)?\"-([A-Za-z0-9_]+)\"", text):
+        exes = readers.get(rel, [app] + ([train, bsurrogate] if d == "surrogate" else [bsolver] if d == "solver" else []))
+        for exe in exes:
+            want.setdefault((exe, name), (kinds[kind], None, rel))
+            nsrc += 1
 assert nsrc > 40, f"only {nsrc} option reads found in {src}: the scan is broken"
 
 bad = {"int": ("4294967297", r"-{n} 4294967297: does not fit a 32-bit integer \(largest 2147483647\)"),

@@ -1,4 +1,4 @@
-/* tests/output/test_metrics.c: miniapp/metrics.c against values computed by
+/* tests/output/test_metrics.c: miniapp/io/metrics.c against values computed by
  * hand (in the comments). Exact where the arithmetic is exact; otherwise the
  * stated relative tolerance. Prints every failed check; exit 1 if any. */
 #include "metrics.h"

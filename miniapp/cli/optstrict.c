@@ -1,0 +1,557 @@
+/* miniapp/cli/optstrict.c: strict options for every program of the project,
+ * without symbol interposition (so however PETSc is linked: shared, static,
+ * with -Bsymbolic). Not the options files' own checks (optfiles.c).
+ *
+ * PETSc 3.18 reads an integer with strtol and casts the long to a 32-bit
+ * PetscInt, so -da_grid_x 4294967299 runs a grid of 3 and 2147483648 comes
+ * back as -2147483648; it treats an option given without a value
+ * (-da_grid_x as the last argument, -ts_dt alone on a line of an options
+ * file, -da_grid_x "") as not given at all, so the default is used silently;
+ * and its parse errors ("Input string 12abc has no integer value") do not
+ * name the option. So each program declares the options it reads, its own
+ * and the PETSc options its objects read (the groups below, by name and
+ * type; KSP, PC, DM and surrogate options also under an object's prefix:
+ * -sub_ksp_max_it, -mg_levels_1_ksp_rtol), and OptStrictCheck judges the
+ * raw text of every option in PETSc's database by its type, once, after
+ * PetscInitialize and before any object reads it. An undeclared option
+ * (PETSc has hundreds) is refused only for a number no reader could hold;
+ * its parse errors are named afterwards (OptStrictExplain). Plain strings
+ * may legitimately be empty; they are checked where they are used (file
+ * names: outpath.h). The reliability_declared test runs every option
+ * -help lists against these declarations; reliability_symbols checks that
+ * no executable defines a function libpetsc defines. */
+#include "optstrict.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef enum { T_INT, T_INTS, T_REAL, T_REALS, T_BOOL, T_CHOICE, T_TEXT } OptType;
+
+/* names: blank-separated, without the dash; a choice may list its words
+ * after '=' for the message. prefixed: also read as <prefix>name. */
+static const struct {
+  unsigned    groups;
+  PetscBool   prefixed;
+  OptType     type;
+  const char *names;
+} decl[] = {
+  /* PETSc 3.18's own (sys/objects/init.c, pinit.c, options.c, device/, sf/) */
+  {OPTS_PETSC, PETSC_FALSE, T_INT, "check_pointer_intensity omp_num_threads saws_port device_select"},
+  {OPTS_PETSC, PETSC_FALSE, T_INTS, "debugger_ranks debugger_nodes"},
+  {OPTS_PETSC, PETSC_FALSE, T_REAL, "petsc_sleep debugger_pause log_threshold malloc_view_threshold"},
+  {OPTS_PETSC, PETSC_FALSE, T_BOOL,
+   "checkfunctionlist fp_trap get_total_flops log_all log_sync log_view_memory malloc malloc_coalesce malloc_debug malloc_dump malloc_hbw malloc_info "
+   "malloc_requested_size malloc_test memory_view mpi_return_on_error mpidump no_signal_handler noshared on_error_abort on_error_mpiabort options_left "
+   "options_view options_monitor options_monitor_cancel petsc_ci petsc_ci_portable_error_output saw_options saws_options saws_port_auto_select "
+   "saws_port_auto_select_silent use_gpu_aware_mpi viennacl_synchronize viewfromoptions x_virtual skip_petscrc device_view device_view_host "
+   "sf_rank_order sf_unknown_input_stream sf_use_stream_aware_mpi use_nvshmem use_nvshmem_get"},
+  {OPTS_PETSC, PETSC_FALSE, T_CHOICE, "device_enable default_device_type root_device_context_device_type root_device_context_stream_type sf_type"},
+  {OPTS_PETSC, PETSC_FALSE, T_TEXT,
+   "help version options_file options_file_yaml prefix_push prefix_pop history info info_exclude log log_view log_trace log_exclude log_mpe "
+   "log_summary log_exclude_actions log_exclude_objects log_view_gpu_time malloc_view on_error_attach_debugger on_error_emacs start_in_debugger "
+   "stop_for_debugger debug_terminal display popen_machine saws_https saws_root saws_local saws_log tmp shared_tmp not_shared_tmp citations nox "
+   "nox_warning objects_dump python stack_view mpi_linear_solver_server process_view omp_view tellmycell textbelt sf_backend"},
+
+  /* solver/ */
+  {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed"},
+  {OPTS_SOLVER, PETSC_FALSE, T_REAL, "ts_dt ksp_rtol gs_Du gs_Dv gs_F gs_k gs_h heat_D heat_theta mms_tol"},
+  {OPTS_SOLVER, PETSC_FALSE, T_BOOL, "solver_stock_vec"},
+  {OPTS_SOLVER, PETSC_FALSE, T_CHOICE, "scenario=heat,grayscott"},
+  /* ... and its PETSc objects: KSPSetFromOptions (every Krylov type, the
+   * initial guesses, fpnacg), PCSetFromOptions (jacobi, bjacobi), DMSetFromOptions (DMDA) */
+  {OPTS_SOLVER, PETSC_TRUE, T_INT,
+   "ksp_max_it ksp_check_norm_iteration ksp_matsolve_batch_size ksp_matsolve_block_size ksp_gmres_restart ksp_lgmres_augment ksp_dgmres_eigen "
+   "ksp_dgmres_max_eigen ksp_agmres_eigen ksp_agmres_maxeigen ksp_bcgsl_ell ksp_cg_gltr_max_lanczos_its ksp_cg_gltr_max_newton_its "
+   "ksp_chebyshev_esteig_steps ksp_fcg_mmax ksp_fcg_nprealloc ksp_pipefcg_mmax ksp_pipefcg_nprealloc ksp_pipegcr_mmax ksp_pipegcr_nprealloc "
+   "ksp_gcr_restart ksp_lcd_restart ksp_pipelcg_pipel ksp_tsirm_cgls ksp_tsirm_max_it_ls ksp_tsirm_size_ls ksp_guess_pod_size "
+   "ksp_fetidp_pressure_field pc_bjacobi_blocks pc_bjacobi_local_blocks da_grid_x da_grid_y da_grid_z da_overlap da_overlap_x da_overlap_y "
+   "da_overlap_z da_local_subdomains da_processors_x da_processors_y da_processors_z da_refine da_refine_x da_refine_y da_refine_z dm_bind_below "
+   "dm_ds_jet_degree vec_bind_below"},
+  {OPTS_SOLVER, PETSC_TRUE, T_INTS, "ksp_fischer_guess ksp_guess_fischer_model da_refine_hierarchy_x da_refine_hierarchy_y da_refine_hierarchy_z"},
+  {OPTS_SOLVER, PETSC_TRUE, T_REAL,
+   "ksp_rtol ksp_atol ksp_divtol ksp_gmres_haptol ksp_gmres_breakdown_tolerance ksp_lcd_haptol ksp_dgmres_ratio ksp_agmres_MaxRatio "
+   "ksp_agmres_MinRatio ksp_bcgsl_xres ksp_cg_radius ksp_cg_gltr_eigen_tol ksp_cg_gltr_init_pert ksp_cg_gltr_newton_tol ksp_qcg_trustregionradius "
+   "ksp_richardson_scale ksp_pipefgmres_shift ksp_pipelcg_lmax ksp_pipelcg_lmin ksp_tsirm_tol_ls ksp_guess_fischer_tol ksp_guess_pod_tol "
+   "ksp_dynamic_tolerance_param"},
+  {OPTS_SOLVER, PETSC_TRUE, T_REALS, "ksp_chebyshev_eigenvalues ksp_chebyshev_esteig"},
+  {OPTS_SOLVER, PETSC_TRUE, T_BOOL,
+   "ksp_initial_guess_nonzero ksp_knoll ksp_lag_norm ksp_reuse_preconditioner ksp_error_if_not_converged ksp_converged_maxits "
+   "ksp_converged_use_initial_residual_norm ksp_converged_use_min_initial_residual_norm ksp_converged_reason_view_cancel ksp_diagonal_scale "
+   "ksp_diagonal_scale_fix ksp_constant_null_space ksp_monitor_cancel ksp_monitor_lg_range ksp_monitor_pause_final ksp_monitor_saws ksp_saws_block "
+   "ksp_use_explicittranspose ksp_test_null_space ksp_fpnacg_fuse ksp_gmres_preallocate ksp_gmres_krylov_monitor ksp_gmres_classicalgramschmidt "
+   "ksp_gmres_modifiedgramschmidt ksp_fgmres_modifypcnochange ksp_fgmres_modifypcksp ksp_lgmres_constant ksp_dgmres_force ksp_dgmres_improve "
+   "ksp_agmres_DeflPrecond ksp_agmres_ritz ksp_bcgsl_cxpoly ksp_bcgsl_mrpoly ksp_bcgsl_pinv ksp_cg_single_reduction ksp_chebyshev_esteig_noisy "
+   "ksp_fetidp_check ksp_fetidp_fullyredundant ksp_fetidp_saddlepoint ksp_fetidp_saddlepoint_flip ksp_fetidp_pressure_all ksp_fetidp_pressure_schur "
+   "ksp_lsqr_compute_standard_error ksp_lsqr_exact_mat_norm ksp_pipegcr_unroll_w ksp_pipelcg_monitor ksp_richardson_self_scale recompute_w "
+   "ksp_guess_fischer_monitor ksp_guess_pod_monitor ksp_guess_pod_Ainner pc_use_amat pc_jacobi_abs pc_jacobi_fixdiagonal dm_preallocate_only"},
+  {OPTS_SOLVER, PETSC_TRUE, T_CHOICE,
+   "ksp_type ksp_guess_type ksp_convergence_test ksp_norm_type ksp_pc_side ksp_converged_rate_type ksp_cg_type ksp_cg_dtype ksp_fcg_truncation_type "
+   "ksp_pipefcg_truncation_type ksp_pipegcr_truncation_type ksp_gmres_cgs_refinement_type pc_type pc_jacobi_type dm_vec_type dm_mat_type "
+   "dm_is_coloring_type"},
+  {OPTS_SOLVER, PETSC_TRUE, T_TEXT,
+   "ksp_view ksp_view_pre ksp_view_mat ksp_view_pmat ksp_view_rhs ksp_view_solution ksp_view_mat_explicit ksp_view_final_residual "
+   "ksp_view_preconditioned_operator_explicit ksp_view_diagonal_scale ksp_view_eigenvalues ksp_view_eigenvalues_explicit ksp_view_singularvalues "
+   "ksp_compute_eigenvalues ksp_compute_eigenvalues_explicitly ksp_compute_singularvalues ksp_final_residual ksp_plot_eigenvalues "
+   "ksp_plot_eigencontours ksp_plot_eigenvalues_explicitly ksp_monitor ksp_monitor_short ksp_monitor_range ksp_monitor_true_residual "
+   "ksp_monitor_max ksp_monitor_solution ksp_monitor_singular_value ksp_monitor_error ksp_monitor_python ksp_converged_reason ksp_converged_rate "
+   "ksp_dynamic_tolerance dm_view dm_petscds_view"},
+
+  /* surrogate/ (SurrogateSetOptionsPrefix) */
+  {OPTS_SURROGATE, PETSC_TRUE, T_INT, "surrogate_seed surrogate_device_id atomic_order_seed"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_INTS, "surrogate_layers"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_REAL, "surrogate_lr surrogate_beta1 surrogate_beta2 surrogate_eps surrogate_weight_decay"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_BOOL, "surrogate_view surrogate_checks"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_TEXT, "surrogate_device"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_CHOICE, "surrogate_cuda_kernels=tiled,gemm"},
+
+  /* miniapp/ */
+  {OPTS_DRIVER, PETSC_FALSE, T_INT, "threads repeat_check checkpoint_every train_every train_epochs replicas output_every guess_history closure_warmup fault_noise_window"},
+  {OPTS_DRIVER, PETSC_FALSE, T_REAL, "closure_tol closure_drift_tol progress_interval closure_pattern_factor fault_noise_factor"},
+  {OPTS_DRIVER, PETSC_FALSE, T_BOOL, "guess_projection coupling_baselines progress fault_checks report_anonymize"},
+  {OPTS_DRIVER, PETSC_FALSE, T_CHOICE, "coupling=none,guess,closure guess=learned,combined,projection guess_learn=increment,residual fault_action=report,abort,rollback"},
+  {OPTS_DRIVER, PETSC_FALSE, T_TEXT, "summary report deck_name golden_state_hash golden_weights_hash output checkpoint restart inject"},
+
+  /* the tools */
+  {OPTS_TRAIN, PETSC_FALSE, T_INT, "train_steps train_batch"},
+  {OPTS_TRAIN, PETSC_FALSE, T_TEXT, "train_load train_save"},
+  {OPTS_BENCH, PETSC_FALSE, T_INT, "bench_its bench_reps bench_n bench_steps"},
+};
+
+static unsigned strict_groups = OPTS_MINIAPP; /* of the last check: for the suggestions */
+
+/* Errors can come before PetscInitialize has finished: then
+ * PETSC_COMM_WORLD is not usable yet. */
+static MPI_Comm ErrComm(void) { return PetscInitializeCalled ? PETSC_COMM_WORLD : PETSC_COMM_SELF; }
+
+/* The word of names[] starting at w matches name (case-insensitive, as
+ * PETSc's), up to its end or its '='. */
+static int WordIs(const char *w, const char *name)
+{
+  size_t n = strcspn(w, " ="), m = strlen(name);
+  return n == m && !strncasecmp(w, name, n);
+}
+
+/* The declaration of option name (without its dash): exact, or a prefixed
+ * one ending the name after a '_'. *choices: the words after '=', or NULL. */
+static int lookup_own; /* the last Lookup found an option outside PETSc's initialization group */
+
+static int Lookup(unsigned groups, const char *name, OptType *type, const char **choices)
+{
+  while (*name == '-') name++;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t d = 0; d < sizeof decl / sizeof *decl; d++) {
+      if (!(decl[d].groups & groups) || (pass && !decl[d].prefixed)) continue;
+      for (const char *w = decl[d].names; *w; w += strcspn(w, " "), w += *w == ' ') {
+        size_t n = strcspn(w, " ="), m = strlen(name);
+        if (pass && (m <= n || name[m - n - 1] != '_')) continue;
+        if (!WordIs(w, pass ? name + m - n : name)) continue;
+        *type      = decl[d].type;
+        *choices   = w[n] == '=' ? w + n + 1 : NULL;
+        lookup_own = !(decl[d].groups & OPTS_PETSC);
+        return 1;
+      }
+    }
+  return 0;
+}
+
+/* Words PETSc's string-to-number conversions accept besides numbers. */
+static int Keyword(const char *s)
+{
+  static const char *const words[] = {"default", "petsc_default", "decide", "petsc_decide", "determine", "petsc_determine", "infinity", "petsc_infinity", "ninfinity", "petsc_ninfinity", "mouse"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (!strcasecmp(s, words[k])) return 1;
+  return 0;
+}
+
+typedef enum { TEXT_OK, TEXT_NOT_NUMBER, TEXT_RANGE } TextStatus;
+
+static TextStatus IntText(const char *s)
+{
+  char     *end;
+  long long v;
+  if (Keyword(s)) return TEXT_OK;
+  errno = 0;
+  v     = strtoll(s, &end, 10);
+  if (end == s || *end || isspace((unsigned char)*s)) return TEXT_NOT_NUMBER;
+  if (errno == ERANGE || v < PETSC_MIN_INT || v > PETSC_MAX_INT) return TEXT_RANGE;
+  return TEXT_OK;
+}
+
+static TextStatus RealText(const char *s)
+{
+  char  *end;
+  double v;
+  if (Keyword(s)) return TEXT_OK;
+  errno = 0;
+  v     = strtod(s, &end);
+  if (end == s || *end || isspace((unsigned char)*s)) return TEXT_NOT_NUMBER;
+  if (errno == ERANGE && isinf(v)) return TEXT_RANGE;
+  return TEXT_OK;
+}
+
+/* text is the whole value, or one entry of the list whole. */
+static PetscErrorCode CheckInt(const char *full, const char *text, const char *whole)
+{
+  char       entry[256] = "";
+  TextStatus st         = IntText(text);
+
+  PetscFunctionBegin;
+  if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
+  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not an integer", full, whole, entry);
+  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s does not fit a %d-bit integer (largest %d)", full, whole, entry, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckReal(const char *full, const char *text, const char *whole)
+{
+  char       entry[256] = "";
+  TextStatus st         = RealText(text);
+
+  PetscFunctionBegin;
+  if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
+  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not a number", full, whole, entry);
+  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s out of the range of a double", full, whole, entry);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Each comma-separated entry of a list; integer entries may be ranges a-b. */
+static PetscErrorCode CheckList(const char *full, const char *value, PetscBool integer)
+{
+  char        buf[1024];
+  const char *p = value;
+
+  PetscFunctionBegin;
+  while (1) {
+    size_t n = strcspn(p, ",");
+    PetscCheck(n > 0, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: empty entry in the list", full, value);
+    PetscCheck(n < sizeof buf, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: list entry too long", full);
+    memcpy(buf, p, n), buf[n] = 0;
+    if (integer) {
+      char *dash = strchr(buf + 1, '-'); /* "a-b" (a may be negative) */
+      if (dash) {
+        *dash = 0;
+        PetscCall(CheckInt(full, buf, value));
+        PetscCall(CheckInt(full, dash + 1, value));
+        PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full, value, buf, dash + 1, buf, dash + 1);
+      } else PetscCall(CheckInt(full, buf, value));
+    } else PetscCall(CheckReal(full, buf, value));
+    if (!p[n]) break;
+    p += n + 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int BoolWord(const char *v)
+{
+  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (!strcasecmp(v, words[k])) return 1;
+  return 0;
+}
+
+/* One option, name without its dash, value NULL when given without one. */
+static PetscErrorCode CheckOption(unsigned groups, const char *name, const char *value)
+{
+  static const char *const needs[] = {"an integer", "a list of integers", "a number", "a list of numbers", "", "", ""};
+  char        full[256], list[512];
+  const char *choices;
+  OptType     type;
+
+  PetscFunctionBegin;
+  snprintf(full, sizeof full, "-%s", name);
+  if (!Lookup(groups, name, &type, &choices)) { /* undeclared: only what no reader could hold */
+    if (value && IntText(value) == TEXT_RANGE)
+      SETERRQ(ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)", full, value, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
+    if (value && RealText(value) == TEXT_RANGE) PetscCall(CheckReal(full, value, value));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  switch (type) {
+  case T_INT:
+  case T_INTS:
+  case T_REAL:
+  case T_REALS:
+    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (needs %s)", full, needs[type]);
+    /* PETSc reads PETSC_DEFAULT, DECIDE, ... as -2, -1: the app's options and the solver's objects' would see that
+     * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out */
+    size_t vl = strlen(value); /* PETSC_INFINITY and the like are numbers: -ksp_divtol infinity */
+    PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)", full, value, needs[type]);
+    if (type == T_INT) PetscCall(CheckInt(full, value, value));
+    else if (type == T_REAL) PetscCall(CheckReal(full, value, value));
+    else PetscCall(CheckList(full, value, (PetscBool)(type == T_INTS)));
+    break;
+  case T_BOOL: /* a flag may come without a value: it means true */
+    PetscCheck(!value || BoolWord(value), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
+    break;
+  case T_CHOICE: /* without a value it would silently keep the default */
+    if (choices) {
+      size_t n = strcspn(choices, " "), o = 0;
+      for (size_t i = 0; i < n && o + 3 < sizeof list; i++) {
+        if (choices[i] == ',') list[o++] = ',', list[o++] = ' ';
+        else list[o++] = choices[i];
+      }
+      list[o] = 0;
+    }
+    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (%s%s)", full, choices ? "needs one of " : "see -help for the choices", choices ? list : "");
+    if (choices) { /* PETSc's own message cut the value (-coupling guess,closure: "Unknown option guess,closu") */
+      size_t    n = strcspn(choices, " "), vl = strlen(value);
+      PetscBool found = PETSC_FALSE;
+      for (size_t i = 0; i < n && !found;) {
+        size_t w = strcspn(choices + i, ", ");
+        if (w == vl && !strncasecmp(choices + i, value, vl)) found = PETSC_TRUE;
+        i += w + 1;
+      }
+      PetscCheck(found, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not one of %s", full, value, list);
+    }
+    break;
+  case T_TEXT:
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the options database, read without marking anything used ----------
+ * PetscOptionsLeftGet gives the options nothing has read yet with their
+ * exact values; the few PETSc read inside PetscInitialize are found in
+ * PetscOptionsGetAll's text and looked up (PetscOptionsFindPair marks an
+ * option used, harmless for those). */
+typedef struct {
+  char *name, *value;
+} Pair;
+
+static PetscErrorCode GetPairs(Pair **pairs, PetscInt *np)
+{
+  PetscInt  n, cap;
+  char    **names, **values, *all, *tok, *save = NULL;
+  Pair     *p;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  cap = n + 1;
+  for (const char *c = all; *c; c++) cap += *c == ' ';
+  PetscCall(PetscCalloc1(cap, &p));
+  *np = 0;
+  for (PetscInt i = 0; i < n; i++, (*np)++) {
+    PetscCall(PetscStrallocpy(names[i], &p[*np].name));
+    PetscCall(PetscStrallocpy(values[i], &p[*np].value));
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    PetscBool key, used, set;
+    const char *v;
+    PetscCall(PetscOptionsValidKey(tok, &key));
+    if (!key) continue;
+    PetscCall(PetscOptionsUsed(NULL, tok + 1, &used)); /* a key-like word inside a value is no option */
+    if (!used) continue;
+    PetscCall(PetscOptionsFindPair(NULL, NULL, tok, &v, &set));
+    if (!set) continue;
+    PetscCall(PetscStrallocpy(tok + 1, &p[*np].name));
+    PetscCall(PetscStrallocpy(v, &p[*np].value));
+    (*np)++;
+  }
+  PetscCall(PetscFree(all));
+  *pairs = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void FreePairs(Pair **p, PetscInt n)
+{
+  for (PetscInt i = 0; i < n; i++) (void)PetscFree((*p)[i].name), (void)PetscFree((*p)[i].value);
+  (void)PetscFree(*p);
+}
+
+/* OMP_NUM_THREADS as the OpenMP runtime reads it, judged as an option is:
+ * a list of thread counts (one per nesting level), each in [1, 1024] (the
+ * bound of -threads). libgomp warns of a bad value and runs on its default,
+ * and takes a huge one at its word (100000 threads crashed in the first
+ * parallel region). With -threads N > 0 (the miniapp's) the variable is not
+ * used. */
+static PetscErrorCode CheckThreadsEnv(unsigned groups)
+{
+  const char *env = getenv("OMP_NUM_THREADS");
+  PetscInt    t   = 0;
+  PetscBool   set = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (groups & OPTS_DRIVER) PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set)); /* the miniapp's; its type is checked already */
+  if (!env || (set && t > 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  const char *q = env;
+  do {
+    char         *end;
+    unsigned long v;
+    errno = 0;
+    v     = (*q >= '0' && *q <= '9') ? strtoul(q, &end, 10) : 0;
+    PetscCheck(v >= 1 && v <= 1024 && !errno && (*end == 0 || *end == ','), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "OMP_NUM_THREADS=%s: must be a thread count in [1, 1024] (or a list of them, one per nesting level); unset it or give -threads N", env);
+    q = end + (*end == ',');
+  } while (q[-1] == ',');
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OptStrictCheck(unsigned groups)
+{
+  Pair          *p;
+  PetscInt       n;
+  PetscErrorCode ierr = PETSC_SUCCESS;
+
+  PetscFunctionBegin;
+  strict_groups = groups;
+  PetscCall(GetPairs(&p, &n));
+  for (PetscInt i = 0; i < n && !ierr; i++) ierr = CheckOption(groups, p[i].name, p[i].value);
+  FreePairs(&p, n);
+  PetscCall(ierr);
+  PetscCall(CheckThreadsEnv(groups)); /* after the types: -threads abc is "not an integer", and a tool without -threads says "unknown option" */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int OptStrictExplain(const char *mess, char *line, size_t len)
+{
+  char        text[256];
+  const char *what = NULL;
+  Pair       *p;
+  PetscInt    n;
+  int         done = 0, end = 0;
+
+  if (!mess) return 0;
+  { /* PETSc's messages that name no option: the option they are about */
+    static const struct {
+      const char *mess, *option;
+    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"}, {"does not support preconditioner side", "-ksp_pc_side"}};
+    for (size_t k = 0; k < sizeof named / sizeof *named; k++)
+      if (strstr(mess, named[k].mess)) {
+        char v[64] = "";
+        (void)PetscOptionsGetString(NULL, NULL, named[k].option, v, sizeof v, NULL);
+        snprintf(line, len, "%s %s: %c%s", named[k].option, v, islower((unsigned char)mess[1]) ? tolower((unsigned char)mess[0]) : mess[0], mess + 1); /* "restart ...", "KSP ..." */
+        return 1;
+      }
+  }
+  if (sscanf(mess, "Input string %255s has no integer value%n", text, &end) == 1 && end) what = "not an integer";
+  else if (sscanf(mess, "Input string %255s has no numeric value%n", text, &end) == 1 && end) what = "not a number";
+  else if (sscanf(mess, "Unknown logical value: %255[^\n]%n", text, &end) == 1 && end) what = "not a true/false value (use 1, 0, true, false, yes, no, on or off)";
+  else if (sscanf(mess, "Unsupported viewer %255s%n", text, &end) == 1 && end) what = "not a viewer (use ascii:FILE, :FILE, binary:FILE, draw, or no value for standard output)";
+  if (!what || GetPairs(&p, &n)) return 0; /* a parse error comes from reading the database: it exists, PetscInitialize done or not */
+  int viewer = !strncmp(mess, "Unsupported viewer", 18); /* of a text option: the monitor's or viewer's value */
+  for (PetscInt i = 0; i < n && !done; i++) {
+    OptType     type;
+    const char *choices;
+    if (!p[i].value || strcmp(p[i].value, text) || (!viewer && Lookup(strict_groups, p[i].name, &type, &choices) && type == T_TEXT)) continue;
+    snprintf(line, len, "-%s %s: %s", p[i].name, text, what);
+    done = 1;
+  }
+  FreePairs(&p, n);
+  return done;
+}
+
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps). */
+static size_t Distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b), d[64][64];
+  if (la >= 64 || lb >= 64) return 1000;
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c) c = d[i - 2][j - 2] + 1;
+      d[i][j] = c;
+    }
+  return d[la][lb];
+}
+
+void OptStrictSuggest(const char *unknown, char *buf, size_t len)
+{
+  size_t lim = strlen(unknown) / 3, best[3] = {1000, 1000, 1000};
+  char   pick[3][64] = {"", "", ""}, word[64];
+
+  buf[0] = 0;
+  if (lim < 1) lim = 1;
+  while (*unknown == '-') unknown++;
+  for (size_t d = 0; d < sizeof decl / sizeof *decl; d++) {
+    if (!(decl[d].groups & strict_groups)) continue;
+    for (const char *w = decl[d].names; *w; w += strcspn(w, " "), w += *w == ' ') {
+      size_t n = strcspn(w, " =");
+      if (n >= sizeof word) continue;
+      memcpy(word, w, n), word[n] = 0;
+      size_t dd = Distance(unknown, word);
+      if (dd > lim || !strcmp(unknown, word) || !strcmp(word, pick[0]) || !strcmp(word, pick[1]) || !strcmp(word, pick[2])) continue; /* declared twice: once */
+      for (int k = 0; k < 3; k++)
+        if (dd < best[k]) {
+          for (int m = 2; m > k; m--) best[m] = best[m - 1], memcpy(pick[m], pick[m - 1], sizeof word);
+          best[k] = dd, memcpy(pick[k], word, sizeof word);
+          break;
+        }
+    }
+  }
+  for (int k = 0; k < 3 && pick[k][0]; k++) {
+    size_t o = strlen(buf);
+    snprintf(buf + o, len - o, "%s-%s", k == 0 ? "" : k == 2 || !pick[k + 1][0] ? " or " : ", ", pick[k]);
+  }
+}
+
+static const char *oneline_prog = "error";
+
+const char *OptStrictOutOfMemory(PetscErrorCode n, const char *fun, const char *mess)
+{
+  /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
+   * the error code and the caller's name as the message */
+  if (fun && !strncmp(fun, "PetscMalloc", 11)) return mess && mess[0] ? mess : fun;
+  return n == PETSC_ERR_MEM ? (fun ? fun : "?") : NULL;
+}
+
+static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  PetscMPIInt rank = 0;
+  char        named[1024];
+  (void)line, (void)file, (void)ctx;
+  if (p != PETSC_ERROR_INITIAL) return n;
+  if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
+  const char *where = OptStrictOutOfMemory(n, fun, mess);
+  if (rank == 0 && where) fprintf(stderr, "%s: error: out of memory (in %s): the problem does not fit in this machine's memory; make it smaller\n", oneline_prog, where);
+  else if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, OptStrictExplain(mess, named, sizeof named) ? named : mess && mess[0] ? mess : "PETSc error (no message)");
+  return n;
+}
+
+int OptStrictOneLineErrors(const char *prog)
+{
+  oneline_prog = prog;
+  return (int)PetscPushErrorHandler(OneLine, NULL);
+}
+
+/* A misspelled option would be silently ignored by PETSc: make it an error.
+ * Before the run, options that PETSc reads only later (viewers, monitors,
+ * -options_left) are let through; after the run every option must be used. */
+PetscErrorCode OptStrictCheckUnused(PetscBool final)
+{
+  PetscInt n;
+  char   **names, **values;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt i = 0; i < n; i++) {
+    const char *nm = names[i];
+    if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
+    if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
+    char        full[256], near[512];
+    OptType     type;
+    const char *choices;
+    PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
+    if (Lookup(strict_groups, nm, &type, &choices)) { /* a real option this run does not read: say so, not "unknown" */
+      const char *where = !strncmp(nm, "surrogate_", 10) ? "a run with a network (-coupling guess or closure)" : !strncmp(nm, "gs_", 3) ? "-scenario grayscott" : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat" : NULL;
+      PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+      if (where) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (it applies to %s)", full, where);
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (see -help for what it applies to)", full);
+    }
+    OptStrictSuggest(full, near, sizeof near);
+    PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+    if (near[0]) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

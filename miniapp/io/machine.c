@@ -1,0 +1,156 @@
+/* miniapp/io/machine.c: the report's machine and environment facts, beyond
+ * hostname, CPU and ranks (report.c): cores, sockets, the vector
+ * instructions the reproducible sums may use, memory, OS and kernel, the
+ * nodes the ranks ran on, the environment variables that steer threads,
+ * binding and the launcher, and the libraries' versions. What a vendor
+ * needs to reproduce a result (docs/benchmark.md). Rank 0 writes. */
+#define _GNU_SOURCE /* sched_getaffinity, RTLD_DEFAULT */
+#include "report.h"
+#include "yamlfmt.h"
+
+#include <petscconfiginfo.h>
+#include <dlfcn.h>
+#include <netcdf.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* Distinct "physical id" values of /proc/cpuinfo (1 when there are none). */
+static int Sockets(void)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char  line[512];
+  int   ids[256], n = 0;
+  if (!f) return 1;
+  while (fgets(line, sizeof line, f)) {
+    int id, seen = 0;
+    if (sscanf(line, "physical id : %d", &id) != 1) continue;
+    for (int k = 0; k < n; k++) seen |= ids[k] == id;
+    if (!seen && n < 256) ids[n++] = id;
+  }
+  fclose(f);
+  return n ? n : 1;
+}
+
+/* The widest vector extension the CPU reports (the sums' clones use AVX2;
+ * their bits are the same on any: docs/reductions.md). */
+static const char *VectorISA(void)
+{
+  FILE       *f = fopen("/proc/cpuinfo", "r");
+  char        line[8192];
+  const char *isa = "unknown";
+  if (!f) return isa;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) {
+      isa = strstr(line, " avx512f") ? "avx512f" : strstr(line, " avx2") ? "avx2" : strstr(line, " avx") ? "avx" : strstr(line, " sse2") ? "sse2" : strstr(line, " asimd") ? "asimd (neon)" : "scalar";
+      break;
+    }
+  fclose(f);
+  return isa;
+}
+
+/* The CPU flags that decide which code paths run: vector and FMA extensions. */
+static void CPUFlags(FILE *out)
+{
+  static const char *const want[] = {"sse2", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_fp16", "amx_tile", "asimd", "sve", "sve2"};
+  FILE                    *f = fopen("/proc/cpuinfo", "r");
+  char                     line[8192] = "";
+  int                      k = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) break;
+  if (f) fclose(f);
+  fprintf(out, "  cpu_flags: [");
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    char word[32];
+    snprintf(word, sizeof word, " %s", want[i]);
+    const char *p = strstr(line, word);
+    if (p && (p[strlen(word)] == ' ' || p[strlen(word)] == '\n' || p[strlen(word)] == 0)) fprintf(out, "%s%s", k++ ? ", " : "", want[i]);
+  }
+  fprintf(out, "]\n");
+}
+
+/* The CPUs this rank may run on, as ranges ("0-3,8"): its binding. */
+static void Affinity(char *buf, size_t len)
+{
+  cpu_set_t set;
+  size_t    n = 0;
+  buf[0]      = 0;
+  if (sched_getaffinity(0, sizeof set, &set)) {
+    snprintf(buf, len, "unknown");
+    return;
+  }
+  for (int c = 0; c < CPU_SETSIZE && n + 24 < len; c++) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int e = c;
+    while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set)) e++;
+    n += (size_t)snprintf(buf + n, len - n, e > c ? "%s%d-%d" : "%s%d", n ? "," : "", c, e);
+    c = e;
+  }
+}
+
+/* OpenBLAS's own description when the BLAS PETSc loaded is OpenBLAS. */
+static const char *BLASLibrary(void)
+{
+  char *(*cfg)(void) = (char *(*)(void))dlsym(RTLD_DEFAULT, "openblas_get_config");
+  return cfg ? cfg() : "not OpenBLAS (openblas_get_config not found)";
+}
+
+PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
+{
+  static const char *const env[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS", "OMPI_MCA_hwloc_base_binding_policy", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_JOB_ID", "SLURM_NNODES", "SLURM_CPU_BIND", "CUDA_VISIBLE_DEVICES", "PETSC_OPTIONS"};
+  char                     host[256] = "unknown", *all = NULL, aff[256], *affs = NULL;
+  long                     cores = sysconf(_SC_NPROCESSORS_ONLN), *allc = NULL, total = 0;
+  struct utsname           u;
+  struct sysinfo           si;
+  PetscMPIInt              rank, size, nodes = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  (void)gethostname(host, sizeof host);
+  host[sizeof host - 1] = 0;
+  Affinity(aff, sizeof aff);
+  if (rank == 0) PetscCall(PetscMalloc3((size_t)size * sizeof host, &all, (size_t)size, &allc, (size_t)size * sizeof aff, &affs));
+  PetscCallMPI(MPI_Gather(host, sizeof host, MPI_CHAR, all, sizeof host, MPI_CHAR, 0, comm));
+  PetscCallMPI(MPI_Gather(&cores, 1, MPI_LONG, allc, 1, MPI_LONG, 0, comm));
+  PetscCallMPI(MPI_Gather(aff, sizeof aff, MPI_CHAR, affs, sizeof aff, MPI_CHAR, 0, comm));
+  if (rank) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscMPIInt r = 0; r < size; r++) { /* distinct hosts, in rank order; their cores */
+    PetscBool seen = PETSC_FALSE;
+    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    nodes += !seen, total += seen ? 0 : allc[r];
+  }
+  fprintf(f, "  nodes: %d\n  node_names: [", nodes);
+  for (PetscMPIInt r = 0, k = 0; r < size; r++) {
+    PetscBool seen = PETSC_FALSE;
+    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    char hb[64];
+    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(ReportHostName(all + (size_t)r * sizeof host, hb, sizeof hb)));
+  }
+  fprintf(f, "]\n  binding: [");
+  for (PetscMPIInt r = 0; r < size && r < 64; r++) fprintf(f, "%s%s", r ? ", " : "", yaml_str(affs + (size_t)r * sizeof aff));
+  fprintf(f, "%s]  # the CPUs each rank may run on%s\n", size > 64 ? ", \"...\"" : "", size > 64 ? " (the first 64 ranks)" : "");
+  PetscCall(PetscFree3(all, allc, affs));
+  fprintf(f, "  cores_online: %ld\n  cores_total: %ld\n  sockets: %d\n  vector_isa: %s\n", cores, total, Sockets(), VectorISA());
+  CPUFlags(f);
+  if (!sysinfo(&si)) fprintf(f, "  memory_gib: %.1f\n", (double)si.totalram * si.mem_unit / (1024.0 * 1024.0 * 1024.0));
+  if (!uname(&u)) fprintf(f, "  os: %s\n  kernel: %s\n  arch: %s\n", yaml_str(u.sysname), yaml_str(u.release), yaml_str(u.machine));
+  fprintf(f, "  netcdf_library: %s\n  blas_library: %s\n  petsc_configure: %s\n", yaml_str(nc_inq_libvers()), yaml_str(BLASLibrary()), yaml_str(petscconfigureoptions));
+  fprintf(f, "  environment:");
+  {
+    int any = 0;
+    for (size_t k = 0; k < sizeof env / sizeof *env; k++) {
+      const char *v = getenv(env[k]);
+      if (!v) continue;
+      fprintf(f, "%s\n    %s: %s", any ? "" : "", env[k], yaml_str(v));
+      any = 1;
+    }
+    if (!any) fprintf(f, " {}");
+    fprintf(f, "\n");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,488 @@
+/* miniapp/io/report.c: input checks that give one clear line, and the run's
+ * banner, YAML summary and proxy-app report. Output files are written
+ * through kernels/atomicfile.h (unique temporary, every write checked,
+ * renamed on success), so a failed run or a full disk never leaves a
+ * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
+#include "report.h"
+#include "optstrict.h"
+#include "atomicfile.h"
+#include "buildinfo.h"
+#include "outpath.h"
+#include "vecred.h"
+#include "reduce.h"
+#include "yamlfmt.h"
+
+#include <ctype.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+
+/* Some PETSc messages speak of PETSc's internals; say what they mean for
+ * this program's user. */
+static void Translate(PetscErrorCode n, const char *fun, const char *mess, char *line, size_t len)
+{
+  char        dir, cls[32], type[256];
+  int         M, m, k;
+  PetscMPIInt size = 1;
+
+  const char *where = OptStrictOutOfMemory(n, fun, mess);
+  if (where) {
+    snprintf(line, len, "out of memory (in %s): the problem does not fit in this machine's memory; reduce -da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks", where);
+    return;
+  }
+  if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
+    if (PetscInitializeCalled) MPI_Comm_size(PETSC_COMM_WORLD, &size);
+    snprintf(line, len, "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
+    return;
+  }
+  if (OptStrictExplain(mess, line, len)) return; /* an undeclared option's parse error: name it */
+  /* PetscOptionsFList (-ksp_type, -pc_type, ...): name the option */
+  if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) {
+    for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);
+    if (k == 1) snprintf(line, len, "-%s_type: given without a value (see -help for the types)", cls);
+    else snprintf(line, len, "-%s_type %s: unknown %s type (see -help for the types)", cls, type, cls);
+    return;
+  }
+  snprintf(line, len, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
+}
+
+/* One line per error, from the first rank that sees it (rank 0 for
+ * collective errors), instead of PETSc's multi-line trace. */
+PetscErrorCode ReportOneLineErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  PetscMPIInt rank = 0;
+  char        text[1024];
+  if (p != PETSC_ERROR_INITIAL) return n;
+  if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    Translate(n, fun, mess, text, sizeof text);
+    fprintf(stderr, "miniapp: error: %s\n", text);
+    fflush(stderr);
+  }
+  return n;
+}
+
+PetscErrorCode ReportApplyAtomicSeed(void)
+{
+  PetscInt seed = 0;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Reductions", NULL);
+  PetscCall(PetscOptionsInt("-atomic_order_seed", "Atomic strategy: 0 = real atomics (completion order), N > 0 = replay a pseudo-random combination order drawn from N", NULL, seed, &seed, NULL));
+  PetscOptionsEnd();
+  PetscCheck(seed >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", seed);
+  red_set_atomic_order_seed((uint64_t)seed);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
+{
+  PetscMPIInt size;
+  const char *sc;
+  PetscInt    steps;
+  Solver      s;
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(SolverGetScenario(s, &sc));
+  PetscCall(SolverGetStep(s, NULL, &steps, NULL, NULL));
+  PetscCall(PetscPrintf(comm, "# FPNA mini-app %s | solver reduction: %s | surrogate reduction: %s | ranks %d x threads %d | scenario %s, %" PetscInt_FMT " steps\n", MINIAPP_VERSION, VecFPNACompiledStrategy(),
+                        MINIAPP_SURROGATE_REDUCTION_NAME, size, omp_get_max_threads(), sc, steps));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
+{
+  PetscMPIInt size;
+  Solver      s;
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscFPrintf(comm, f, "miniapp_version: %s\nsolver_reduction: %s\nsurrogate_reduction: %s\n", MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
+  PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n", (unsigned long long)red_get_atomic_order_seed(), size, omp_get_max_threads()));
+  PetscCall(SolverWriteSummary(s, f));
+  PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
+  PetscCall(CoupledWriteSummary(c, f));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", yaml_num("%.6e", (double)v->mms_l2), yaml_num("%.6e", (double)v->mms_max)));
+  {
+    CoupledTimes t;
+    PetscCall(CoupledGetTimes(c, &t)); /* collective: max over ranks */
+    /* run_seconds: the whole coupled run (solves, surrogate, observation,
+     * output); solve_seconds: the Krylov solves that advance the run */
+    PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nrun_seconds: %s\nsolve_seconds: %s\n", (unsigned long long)v->state_hash, yaml_num("%.6f", seconds), yaml_num("%.6f", t.solve))); /* hash from ReportVerify */
+  }
+  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", yaml_str(v->why), v->ok ? "VALID" : "INVALID"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Print with fn on stdout, then write it to path through a unique temporary
+ * that is renamed into place only when every byte was written (rank 0). */
+typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
+
+static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds, const char *option, const char *path)
+{
+  PetscMPIInt    rank;
+  afile          af;
+  int            err = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(fn(comm, PETSC_STDOUT, c, v, seconds));
+  if (!path || !path[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) err = afile_begin(&af, path, 1);
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path, afile_strerror(err));
+  ierr = fn(comm, rank == 0 ? af.fp : NULL, c, v, seconds);
+  if (rank == 0) {
+    if (ierr) afile_discard(&af);
+    else err = afile_commit(&af);
+  }
+  PetscCall(ierr);
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing failed (%s)", option, path, afile_strerror(err));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
+{
+  PetscFunctionBegin;
+  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, "-summary", path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the proxy-app report (-report) -------------------------------------- */
+
+static PetscBool anonymize = PETSC_FALSE;
+
+/* A host name as the report shows it: itself, or with -report_anonymize
+ * "host-" and 48 bits of its FNV-1a hash (the same name for the same host,
+ * so a submission's nodes stay distinct and comparable, none named). */
+const char *ReportHostName(const char *name, char *buf, size_t len)
+{
+  uint64_t h = 1469598103934665603ull;
+  if (!anonymize) return name;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  snprintf(buf, len, "host-%012llx", (unsigned long long)(h >> 16));
+  return buf;
+}
+
+PetscErrorCode ReportGetOptions(ReportOptions *o)
+{
+  PetscBool set, gset[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(o, sizeof *o));
+  o->repeat = 5;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
+  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>-<host>-<pid>.yaml, unique); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
+  PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
+  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it; none clears a deck's", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
+  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build); none clears a deck's", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
+  PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
+  PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
+  PetscOptionsEnd();
+  PetscCheck(!anonymize || set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-report_anonymize: names the nodes of the -report, and this run writes none (give -report FILE or auto)"); /* it did nothing */
+  PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
+  for (int k = 0; k < 2; k++) {
+    const char *h = k ? o->golden_weights : o->golden_state;
+    size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
+    /* given without a value it would silently skip the check */
+    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits, or none)", k ? "-golden_weights_hash" : "-golden_state_hash");
+    if (!strcmp(h, "none")) { /* said, not left out: clears a deck's hash (another grid, scripts/scaling.sh weak) */
+      (k ? o->golden_weights : o->golden_state)[0] = 0;
+      continue;
+    }
+    if (!n) continue;
+    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef) or none", k ? "-golden_weights_hash" : "-golden_state_hash", h);
+  }
+  if (set && !strcmp(o->path, "auto")) { /* a new name per run, as HPCG's output files: report-<deck>-<UTC>.yaml */
+    char      stamp[32], deck[64];
+    time_t    now = time(NULL);
+    struct tm tm;
+    PetscCallMPI(MPI_Bcast(&now, sizeof now, MPI_BYTE, 0, PETSC_COMM_WORLD)); /* one name on every rank */
+    (void)strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+    PetscCall(PetscStrncpy(deck, o->deck[0] ? o->deck : "custom", sizeof deck));
+    for (char *q = deck; *q; q++)
+      if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.') *q = '_';
+    { /* unique among simultaneous runs: rank 0's host and pid, and a counter past any existing file */
+      char      host[64] = "host";
+      long long pid      = (long long)getpid();
+      int       k        = 0;
+      if (gethostname(host, sizeof host)) PetscCall(PetscStrncpy(host, "host", sizeof host));
+      host[sizeof host - 1] = 0;
+      if (anonymize) {
+        char hb[64];
+        PetscCall(PetscStrncpy(host, ReportHostName(host, hb, sizeof hb), sizeof host));
+      }
+      for (char *q = host; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.') *q = '_';
+      PetscCallMPI(MPI_Bcast(host, sizeof host, MPI_CHAR, 0, PETSC_COMM_WORLD));
+      PetscCallMPI(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD));
+      do {
+        if (k) PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld-%d.yaml", deck, stamp, host, pid, k));
+        else PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld.yaml", deck, stamp, host, pid));
+        k++;
+      } while (!access(o->path, F_OK) && k < 1000);
+      PetscCallMPI(MPI_Bcast(o->path, sizeof o->path, MPI_CHAR, 0, PETSC_COMM_WORLD));
+    }
+  }
+  if (set) PetscCall(OutPathRegisterOutput("-report", o->path)); /* checked by main() with the others */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "match", "MISMATCH", "not set" or "not applicable (...)" for one golden hash. */
+static PetscErrorCode GoldenCheck(const char *expected, uint64_t actual, PetscBool applicable, const char *why_na, char *status, size_t len, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  if (!expected[0]) PetscCall(PetscStrncpy(status, "not set", len));
+  else if (!applicable) PetscCall(PetscSNPrintf(status, len, "not applicable (%s)", why_na));
+  else {
+    unsigned long long e = strtoull(expected + ((expected[1] == 'x' || expected[1] == 'X') ? 2 : 0), NULL, 16);
+    PetscCall(PetscStrncpy(status, e == actual ? "match" : "MISMATCH", len));
+    if (e != actual) *ok = PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
+{
+  Solver    s;
+  Surrogate net;
+  PetscBool repro = (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "reproducible") && !strcmp(MINIAPP_SURROGATE_REDUCTION_NAME, "reproducible"));
+  PetscBool ok    = PETSC_TRUE;
+  PetscBool last;
+  char      na[64];
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(CoupledGetSurrogate(c, 0, &net));
+  PetscCall(SolverStateHash(s, &v->state_hash));
+  v->weights_hash = 0;
+  if (net) PetscCall(SurrogateGetWeightsHash(net, &v->weights_hash));
+  PetscCall(PetscSNPrintf(na, sizeof na, "%s/%s build", VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
+  {
+    PetscBool stock;
+    PetscCall(SolverUsesStockVectors(s, &stock));
+    if (stock && repro) { /* the hashes are of the switch's arithmetic; stock PETSc reductions are outside it */
+      repro = PETSC_FALSE;
+      PetscCall(PetscStrncpy(na, "-solver_stock_vec: PETSc's own reductions", sizeof na));
+    }
+  }
+  PetscCall(GoldenCheck(o->golden_state, v->state_hash, repro, na, v->golden_state, sizeof v->golden_state, &ok));
+  PetscCall(GoldenCheck(o->golden_weights, v->weights_hash, (PetscBool)(repro && net), net ? na : "no surrogate", v->golden_weights, sizeof v->golden_weights, &ok));
+  if (!strncmp(v->golden_state, "not applicable", 14) || !strncmp(v->golden_weights, "not applicable", 14)) { /* a hash given and not checked: say it in the verdict's detail too */
+    size_t      n  = strlen(v->why);
+    const char *na = !strncmp(v->golden_state, "not applicable", 14) ? v->golden_state : v->golden_weights;
+    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hashes %s, verified by the scenario's own checks", na));
+  }
+  if (!ok) {
+    size_t n = strlen(v->why);
+    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hash MISMATCH (state %s, weights %s)", v->golden_state, v->golden_weights));
+    v->ok = PETSC_FALSE;
+  }
+  /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
+  v->repeat_mean = v->repeat_var = -1;
+  PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
+  v->repeat_skipped = !o->repeat ? NULL : !last ? "not run: this run solved no step (-ts_max_steps 0, or a restart at the last step)" : !v->ok ? "not run: the run is INVALID already" : NULL; /* in the report */
+  if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
+    PetscInt nfailed;
+    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max, &nfailed));
+    if (nfailed) {
+      size_t n = strlen(v->why);
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; %" PetscInt_FMT " of %" PetscInt_FMT " repeated solves did not converge", nfailed, o->repeat));
+      v->ok = PETSC_FALSE;
+    } else if (strcmp(VecFPNACompiledStrategy(), "atomic") && !(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) {
+      /* NaN fails too. Not in the atomic build: there every repeat reduces in another order, and a method whose
+       * path depends on it (BiCGStab: 94 to 99 iterations) ends anywhere below its tolerance; each must converge */
+      size_t n = strlen(v->why);
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; repeated solves vary (relative residual variance %.3e >= 1e-6)", (double)(v->repeat_var / (v->repeat_mean * v->repeat_mean))));
+      v->ok = PETSC_FALSE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes moved per unknown per CG + Jacobi iteration on the matrix-free
+ * 5-point operator: 21 vector passes of 8 bytes (MatMult 4 incl. the
+ * global-to-local copy, 2 dots 4, norm 1, 2 AXPY 6, Jacobi 3, AYPX 3; the
+ * same model as bench_solver and docs/performance.md). */
+#define CG_BYTES_PER_UNKNOWN 168.0
+
+static char deck_name[PETSC_MAX_PATH_LEN];
+
+static const char *report_path = ""; /* the -report file, named in the report */
+
+static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
+{
+  CoupledTimes t;
+  PetscMPIInt  size;
+  PetscInt     its, its_none, its_fischer, nrep, npts, steps, M, N, dof;
+  const char  *mode, *sc;
+  Solver       s;
+  Surrogate    net;
+  char         host[256] = "unknown", cpu[256] = "unknown", petscver[64], date[32] = "unknown", mpilib[MPI_MAX_LIBRARY_VERSION_STRING] = "unknown";
+  PetscMPIInt  pernode = 1;
+  double       mem[2];
+  double       work, fom, ups, tpi, gbs;
+  FILE        *ci;
+
+  PetscFunctionBegin;
+  PetscCall(CoupledGetTimes(c, &t));
+  PetscCall(CoupledGetIterations(c, &its, &its_none, &its_fischer));
+  PetscCall(CoupledGetInfo(c, &mode, &nrep, &npts));
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(CoupledGetSurrogate(c, 0, &net));
+  PetscCall(SolverGetScenario(s, &sc));
+  PetscCall(SolverGetStep(s, &steps, NULL, NULL, NULL));
+  {
+    DM da;
+    PetscCall(SolverGetDM(s, &da));
+    PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
+  }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  { /* the run's date, the MPI library, ranks per node, peak resident memory per rank */
+    time_t      now = time(NULL);
+    struct tm   tm;
+    struct rusage ru;
+    MPI_Comm    node;
+    PetscMPIInt nn, len;
+    (void)strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    PetscCallMPI(MPI_Get_library_version(mpilib, &len));
+    mpilib[strcspn(mpilib, "\n,")] = 0; /* the first line, up to its first comma */
+    PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &nn));
+    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCallMPI(MPI_Allreduce(&nn, &pernode, 1, MPI_INT, MPI_MAX, comm));
+    mem[0] = mem[1] = getrusage(RUSAGE_SELF, &ru) ? NAN : ru.ru_maxrss / 1024.0; /* KiB on Linux */
+    mem[0] = -mem[0];
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mem, 2, MPI_DOUBLE, MPI_MAX, comm)); /* -min, max */
+  }
+  PetscCall(PetscGetHostName(host, sizeof host));
+  {
+    char hb[64];
+    PetscCall(PetscStrncpy(host, ReportHostName(host, hb, sizeof hb), sizeof host));
+  }
+  PetscCall(PetscGetVersion(petscver, sizeof petscver));
+  if ((ci = fopen("/proc/cpuinfo", "r"))) {
+    char line[512];
+    while (fgets(line, sizeof line, ci))
+      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+        PetscCall(PetscStrncpy(cpu, strchr(line, ':') + 2, sizeof cpu));
+        cpu[strcspn(cpu, "\n\"")] = 0;
+        break;
+      }
+    fclose(ci);
+  }
+  /* rates of this process's work: after a restart, the steps and iterations it ran (the counts below are the
+   * whole run's); none ran (a restart at the last step): null, not 0 */
+  work = t.solve + t.features + t.predict + t.train; /* the coupled loop's own work */
+  ups  = (double)npts * t.steps * nrep;
+  fom  = work > 0 && t.steps > 0 ? ups / work / 1e6 : NAN;
+  tpi  = t.its > 0 ? t.solve / t.its : NAN;
+  gbs  = tpi > 0 ? CG_BYTES_PER_UNKNOWN * npts * dof / tpi / 1e9 : NAN; /* false for NaN */
+
+  /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
+  PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/running.md explains every key)\n"));
+  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
+  { /* the run rules (docs/benchmark.md): an official result runs the deck as written */
+    PetscBool official;
+    char      modified[1024], *opts = NULL;
+    PetscCall(ReportDeckRules(strcmp(deck_name, "custom") ? deck_name : NULL, &official, modified, sizeof modified));
+    official = (PetscBool)(official && v->ok);
+    PetscCall(PetscFPrintf(comm, f, "official: %s\n", official ? "true" : "false"));
+    if (!official) PetscCall(PetscFPrintf(comm, f, "official_why: %s\n", yaml_str(!strcmp(deck_name, "custom") ? "not a deck run (no -deck_name)" : modified[0] ? modified : "INVALID")));
+    if (modified[0] && strncmp(modified, "no options file", 15)) {
+      PetscCall(PetscFPrintf(comm, f, "modified_options: ["));
+      for (char *p = modified, *e; *p; p = *e ? e + 2 : e) {
+        e = p + strcspn(p, ",");
+        PetscCall(PetscFPrintf(comm, f, "%s\"%.*s\"", p == modified ? "" : ", ", (int)(e - p), p));
+      }
+      PetscCall(PetscFPrintf(comm, f, "]\n"));
+    }
+    PetscCall(PetscFPrintf(comm, f, "command_line: %s\n", yaml_str(ReportCommandLine())));
+    PetscCall(ReportOptionsText(&opts));
+    PetscCall(PetscFPrintf(comm, f, "options: %s\n", yaml_str(opts ? opts : "")));
+    PetscCall(PetscFree(opts));
+  }
+  PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(date), yaml_str(report_path)));
+  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_str(host), yaml_str(cpu), size, pernode,
+                         omp_get_max_threads(), yaml_str(mpilib), yaml_num("%.1f", mem[1]), yaml_num("%.1f", -mem[0])));
+  PetscCall(ReportWriteMachineFacts(comm, f));
+  {
+    SurrogateDevice d = SURROGATE_DEVICE_CPU;
+    if (net) PetscCall(SurrogateGetDevice(net, &d));
+    const char     *kernels = "none";
+    if (net) PetscCall(SurrogateGetCudaKernels(net, &kernels));
+    PetscCall(PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
+    if (net && d == SURROGATE_DEVICE_CUDA) { /* the distinct device numbers of the ranks, and rank 0's device name */
+      PetscInt    id;
+      const char *dname;
+      int         mine, *all = NULL;
+      PetscMPIInt me;
+      PetscCallMPI(MPI_Comm_rank(comm, &me));
+      PetscCall(SurrogateGetDeviceId(net, &id, &dname));
+      mine = (int)id;
+      if (me == 0) PetscCall(PetscMalloc1(size, &all));
+      PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, comm));
+      if (me == 0) {
+        char ids[256] = "";
+        for (int r = 0; r < size; r++) {
+          PetscBool seen = PETSC_FALSE;
+          for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
+          if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
+        }
+        char gpu[512];
+        (void)SurrogateCUDAProbe(gpu, sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+        PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname), yaml_str(gpu)));
+      }
+      PetscCall(PetscFree(all));
+    }
+  }
+  PetscCall(PetscFPrintf(comm, f, "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", MINIAPP_VERSION,
+                         yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS), VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
+  PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", sc, M, N, dof, steps, nrep, mode));
+  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n", its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));
+  if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
+    PetscInt nw;
+    double   tps = t.train > 0 ? t.train_samples / t.train : NAN, ips = t.predict > 0 ? t.predict_points / t.predict : NAN; /* nothing timed: no rate (.nan), not 0 */
+    PetscCall(SurrogateGetNumWeights(net, &nw));
+    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw, t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
+    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));
+  }
+  PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
+  if (its_none >= 0) PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n", its_none, its_fischer, its_none - its / nrep));
+  PetscCall(CoupledWriteReportCoupling(c, f));
+  PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
+  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", yaml_num("%.6f", seconds),
+                         yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train), yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines), yaml_num("%.6e", t.steps > 0 ? work / t.steps : NAN)));
+  PetscCall(PetscFPrintf(comm, f, "  timed_steps: %" PetscInt_FMT "\n  timed_iterations: %" PetscInt_FMT "\n", t.steps, t.its)); /* what the rates divide by */
+  PetscCall(PetscFPrintf(comm, f, "verification:\n"));
+  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", yaml_num("%.6e", (double)v->mms_l2)));
+  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", yaml_str(v->why), (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
+  if (net) PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash, yaml_str(v->golden_weights)));
+  if (v->repeat_skipped) PetscCall(PetscFPrintf(comm, f, "  repeat_check: %s\n", yaml_str(v->repeat_skipped)));
+  if (!(v->repeat_mean < 0))
+    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n", yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
+  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n", yaml_num("%.6f", fom)));
+  PetscCall(PetscFPrintf(comm, f, "verdict: %s\n", v->ok ? "VALID" : "INVALID"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
+  report_path = o->path;
+  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, "-report", o->path));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,52 @@
+/* miniapp/io/report.h: the driver's input checks and output: one-line errors,
+ * the options-file pre-check (optfiles.c), unused-option detection, the run
+ * banner and the YAML summary and report (written through a unique temporary,
+ * every write checked, then renamed; output paths are checked by outpath.h). */
+#ifndef MINIAPP_REPORT_H
+#define MINIAPP_REPORT_H
+
+#include "coupling.h"
+
+#include "outpath.h" /* the options-file pre-check (optfiles.c) */
+/* Run rules (deckrules.c, docs/benchmark.md): official = the deck as its
+ * file writes it, tunables aside; modified lists the options that differ. */
+void           ReportSetCommandLine(int argc, char **argv);
+const char    *ReportCommandLine(void);
+PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modified, size_t len);
+PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
+/* name is one of names[], or one of PETSc's diagnostics (-log*, -info,
+ * -malloc*, *_view*, *_monitor*, *_converged_reason, ...) */
+PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
+/* machine.c: nodes, cores, sockets, vector ISA, memory, OS, kernel, NetCDF, environment (collective; rank 0 writes) */
+PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f);
+const char    *ReportHostName(const char *name, char *buf, size_t len); /* itself, or its hash with -report_anonymize */
+PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
+PetscErrorCode ReportApplyAtomicSeed(void);
+PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
+/* The run's verdict, collected from the solver's and the coupled loop's checks. */
+typedef struct {
+  PetscReal mms_l2, mms_max; /* heat; negative when not applicable */
+  PetscBool ok;
+  char      why[2048];
+  /* filled by ReportVerify */
+  uint64_t  state_hash, weights_hash;
+  char      golden_state[96], golden_weights[96];
+  PetscReal repeat_mean, repeat_var; /* negative: not run */
+  const char *repeat_skipped;        /* why it was not run (-repeat_check given); NULL otherwise */
+  PetscInt  repeat_its_min, repeat_its_max;
+} ReportVerdict;
+
+typedef struct {
+  char     path[PETSC_MAX_PATH_LEN], deck[256];
+  char     golden_state[32], golden_weights[32];
+  PetscInt repeat;
+} ReportOptions;
+PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path);
+
+/* The proxy-app report (-report FILE.yaml, also printed) and its checks:
+ * golden hashes (reproducible build) and the HPCG-style repeat check. */
+PetscErrorCode ReportGetOptions(ReportOptions *o);
+PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v);
+PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds);
+
+#endif

@@ -1,0 +1,671 @@
+/* miniapp/loop/coupling.c: the coupled loop (see coupling.h): options, set-up,
+ * and one time step as its phases. What the surrogate sees is in
+ * features.c, the guesses in guesses.c, the closure in closure.c, what is
+ * recorded in observe.c, the NetCDF file in coupling_output.c.
+ *
+ * One time step of one replica:
+ *   guess:   features(u^n, d^n) -> predict z -> [replica 0: every other guess
+ *            solves the same system side by side] -> x0 = the -guess guess
+ *            -> SolverStep -> every K steps train on (features, target)
+ *   closure: features(u^n) -> predict c -> gate (warm-up, error) -> the
+ *            solver uses the learned or the exact term -> SolverStep ->
+ *            every K steps train on the exact term; the exact-term run steps
+ *            beside it
+ * Replicas advance in lockstep; each owns its solver, surrogate and atomic
+ * order state, so replica r is the run a separate process would make. */
+#include "coupling_impl.h"
+#include "vecred.h"
+#include "yamlfmt.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const CouplingModeNames[] = {"none", "guess", "closure"};
+static const char *const guess_choices[] = {"learned", "combined", "projection"};
+static const GuessKind   guess_kinds[]   = {GUESS_LEARNED, GUESS_COMBINED, GUESS_PROJECTION};
+static const char *const learn_choices[] = {"increment", "residual"};
+
+/* ---- options and set-up ------------------------------------------------- */
+
+PetscErrorCode CoupledCreate(MPI_Comm comm, Coupled *c)
+{
+  PetscClassId cid;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(c));
+  (*c)->comm = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &(*c)->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &(*c)->size));
+  PetscCall(PetscClassIdRegister("Coupled loop", &cid));
+  PetscCall(PetscLogEventRegister("CplSolve", cid, &(*c)->ev_solve));
+  PetscCall(PetscLogEventRegister("CplFeatures", cid, &(*c)->ev_feat));
+  PetscCall(PetscLogEventRegister("CplPredict", cid, &(*c)->ev_pred));
+  PetscCall(PetscLogEventRegister("CplTrain", cid, &(*c)->ev_train));
+  PetscCall(PetscLogEventRegister("CplMetrics", cid, &(*c)->ev_metrics));
+  PetscCall(PetscLogEventRegister("CplOutput", cid, &(*c)->ev_out));
+  PetscCall(PetscLogEventRegister("CplGuessCompare", cid, &(*c)->ev_base));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateSolver(Coupled c, Solver *s)
+{
+  PetscFunctionBegin;
+  PetscCall(SolverCreate(c->comm, s));
+  PetscCall(SolverSetFromOptions(*s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledSetFromOptions(Coupled c)
+{
+  PetscInt  mode = COUPLING_NONE, nrep = 1, guess = 1;
+  PetscBool set, has;
+
+  PetscFunctionBegin;
+  c->train_every = 1, c->train_epochs = 4, c->output_every = 10;
+  c->history = 4, c->projection = PETSC_TRUE;
+  c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
+  PetscBool projset = PETSC_FALSE; /* -guess_projection given */
+  PetscBool piset   = PETSC_FALSE; /* -progress_interval given */
+  PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
+  PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
+  PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
+  PetscCall(PetscOptionsInt("-train_epochs", "Epochs (full-batch Adam steps) per training", NULL, c->train_epochs, &c->train_epochs, NULL));
+  PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
+  PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
+  PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
+  PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network; projection: the same without the network)", NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
+  PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
+  {
+    PetscInt learn = 0;
+    PetscCall(PetscOptionsEList("-guess_learn", "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; residual: the projection's error from u^n, d^n and the projection's residual)", NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
+    c->learn_residual = (PetscBool)(learn == 1);
+  }
+  PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, &projset));
+  c->baselines = (PetscBool)(mode == COUPLING_GUESS);
+  PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined); on by default with -coupling guess", NULL, c->baselines, &c->baselines, &set));
+  PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
+  PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
+  PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", NULL, c->drift_tol, &c->drift_tol, NULL));
+  c->progress = (PetscBool)isatty(STDERR_FILENO); /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
+  PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stderr is a terminal)", NULL, c->progress, &c->progress, NULL));
+  c->progress_every = 3;
+  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, &piset));
+  PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));
+  PetscOptionsEnd();
+  c->mode  = (CouplingMode)mode;
+  c->guess = guess_kinds[guess];
+  /* it scales the extrapolated and learned guesses: a run that solves from neither (its guess another, no baselines) ignores it */
+  PetscCheck(!projset || mode != COUPLING_GUESS || c->baselines || c->guess == GUESS_EXTRAPOLATION || c->guess == GUESS_LEARNED, c->comm, PETSC_ERR_ARG_WRONG,
+             "-guess_projection: has no effect with -guess %s and -coupling_baselines off (it scales the extrapolated and learned guesses)", ncout_guess_names[c->guess]);
+  PetscCheck(c->train_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_every %" PetscInt_FMT ": must be >= 1", c->train_every);
+  PetscCheck(c->train_epochs >= 1 && c->train_epochs <= 100000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_epochs %" PetscInt_FMT ": must be in [1, 100000]", c->train_epochs);
+  PetscCheck(c->warmup >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_warmup %" PetscInt_FMT ": must be >= 1", c->warmup);
+  PetscCheck(nrep >= 1 && nrep <= MAX_REPLICAS, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-replicas %" PetscInt_FMT ": must be in [1, %d]", nrep, MAX_REPLICAS);
+  c->nrep = nrep;
+  PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
+  PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
+  PetscCheck(!piset || c->progress, c->comm, PETSC_ERR_ARG_WRONG, "-progress_interval: paces the progress lines, and this run prints none (stderr is no terminal: give -progress)"); /* it did nothing */
+  PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
+  PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
+  /* verification bounds are capped: beyond these a changed pattern would pass */
+  PetscCheck(c->drift_tol > 0 && c->drift_tol <= 0.5, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be in (0, 0.5] (a relative L2 drift of 0.5 is already another state)", (double)c->drift_tol);
+  PetscCheck(c->pattern_factor >= 1 && c->pattern_factor <= 2, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be in [1, 2] (a factor of 2 in std(v) or in its wavenumber is already another pattern)", (double)c->pattern_factor);
+  PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
+  { /* an option of another coupling mode has no effect: an error, as an unused option is (docs/options.md) */
+    static const struct {
+      const char *name;
+      unsigned    modes; /* bit m: applies with CouplingModeNames[m] */
+    } only[] = {{"-coupling_baselines", 2}, {"-train_every", 6}, {"-train_epochs", 6}, {"-golden_weights_hash", 6}, {"-guess", 2}, {"-guess_history", 2}, {"-guess_learn", 2}, {"-guess_projection", 2},
+                {"-closure_warmup", 4}, {"-closure_tol", 4}, {"-closure_drift_tol", 4}, {"-closure_pattern_factor", 4}};
+    for (size_t k = 0; k < sizeof only / sizeof *only; k++) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, only[k].name, &has));
+      PetscCheck(!has || (only[k].modes >> c->mode & 1), c->comm, PETSC_ERR_ARG_WRONG, "%s: has no effect with -coupling %s (it applies to -coupling %s)", only[k].name, CouplingModeNames[c->mode],
+                 only[k].modes == 2 ? "guess" : only[k].modes == 4 ? "closure" : "guess or closure");
+    }
+  }
+  if (c->mode != COUPLING_NONE) { /* the kernels' switch with the CPU named: it would do nothing (the test programs build both from one database);
+                                   without a network both options stay unread, so the unused-option check names them */
+    char      dev[16] = "";
+    PetscBool kset;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_cuda_kernels", &kset));
+    PetscCheck(!(kset && !strcmp(dev, "cpu")), c->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_cuda_kernels: chooses the CUDA train step's kernels, but -surrogate_device is cpu");
+  }
+  PetscCall(CheckpointSetFromOptions(c));
+  PetscCall(FaultsSetFromOptions(c));
+
+  for (PetscInt r = 0; r < c->nrep; r++) PetscCall(CreateSolver(c, &c->rep[r].solver));
+  PetscCall(SolverHasClosure(c->rep[0].solver, &has));
+  if (c->mode == COUPLING_CLOSURE) {
+    const char *sc;
+    PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
+    PetscCheck(has, c->comm, PETSC_ERR_ARG_WRONG, "-coupling closure: scenario %s has no closure term to learn (use -scenario grayscott)", sc);
+    PetscCall(CreateSolver(c, &c->exact));
+  }
+  PetscCall(PetscOptionsHasHelp(NULL, &set));
+  if (set && c->mode == COUPLING_NONE) { /* -help lists the network's options too */
+    Surrogate net;
+    PetscCall(SurrogateCreate(c->comm, &net));
+    PetscCall(SurrogateSetFromOptions(net));
+    PetscCall(SurrogateDestroy(&net));
+  }
+  if (c->mode != COUPLING_NONE) {
+    SurrogateDevice dev = SURROGATE_DEVICE_AUTO;
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      PetscCall(SurrogateCreate(c->comm, &c->rep[r].net));
+      PetscCall(SurrogateSetFromOptions(c->rep[r].net));
+      if (r > 0) PetscCall(SurrogateSetDevice(c->rep[r].net, dev)); /* one "no GPU" line, not R */
+      else {
+        int cuda = SurrogateCUDAAvailable();
+        PetscCall(SurrogateGetDevice(c->rep[0].net, &dev));
+        if (dev == SURROGATE_DEVICE_AUTO) dev = cuda == 1 ? SURROGATE_DEVICE_CUDA : SURROGATE_DEVICE_CPU;
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledSetUp(Coupled c)
+{
+  red_atomic_state base;
+  DM               da;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < c->nrep; r++) PetscCall(SolverSetUp(c->rep[r].solver));
+  PetscCall(SolverGetDM(c->rep[0].solver, &da));
+  PetscCall(DMDAGetInfo(da, NULL, &c->M, &c->N, NULL, NULL, NULL, NULL, &c->dof, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &c->xs, &c->ys, NULL, &c->xm, &c->ym, NULL));
+  c->npts = c->xm * c->ym;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    Replica *p = &c->rep[r];
+    Vec      u;
+    PetscCall(SolverGetState(p->solver, &u));
+    PetscCall(VecDuplicate(u, &p->prev));
+    PetscCall(VecDuplicate(u, &p->w));
+    PetscCall(VecDuplicate(u, &p->x0));
+    if (c->mode == COUPLING_GUESS) {
+      PetscCall(VecDuplicate(u, &p->d));
+      PetscCall(VecDuplicate(u, &p->z));
+      if (c->learn_residual) {
+        PetscCall(VecDuplicate(u, &p->xp));
+        PetscCall(VecDuplicate(u, &p->rp));
+      }
+      PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space)); /* d^n: the learned guess projects on {d^n, z} */
+    }
+    if (c->mode == COUPLING_CLOSURE) PetscCall(PetscMalloc2(c->npts, &p->q, c->npts, &p->qexact));
+    p->closure_err = p->inc_err = p->drift = p->r0 = p->rnorm = NAN;
+    if (p->net) {
+      PetscCall(FeaturesSetUp(c, p));
+      PetscCall(SurrogateSetUp(p->net));
+      PetscCall(SurrogateGetNumWeights(p->net, &c->nweights));
+      { /* the batch and the predictions cross to a GPU every step: page-locked there (SurrogateHostMalloc) */
+        size_t nf = (size_t)c->npts * c->n_in, no = (size_t)c->npts * c->n_out;
+        PetscCall(SurrogateHostMalloc(p->net, (nf + 2 * no) * sizeof(float), &p->feat));
+        p->out = p->feat + nf, p->target = p->out + no;
+        PetscCall(PetscMalloc1(c->nweights, &p->w32));
+      }
+      if (r == 0 && c->nrep > 1) PetscCall(PetscMalloc1((size_t)c->npts * c->n_out, &c->churn_out));
+    }
+  }
+  /* each replica (and the side runs) owns its seeded atomic order: replica r
+   * replays seed + r, as a separate run with -atomic_order_seed seed + r would */
+  red_get_atomic_order_state(&base);
+  for (PetscInt r = 0; r < c->nrep; r++) c->rep[r].order = (red_atomic_state){base.seed ? base.seed + (uint64_t)r : 0, 0};
+  c->base_order = (red_atomic_state){base.seed, 0};
+  for (PetscInt r = 0; r < c->nrep; r++) c->first_div_step[r] = c->first_div_epoch[r] = -1;
+  c->netfail.step = -1;
+  {
+    PetscInt nsteps;
+    PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
+    PetscCall(PetscMalloc1((size_t)(nsteps + 1) * c->nrep, &c->rel_hist));
+    for (PetscInt i = 0; i < (nsteps + 1) * c->nrep; i++) c->rel_hist[i] = NAN;
+  }
+  if (c->mode == COUPLING_GUESS) PetscCall(GuessesSetUp(c));
+  else for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k] = (GuessTally){.its_step = -1, .r0_step = NAN};
+  if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSetUp(c));
+  if (c->restart[0]) PetscCall(CheckpointRestore(c));
+  PetscCall(FaultsSetUp(c));
+  if (c->output[0]) PetscCall(OutputCreate(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+/* E epochs on every replica's (feat, target); each epoch observed. The
+ * training is timed as train, the observation as metrics (its writes as
+ * output): it was counted as training, which lowered the FOM and the
+ * training rates by the metrics' share. */
+static PetscErrorCode Train(Coupled c, PetscInt step)
+{
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < c->train_epochs; e++) {
+    double t0 = MPI_Wtime(), out0;
+    PetscCall(PetscLogEventBegin(c->ev_train, 0, 0, 0, 0));
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      Replica *p = &c->rep[r];
+      PetscBool armed;
+      red_set_atomic_order_state(&p->order);
+      PetscCall(FaultsArm(c, r, -1, c->epoch, &armed));
+      PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, &c->last_loss[r]));
+      if (armed) PetscCall(FaultsCollect(c));
+      red_get_atomic_order_state(&p->order);
+      p->trained = PETSC_TRUE;
+      c->times.train_samples += (double)c->M * c->N; /* every rank's points: not rank 0's times the ranks */
+    }
+    PetscCall(PetscLogEventEnd(c->ev_train, 0, 0, 0, 0));
+    c->times.train += MPI_Wtime() - t0;
+    t0 = MPI_Wtime(), out0 = c->times.output;
+    PetscCall(ObserveEpoch(c, step));
+    c->times.metrics += MPI_Wtime() - t0 - (c->times.output - out0);
+    c->epoch++, c->times.epochs++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The step's solve, with the fault armed when it targets this one. */
+static PetscErrorCode Solve(Coupled c, Replica *p, Vec guess)
+{
+  PetscBool armed;
+  PetscInt  step;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetStep(p->solver, &step, NULL, NULL, NULL));
+  PetscCall(FaultsArm(c, (PetscInt)(p - c->rep), step + 1, -1, &armed));
+  PetscCall(SolverStep(p->solver, guess, &p->its));
+  if (armed) PetscCall(FaultsCollect(c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* guess mode, one replica: predict, (replica 0: compare the guesses), solve
+ * from the -guess guess, keep the training pair. */
+static PetscErrorCode StepGuess(Coupled c, Replica *p, PetscInt step, PetscBool *train, PetscBool *predicted)
+{
+  PetscBool had_d;
+  double    t0;
+
+  PetscFunctionBegin;
+  PetscCall(FeaturesGuess(c, p));
+  if (p->trained && p->have_d) {
+    PetscCall(FeaturesPredict(c, p, step));
+    PetscCall(FeaturesCorrection(c, p));
+    *predicted = PETSC_TRUE;
+  }
+  if (p == &c->rep[0]) PetscCall(GuessesCompare(c));
+  t0 = MPI_Wtime();
+  PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
+  PetscCall(GuessForm(c, p, c->guess, p->x0));
+  PetscCall(Solve(c, p, p->x0));
+  PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
+  t0 = MPI_Wtime() - t0;
+  c->times.solve += t0;
+  PetscCall(SolverGetLastResidual(p->solver, &p->rnorm));
+  PetscCall(SolverGetLastStartResidual(p->solver, &p->r0));
+  had_d = p->have_d;
+  PetscCall(FeaturesGuessTarget(c, p));
+  if (had_d && (step + 1) % c->train_every == 0) *train = PETSC_TRUE;
+  if (p == &c->rep[0]) {
+    PetscCall(GuessesRecordMain(c, t0));
+    if (isfinite(p->inc_err)) c->inc_err_sum[0] += p->inc_err, c->inc_err_n[0]++;
+    if (isfinite(p->extrap_err)) c->inc_err_sum[1] += p->extrap_err, c->inc_err_n[1]++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode StepReplica(Coupled c, Replica *p, PetscInt step, PetscBool *train, PetscBool *predicted)
+{
+  double t0;
+
+  PetscFunctionBegin;
+  *predicted = PETSC_FALSE, *train = PETSC_FALSE;
+  if (c->mode == COUPLING_GUESS) {
+    PetscCall(StepGuess(c, p, step, train, predicted));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureBeforeSolve(c, p, step, train, predicted));
+  t0 = MPI_Wtime();
+  PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
+  PetscCall(Solve(c, p, NULL));
+  PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
+  c->times.solve += MPI_Wtime() - t0;
+  PetscCall(SolverGetLastResidual(p->solver, &p->rnorm));
+  PetscCall(SolverGetLastStartResidual(p->solver, &p->r0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every few seconds on rank 0: step k of N, iterations, loss, elapsed and
+ * remaining time (a terminal: one line rewritten in place). */
+static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, double t0, PetscBool last)
+{
+  double now = MPI_Wtime(), el = now - t0, rem;
+  int    tty = isatty(STDERR_FILENO);
+
+  if (!c->progress || c->rank || (!last && now - c->progress_at < c->progress_every)) return;
+  if (last && (c->progress_at == 0 || c->progress_step == step)) return; /* nothing shown yet, or this step already */
+  c->progress_at = now, c->progress_step = step;
+  rem = step > first ? el / (double)(step - first) * (double)(nsteps - step) : 0;
+  fprintf(stderr, "%sstep %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%) | KSP its %" PetscInt_FMT, tty ? "\r" : "", step, nsteps, 100.0 * (double)step / (double)PetscMax(nsteps, 1), c->rep[0].its);
+  if (c->rep[0].net && c->epoch) fprintf(stderr, " | loss %.3e", (double)c->last_loss[0]);
+  fprintf(stderr, " | %.0f s elapsed, ~%.0f s left%s", el, rem, tty ? "\033[K" : "\n");
+  if (tty && last) fputc('\n', stderr);
+  fflush(stderr);
+}
+
+/* Did a replica's (or the exact-term run's) own solve fail, its state or
+ * its network stop being finite? why: which, in one line. */
+static PetscErrorCode SolvesFailed(Coupled c, PetscBool *failed, char *why, size_t len)
+{
+  SolverSolveRecord q;
+  char              w[512];
+
+  PetscFunctionBegin;
+  PetscCall(NetFailure(c, why, len));
+  *failed = (PetscBool)(why[0] != 0);
+  for (PetscInt r = 0; r <= c->nrep && !*failed; r++) {
+    Solver s = r < c->nrep ? c->rep[r].solver : c->exact;
+    if (!s) continue;
+    PetscCall(SolverGetSolveRecord(s, &q));
+    if (!q.nfail_run) continue;
+    *failed = PETSC_TRUE;
+    PetscCall(SolverSolveFailure(s, w, sizeof w));
+    if (r == c->nrep) PetscCall(PetscSNPrintf(why, len, "the exact-term run, %s", w));
+    else if (c->nrep > 1) PetscCall(PetscSNPrintf(why, len, "replica %" PetscInt_FMT ", %s", r, w));
+    else PetscCall(PetscSNPrintf(why, len, "%s", w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a step: an unsolved system or a non-finite state stops the run
+ * (nothing after it can be VALID), unless -fault_action rollback re-does
+ * the step from the last checkpoint. */
+static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *stop, PetscBool *rollback)
+{
+  PetscBool failed;
+  char      why[640];
+
+  PetscFunctionBegin;
+  *stop = *rollback = PETSC_FALSE;
+  PetscCall(SolvesFailed(c, &failed, why, sizeof why));
+  if (!failed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FaultsAfterStep(c, step, epoch0, rollback)); /* the detectors' record of this step first */
+  if (!*rollback) PetscCall(FaultsFailedStep(c, step, why, rollback));
+  if (*rollback) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: %s; the run stops here and is INVALID\n", why));
+  *stop = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -fault_action rollback: back to the last checkpoint; *step becomes the
+ * loop index that re-does the step after it. */
+static PetscErrorCode Rollback(Coupled c, PetscInt *step)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckpointRollback(c));
+  PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
+  PetscCall(FaultsRolledBack(c, *step)); /* a state the fault had reached: not a recovery */
+  (*step)--;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* From step 0, or from the restart's step (its record is in the run that
+ * wrote the checkpoint), to -ts_max_steps. */
+PetscErrorCode CoupledRun(Coupled c)
+{
+  PetscInt nsteps, first;
+  double   t0 = MPI_Wtime(), tm;
+
+  PetscFunctionBegin;
+  c->times.steps = c->times.its = c->times.epochs = 0; /* counted as they run */
+  PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
+  if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
+  else { /* the run this one continues stopped on an unsolved step: nothing to continue */
+    PetscBool failed;
+    char      why[640];
+    PetscCall(SolvesFailed(c, &failed, why, sizeof why));
+    if (failed) {
+      PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: the run this checkpoint holds stopped INVALID (%s): nothing to continue\n", why));
+      first = nsteps;
+    }
+  }
+  if (c->fault.action == FAULT_ACTION_ROLLBACK) PetscCall(CheckpointWrite(c)); /* the first good state */
+  for (PetscInt step = first; step < nsteps; step++) {
+    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback, failed;
+    PetscInt  epoch0 = c->epoch;
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      red_set_atomic_order_state(&c->rep[r].order);
+      PetscCall(StepReplica(c, &c->rep[r], step, &train, &predicted));
+      red_get_atomic_order_state(&c->rep[r].order);
+      c->times.its += c->rep[r].its; /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
+    }
+    c->times.steps++;
+    if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureAfterStep(c));
+    {
+      double out0 = c->times.output; /* ObserveStep also writes: keep that apart */
+      tm          = MPI_Wtime();
+      PetscCall(ObserveStep(c, step + 1, predicted));
+      c->times.metrics += MPI_Wtime() - tm - (c->times.output - out0);
+    }
+    PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback));
+    if (failed) break; /* verify and report what happened */
+    if (rollback) { /* the last good state, then on from there */
+      PetscCall(Rollback(c, &step));
+      continue;
+    }
+    if (train) {
+      PetscCall(Train(c, step + 1)); /* times its training and its observation apart */
+      PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback)); /* a network that stopped being finite */
+      if (failed) break;
+      if (rollback) {
+        PetscCall(Rollback(c, &step));
+        continue;
+      }
+    }
+    PetscCall(FaultsAfterStep(c, step + 1, epoch0, &rollback));
+    if (rollback) { /* the last good state, then on from there */
+      PetscCall(Rollback(c, &step));
+      continue;
+    }
+    Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
+    PetscCall(CheckpointSignalled(c, &c->stop_signal));
+    if (c->stop_signal || (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps)) PetscCall(CheckpointWrite(c));
+    if (c->stop_signal) break;
+  }
+  if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
+  {
+    PetscInt done;
+    PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
+    Progress(c, done, first, nsteps, t0, PETSC_TRUE);
+  }
+  if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c)); /* a fault past the detectors, before the record is written out */
+  if (c->checkpoint[0] && !c->stop_signal) { /* always at the end */
+    PetscBool failed;
+    char      why[640];
+    PetscCall(SolvesFailed(c, &failed, why, sizeof why));
+    PetscCall(CheckpointWriteLast(c, failed));
+  }
+  if (c->output[0]) PetscCall(OutputFinish(c));
+  red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */
+  c->times.total = MPI_Wtime() - t0;
+
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+PetscErrorCode CoupledGetSolver(Coupled c, PetscInt r, Solver *s)
+{
+  *s = c->rep[r].solver;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt r, Surrogate *net)
+{
+  *net = c->rep[r].net;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t)
+{
+  double v[8] = {c->times.solve, c->times.features, c->times.predict, c->times.train, c->times.metrics, c->times.output, c->times.baselines, c->times.total};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_DOUBLE, MPI_MAX, c->comm));
+  *t       = c->times;
+  t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5], t->baselines = v[6], t->total = v[7];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *total, PetscInt *none, PetscInt *fischer)
+{
+  PetscFunctionBegin;
+  *total = 0, *none = *fischer = -1;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    PetscInt n;
+    PetscCall(SolverGetIterations(c->rep[r].solver, &n, NULL));
+    *total += n;
+  }
+  if (c->baselines) *none = c->tally[GUESS_NONE].its, *fischer = c->tally[GUESS_FISCHER].its;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points)
+{
+  *coupling = CouplingModeNames[c->mode], *replicas = c->nrep, *points = c->M * c->N;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
+{
+  PetscBool ordered = RunOrdered(c);
+  PetscInt  bad     = -1;
+  size_t    n;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  why[0] = 0;
+  if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureVerify(c, ok, why, len));
+  {
+    char nwhy[512];
+    PetscCall(NetFailure(c, nwhy, sizeof nwhy));
+    if (nwhy[0]) {
+      n = strlen(why);
+      PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", nwhy));
+      *ok = PETSC_FALSE;
+    }
+  }
+  PetscInt64 nother = 0;  /* the solves of the other replicas and of the exact-term run (replica 0's: SolverVerify's count) */
+  PetscBool  allok  = PETSC_TRUE;
+  for (PetscInt r = 1; r <= c->nrep; r++) { /* replica 0's solves: SolverVerify */
+    Solver     s = r < c->nrep ? c->rep[r].solver : c->exact;
+    PetscBool  finite;
+    char       swhy[512];
+    PetscInt64 ns;
+    if (!s) continue;
+    PetscCall(SolverCheckStateFinite(s, &finite));
+    PetscCall(SolverSolveFailure(s, swhy, sizeof swhy));
+    PetscCall(SolverGetSolveCount(s, &ns));
+    nother += ns;
+    if (!swhy[0]) continue;
+    allok = PETSC_FALSE;
+    n = strlen(why);
+    if (r < c->nrep) PetscCall(PetscSNPrintf(why + n, len - n, "%sreplica %" PetscInt_FMT ", %s", n ? "; " : "", r, swhy));
+    else PetscCall(PetscSNPrintf(why + n, len - n, "%sthe exact-term run, %s", n ? "; " : "", swhy));
+    *ok = PETSC_FALSE;
+  }
+  if (allok && nother > 0) { /* "all N solves verified" counts replica 0's: say the others were checked too */
+    n = strlen(why);
+    PetscCall(PetscSNPrintf(why + n, len - n, "%s%lld solves of %s verified too", n ? "; " : "", (long long)nother,
+                            c->exact && c->nrep > 1 ? "the other replicas and the exact-term run" : c->exact ? "the exact-term run" : "the other replicas"));
+  }
+  {
+    PetscBool fok;
+    char      fwhy[512];
+    PetscCall(FaultsVerify(c, &fok, fwhy, sizeof fwhy));
+    n = strlen(why);
+    if (fwhy[0]) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy)); /* also a fault no detector saw */
+    *ok = (PetscBool)(*ok && fok);
+  }
+  if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  n = strlen(why);
+  if (n) {
+    PetscCall(PetscSNPrintf(why + n, len - n, "; "));
+    n += 2;
+  }
+  for (PetscInt r = 1; r < c->nrep && bad < 0; r++)
+    if (c->first_div_step[r] >= 0 || c->first_div_epoch[r] >= 0) bad = r;
+  if (ordered && bad > 0) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(why + n, len - n, "replica %" PetscInt_FMT " left replica 0's bits (step %" PetscInt_FMT ", epoch %" PetscInt_FMT ") in a build without atomics", bad, c->first_div_step[bad], c->first_div_epoch[bad]));
+  } else if (ordered) PetscCall(PetscSNPrintf(why + n, len - n, "all %" PetscInt_FMT " replicas bitwise equal at every step and epoch", c->nrep));
+  else PetscCall(PetscSNPrintf(why + n, len - n, "atomic build: %s", bad > 0 ? "replicas diverged (expected)" : "replicas stayed equal"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFPrintf(c->comm, f, "coupling: %s\nreplicas: %" PetscInt_FMT "\n", CouplingModeNames[c->mode], c->nrep));
+  if (c->restart_step >= 0) PetscCall(PetscFPrintf(c->comm, f, "restarted_from_step: %" PetscInt_FMT "\n", c->restart_step));
+  if (c->rep[0].net) {
+    uint64_t        h;
+    SurrogateDevice d;
+    PetscCall(SurrogateGetWeightsHash(c->rep[0].net, &h));
+    PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
+    PetscCall(PetscFPrintf(c->comm, f, "surrogate_device: %s\nsurrogate_weights: %" PetscInt_FMT "\ntrain_epochs_total: %" PetscInt_FMT "\nfinal_loss: %s\nweights_hash: \"0x%016llx\"\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu",
+                           c->nweights, c->epoch, yaml_num("%.9e", c->epoch ? (double)c->last_loss[0] : NAN), (unsigned long long)h)); /* no epoch trained: no loss, not 0 */
+  }
+  if (c->mode == COUPLING_GUESS) PetscCall(GuessesSummary(c, f));
+  if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSummary(c, f));
+  PetscCall(ObserveSummary(c, f));
+  PetscCall(FaultsSummary(c, f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f)
+{
+  PetscFunctionBegin;
+  if (c->mode == COUPLING_GUESS) PetscCall(GuessesReport(c, f));
+  if (c->mode == COUPLING_CLOSURE)
+    PetscCall(PetscFPrintf(c->comm, f, "  closure: {active_steps: %" PetscInt_FMT ", switches: %" PetscInt_FMT ", drift: %.4e, drift_tol: %.3e}\n", c->active_steps, c->switches, (double)c->rep[0].drift, (double)c->drift_tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint)
+{
+  PetscFunctionBegin;
+  *sig = c->stop_signal, *checkpoint = c->checkpoint;
+  PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledDestroy(Coupled *cp)
+{
+  Coupled c = *cp;
+
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(OutputDestroy(c));
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    Replica *p = &c->rep[r];
+    PetscCall(GuessSpaceDestroy(&p->space));
+    PetscCall(SolverDestroy(&p->solver));
+    if (p->net) PetscCall(SurrogateHostFree(p->net, &p->feat)); /* before the surrogate: it knows how the batch was allocated */
+    p->out = p->target = NULL;
+    PetscCall(SurrogateDestroy(&p->net));
+    PetscCall(VecDestroy(&p->prev));
+    PetscCall(VecDestroy(&p->d));
+    PetscCall(VecDestroy(&p->z));
+    PetscCall(VecDestroy(&p->xp));
+    PetscCall(VecDestroy(&p->rp));
+    PetscCall(VecDestroy(&p->x0));
+    PetscCall(VecDestroy(&p->w));
+    PetscCall(PetscFree2(p->q, p->qexact));
+    PetscCall(PetscFree(p->w32));
+  }
+  PetscCall(GuessesDestroy(c));
+  PetscCall(SolverDestroy(&c->exact));
+  PetscCall(PetscFree(c->rel_hist));
+  PetscCall(PetscFree(c->churn_out));
+  PetscCall(PetscFree(*cp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,62 @@
+/* miniapp/loop/coupling.h: the coupled loop. Every time step, the solver state
+ * feeds the surrogate and the surrogate feeds the solver back:
+ *   -coupling none     the solver alone (the surrogate is not built)
+ *   -coupling guess    the surrogate learns what the two-line extrapolation
+ *                      of the state misses; the Krylov initial guess is the
+ *                      energy-norm best combination of the extrapolation,
+ *                      Fischer's guess and the network's correction, and
+ *                      the other guesses solve the same systems side by side.
+ *   -coupling closure  (Gray-Scott) the surrogate learns the reaction term's
+ *                      rate factor and replaces the exact one while its
+ *                      error is small; checked against an exact-term run.
+ * -replicas R runs the whole coupled run R times in lockstep from bit-identical
+ * initial states and, after every step and every epoch, compares each replica
+ * with replica 0 (metrics.h). In an atomic build each replica r replays its
+ * own combination order, seeded -atomic_order_seed + r.
+ * -output FILE.nc writes fields and every per-step / per-epoch series (ncout.h).
+ * -checkpoint FILE / -restart FILE: bitwise checkpoint/restart (checkpoint.c). */
+#ifndef MINIAPP_COUPLING_H
+#define MINIAPP_COUPLING_H
+
+#include "solver.h"
+#include "surrogate.h"
+#include <stdio.h>
+
+typedef struct _p_Coupled *Coupled;
+
+/* Wall-clock seconds (max over ranks) of each phase and the work done. */
+typedef struct {
+  double solve, features, predict, train, metrics, output, baselines, total;
+  double train_samples, predict_points; /* global, all replicas */
+  PetscInt epochs, steps; /* this process's work: not a restart's checkpointed steps; steps re-done after a rollback twice */
+  PetscInt its;           /* Krylov iterations of all replicas in those steps */
+} CoupledTimes;
+
+PetscErrorCode CoupledCreate(MPI_Comm comm, Coupled *c);
+PetscErrorCode CoupledSetFromOptions(Coupled c);
+PetscErrorCode CoupledSetUp(Coupled c);
+PetscErrorCode CoupledRun(Coupled c);
+PetscErrorCode CoupledGetSolver(Coupled c, PetscInt replica, Solver *s);
+PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt replica, Surrogate *net); /* NULL with -coupling none */
+PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t);
+/* Krylov iterations of all replicas, and of the -coupling none baseline (-1: not run). */
+PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *replicas_total, PetscInt *none_total, PetscInt *fischer_total);
+PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points_global);
+/* Replica and baseline verdict: in a build where both halves are
+ * deterministic or reproducible, every replica must equal replica 0 bitwise. */
+PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
+PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
+PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f); /* the report's coupling section: guesses side by side, net time, closure */
+/* The run stopped early: a signal (SIGTERM, SIGUSR1) asked for a
+ * checkpoint, which was written; sig = 0 when the run went to its end. */
+PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint);
+/* From the stop decision (or the end of the run) on, SIGTERM and SIGUSR1
+ * are ignored, so that the exit code stays the decided one (with -checkpoint). */
+void CheckpointIgnoreSignals(void);
+/* From the start of main until -checkpoint is read (CheckpointSetFromOptions),
+ * SIGTERM and SIGUSR1 wait (blocked): one that arrives during start-up
+ * becomes a checkpoint after the first step, not a death with none. */
+void CheckpointBlockSignals(void);
+PetscErrorCode CoupledDestroy(Coupled *c);
+
+#endif

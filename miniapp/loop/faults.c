@@ -1,0 +1,511 @@
+/* miniapp/loop/faults.c: the fault experiment of the coupled run (docs/faults.md).
+ *
+ *   -inject SPEC          flip one bit once (kernels/fault.h), e.g.
+ *                         site=operator,step=20,bit=0 or site=gradient,epoch=7,bit=29
+ *                         (replica: default the last one, so replica 0 stays
+ *                         the reference)
+ *   -fault_checks         Huang-Abraham checksums on every operator product
+ *                         and on the surrogate's train step
+ *   -fault_action A       report (default) | abort | rollback: on a detected
+ *                         fault, go on (the run is then INVALID), stop with one
+ *                         line, or re-do from the last checkpoint (-checkpoint;
+ *                         written after every step unless -checkpoint_every)
+ *   -fault_noise_factor F atomic build: replica f counts as faulty at a step
+ *                         where its relative L2 distance from replica 0 exceeds
+ *                         F times the largest one of the fault-free replicas
+ *
+ * Detection: by checksums (an alarm in the step or epoch), and by replicas:
+ * in deterministic and reproducible builds any bit of difference is a fault
+ * (the divergence record's first step/epoch), in the atomic build the noise
+ * detector above (needs -replicas 3: the reference, the faulty one and at
+ * least one fault-free one). Not here: the sites themselves (solver/,
+ * surrogate/) and the checks' thresholds (operator.c, surrogate). */
+#include "coupling_impl.h"
+#include "vecred.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const FaultActionNames[] = {"report", "abort", "rollback"};
+
+PetscErrorCode FaultsSetFromOptions(Coupled c)
+{
+  FaultState *f = &c->fault;
+  char        spec[512] = "";
+  PetscInt    action    = FAULT_ACTION_REPORT;
+  PetscBool   set, ckset;
+
+  PetscFunctionBegin;
+  f->noise_factor = 10, f->noise_window = 10;
+  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = f->noise_epoch_step = -1;
+  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
+  PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
+  PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
+  PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
+  PetscCall(PetscOptionsEList("-fault_action", "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the last -checkpoint)", NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
+  PetscCall(PetscOptionsReal("-fault_noise_factor", "Atomic build: a replica is faulty where its distance to its nearest other replica exceeds this times the fault-free replicas' (1 .. 1e6)", NULL, f->noise_factor, &f->noise_factor, NULL));
+  PetscCall(PetscOptionsInt("-fault_noise_window", "Atomic build: steps after the fault's in which the replicas are judged (1 .. 1000)", NULL, f->noise_window, &f->noise_window, NULL));
+  PetscOptionsEnd();
+  f->action = (FaultAction)action;
+  if (set) {
+    char err[256];
+    PetscCheck(fault_parse(spec, &f->spec, err, sizeof err) == 0, c->comm, PETSC_ERR_ARG_WRONG, "%s", err);
+    f->on = PETSC_TRUE;
+  }
+  PetscCheck(f->noise_factor >= 1 && f->noise_factor <= 1e6, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be in [1, 1e6] (a larger factor calls no fault a fault)", (double)f->noise_factor);
+  PetscCheck(f->noise_window >= 1 && f->noise_window <= 1000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_window %" PetscInt_FMT ": must be in [1, 1000]", f->noise_window);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_checks", &set));
+  PetscCheck(!set, c->comm, PETSC_ERR_ARG_WRONG, "-surrogate_checks: use -fault_checks in the miniapp (it checks the operator's products and the train steps, and the run reads their alarms; -surrogate_checks alone checked, and no alarm reached the verdict)");
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-checkpoint", &ckset));
+  PetscCheck(f->action != FAULT_ACTION_ROLLBACK || ckset, c->comm, PETSC_ERR_ARG_WRONG, "-fault_action rollback: needs -checkpoint FILE (the state it rolls back to)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the set-up: the spec against the run's sizes. */
+PetscErrorCode FaultsSetUp(Coupled c)
+{
+  FaultState *f = &c->fault;
+  PetscInt    nsteps;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    if (f->checks) PetscCall(SolverSetChecks(c->rep[r].solver, PETSC_TRUE));
+    if (f->checks && c->rep[r].net) PetscCall(SurrogateSetChecks(c->rep[r].net, PETSC_TRUE));
+  }
+  for (int k = 0; k < 2; k++) { /* the noise detector reads an atomic run's 3 or more replicas: elsewhere its settings did nothing */
+    const char *o = k ? "-fault_noise_window" : "-fault_noise_factor";
+    PetscBool   given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, o, &given));
+    PetscCheck(!given || (!RunOrdered(c) && c->nrep >= 3), c->comm, PETSC_ERR_ARG_WRONG, "%s: sets the noise detector, which judges the replicas of a run with an atomic half and 3 or more replicas; this run %s", o,
+               RunOrdered(c) ? "adds in a fixed order (its replicas are compared bitwise)" : "has fewer than 3 replicas");
+  }
+  if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
+  if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;
+  PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")", f->spec.replica, c->nrep, c->nrep - 1);
+  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
+  if (fault_site_is_solver(f->spec.site)) {
+    long long n = (long long)c->M * c->N * c->dof;
+    PetscCheck(f->spec.at <= nsteps, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", f->spec.at, nsteps);
+    PetscCheck(f->spec.entry < n, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", f->spec.entry, n, n - 1);
+  } else {
+    PetscBool ok = PETSC_FALSE;
+    PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG, "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
+    PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &ok));
+    PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)", fault_site_names[f->spec.site]);
+    PetscCheck(f->spec.at < (long long)nsteps * c->train_epochs, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT " steps x -train_epochs %" PetscInt_FMT ")", f->spec.at,
+               (long long)nsteps * c->train_epochs, nsteps, c->train_epochs); /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
+    PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")", f->spec.entry, c->nweights, c->nweights - 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Arm before replica r's solve of the step that produces state `step`, or
+ * before its train step of epoch `epoch` (-1 for the other); returns whether
+ * it armed, so that the caller collects. */
+PetscErrorCode FaultsArm(Coupled c, PetscInt r, PetscInt step, PetscInt epoch, PetscBool *armed)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *armed = PETSC_FALSE;
+  if (!f->on || f->done || r != f->spec.replica) PetscFunctionReturn(PETSC_SUCCESS);
+  if (fault_site_is_solver(f->spec.site) ? step != f->spec.at : epoch != f->spec.at) PetscFunctionReturn(PETSC_SUCCESS);
+  fault_arm(&f->spec);
+  *armed = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After an armed solve or train step: every rank learns what was flipped. */
+PetscErrorCode FaultsCollect(Coupled c)
+{
+  FaultState  *f = &c->fault;
+  PetscMPIInt  owner, me;
+  fault_record rec = *fault_get_record();
+
+  PetscFunctionBegin;
+  fault_disarm();
+  f->done = PETSC_TRUE; /* once: a rollback re-does the step without it (a transient fault) */
+  me      = rec.fired ? c->rank : c->size;
+  PetscCallMPI(MPI_Allreduce(&me, &owner, 1, MPI_INT, MPI_MIN, c->comm));
+  if (owner < c->size) PetscCallMPI(MPI_Bcast(&rec, sizeof rec, MPI_BYTE, owner, c->comm));
+  PetscCheck(rec.nentries == 0 || rec.entry < rec.nentries, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but site %s has %lld entries (0..%lld)", rec.entry, fault_site_names[rec.site], rec.nentries, rec.nentries - 1);
+  f->rec   = rec;
+  f->fired = (PetscBool)(owner < c->size);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Atomic build: each replica's distance to its nearest other replica,
+ * m[r] = min_s ||x_r - x_s|| / max(||x_r||, ||x_s||), over the states
+ * (weights: the surrogate's parameters, fetched by ObserveEpoch). A
+ * non-finite distance counts as infinitely far. */
+static PetscErrorCode Nearest(Coupled c, PetscBool weights, double m[])
+{
+  PetscInt nr = c->nrep, n;
+  double  *d2, *a2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc2(nr * nr, &d2, nr, &a2));
+  if (weights) {
+    for (PetscInt r = 0; r < nr; r++)
+      for (PetscInt i = 0; i < c->nweights; i++) {
+        double x = c->rep[r].w32[i];
+        a2[r] += x * x;
+        for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x - c->rep[s].w32[i]) * (x - c->rep[s].w32[i]);
+      }
+  } else {
+    const PetscScalar *x[MAX_REPLICAS];
+    for (PetscInt r = 0; r < nr; r++) {
+      Vec u;
+      PetscCall(SolverGetState(c->rep[r].solver, &u));
+      PetscCall(VecGetLocalSize(u, &n));
+      PetscCall(VecGetArrayRead(u, &x[r]));
+    }
+    for (PetscInt r = 0; r < nr; r++)
+      for (PetscInt i = 0; i < n; i++) {
+        a2[r] += x[r][i] * x[r][i];
+        for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x[r][i] - x[s][i]) * (x[r][i] - x[s][i]);
+      }
+    for (PetscInt r = 0; r < nr; r++) {
+      Vec u;
+      PetscCall(SolverGetState(c->rep[r].solver, &u));
+      PetscCall(VecRestoreArrayRead(u, &x[r]));
+    }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d2, (PetscMPIInt)(nr * nr), MPI_DOUBLE, MPI_SUM, c->comm)); /* a threshold's input: any order will do */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, a2, (PetscMPIInt)nr, MPI_DOUBLE, MPI_SUM, c->comm));
+  }
+  for (PetscInt r = 0; r < nr; r++) m[r] = PETSC_INFINITY;
+  for (PetscInt r = 0; r < nr; r++)
+    for (PetscInt s = r + 1; s < nr; s++) {
+      double den = PetscMax(a2[r], a2[s]), d = sqrt(den > 0 ? d2[r * nr + s] / den : d2[r * nr + s]);
+      if (!isfinite(d)) continue; /* NaN or Inf: as far as can be */
+      m[r] = PetscMin(m[r], d), m[s] = PetscMin(m[s], d);
+    }
+  PetscCall(PetscFree2(d2, a2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The replica farthest from its nearest neighbour, if it stands out: its
+ * distance is not finite, or more than -fault_noise_factor times the noise
+ * (the smallest nearest-neighbour distance: two fault-free replicas). A
+ * noise of 0 (two replicas bitwise equal) measures nothing: no verdict. */
+static PetscInt Outlier(Coupled c, const double m[], double *ratio, PetscBool *unmeasured)
+{
+  PetscInt far = 0;
+  double   noise = PETSC_INFINITY;
+
+  *unmeasured = PETSC_FALSE;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    noise = PetscMin(noise, m[r]);
+    if (m[r] > m[far]) far = r;
+  }
+  *ratio = noise > 0 ? m[far] / noise : PETSC_INFINITY;
+  if (!isfinite(m[far]) && isfinite(noise)) return far; /* a replica no other is near: non-finite */
+  if (!(noise > 0) || !isfinite(noise)) {
+    *unmeasured = PETSC_TRUE;
+    return -1;
+  }
+  return m[far] > c->fault.noise_factor * noise ? far : -1;
+}
+
+/* Atomic build, after the step that produced state `step`: within
+ * -fault_noise_window steps of the one in which the fault fired, is a
+ * replica (any one: the reference too) out of the fault-free spread, in its
+ * state or, if the step trained, in its weights? Beyond the window the
+ * replicas' own divergence would be judged, not the fault. */
+static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *hit)
+{
+  FaultState *f = &c->fault;
+  double      m[MAX_REPLICAS], ratio;
+  PetscBool   unmeasured;
+  PetscInt    o;
+
+  PetscFunctionBegin;
+  *hit = PETSC_FALSE; /* a detection in this call (a re-done step after a rollback is judged afresh) */
+  if (f->fire_step < 0) f->fire_step = step;
+  if (step >= f->fire_step + f->noise_window) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->noise_step < 0) {
+    PetscCall(Nearest(c, PETSC_FALSE, m));
+    o = Outlier(c, m, &ratio, &unmeasured);
+    if (o >= 0) f->noise_step = step, f->noise_ratio = ratio, f->noise_replica = o, *hit = PETSC_TRUE;
+    f->noise_unmeasured += unmeasured;
+  }
+  if (c->rep[0].net && c->epoch > epoch0 && f->noise_epoch < 0) {
+    PetscCall(Nearest(c, PETSC_TRUE, m));
+    o = Outlier(c, m, &ratio, &unmeasured);
+    if (o >= 0) {
+      f->noise_epoch = c->epoch - 1, f->noise_epoch_step = step, *hit = PETSC_TRUE;
+      if (f->noise_replica < 0) f->noise_replica = o, f->noise_ratio = ratio;
+    }
+    f->noise_unmeasured += unmeasured;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The halves a run uses: the solver's always, the network's only where there is one (-coupling none has
+ * none; a mixed build's network half then decides nothing: it made a restart on other ranks a refusal
+ * too many, and read the replicas of a reproducible solver as an atomic build's). */
+static PetscBool RunUses(Coupled c, const char *strategy)
+{
+  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) || (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
+}
+
+/* No half the run uses adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
+PetscBool RunOrdered(Coupled c) { return (PetscBool)!RunUses(c, "atomic"); }
+
+/* The run's bits do not depend on the layout: every half it uses is reproducible, the solver's through the
+ * switch (-solver_stock_vec: PETSc's own reductions, whose bits depend on the ranks). */
+PetscBool RunLayoutFree(Coupled c)
+{
+  PetscBool stock = PETSC_FALSE;
+  if (c->rep[0].solver) (void)SolverUsesStockVectors(c->rep[0].solver, &stock);
+  return (PetscBool)(!stock && !RunUses(c, "atomic") && !RunUses(c, "deterministic"));
+}
+
+/* After the step that produced state `step` (and its training): the checks'
+ * alarms, the replicas' verdict, and what to do. *rollback: restore the last
+ * checkpoint and re-do. */
+PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *rollback)
+{
+  FaultState *f = &c->fault;
+  PetscBool   alarm = PETSC_FALSE, detected = PETSC_FALSE, noise_hit = PETSC_FALSE;
+  PetscInt    fr    = f->on ? f->spec.replica : -1;
+
+  PetscFunctionBegin;
+  *rollback = PETSC_FALSE;
+  if (f->checks)
+    for (PetscInt r = 0; r < c->nrep; r++) {
+      PetscInt  n, nfail, snfail = 0;
+      PetscReal worst, sworst = 0;
+      char      what[128] = "";
+      PetscCall(SolverGetCheckResult(c->rep[r].solver, &n, &nfail, &worst));
+      f->nchecks += n;
+      if (c->rep[r].net) PetscCall(SurrogateGetCheckResult(c->rep[r].net, &snfail, &sworst, what, sizeof what));
+      f->worst = PetscMax(f->worst, PetscMax(worst, sworst));
+      if (!nfail && !snfail) continue;
+      alarm = PETSC_TRUE;
+      f->alarms += nfail + snfail;
+      if (!(f->fired && r == fr)) f->false_alarms += nfail + snfail; /* not where (or before) the fault is */
+      if (f->first_alarm_step < 0) {
+        f->first_alarm_step = step, f->alarm_replica = r, f->alarm_ratio = PetscMax(worst, sworst);
+        PetscCall(PetscStrncpy(f->alarm_what, nfail ? "operator checksum" : what, sizeof f->alarm_what));
+      }
+      if (f->fired && r == fr && f->check_step < 0) {
+        f->check_step = step, f->check_ratio = PetscMax(worst, sworst);
+        if (snfail) f->check_epoch = c->epoch - 1; /* the step's last epoch at the latest */
+      }
+    }
+  if (f->fired && fr >= 0) {
+    if (RunOrdered(c)) { /* any difference is a fault */
+      if (f->rep_step < 0 && c->first_div_step[fr] >= 0) f->rep_step = c->first_div_step[fr];
+      if (f->rep_epoch < 0 && c->first_div_epoch[fr] >= 0) f->rep_epoch = c->first_div_epoch[fr];
+      if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
+        for (PetscInt r = 1; r < c->nrep; r++)
+          if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
+    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit)); /* atomic: out of the fault-free replicas' spread */
+    if (RunOrdered(c)) /* this step's record (a rollback restores the earlier one) */
+      for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
+        detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
+    else detected = noise_hit;
+  }
+  if (RunOrdered(c) && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
+    for (PetscInt r = 1; r < c->nrep; r++)
+      if (c->first_div_step[r] == step) detected = PETSC_TRUE;
+  detected = (PetscBool)(detected || alarm);
+  if (!detected) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!f->detected) f->detected_step = step;
+  f->detected = PETSC_TRUE;
+  if (f->action == FAULT_ACTION_ABORT)
+    SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step, alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
+  if (f->action == FAULT_ACTION_ROLLBACK) {
+    PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and the fault persists (step %" PetscInt_FMT ")", step);
+    f->rollbacks++;
+    *rollback = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An unsolved step or a non-finite state (coupling.c) is a detected fault
+ * (whether injected or not): with -fault_action rollback it is re-done from
+ * the last checkpoint; otherwise the caller stops the run, INVALID. */
+PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, PetscBool *rollback)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *rollback = PETSC_FALSE;
+  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS); /* no fault experiment: the solver's verdict says it */
+  if (!f->detected) f->detected_step = step;
+  f->detected = PETSC_TRUE;
+  if (f->solvecheck_step < 0) f->solvecheck_step = step;
+  if (f->first_alarm_step < 0) {
+    f->first_alarm_step = step, f->alarm_replica = -1, f->alarm_ratio = NAN;
+    PetscCall(PetscStrncpy(f->alarm_what, "unsolved step or non-finite state", sizeof f->alarm_what));
+  }
+  if (f->action != FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and step %" PetscInt_FMT " still fails: %s", step, why);
+  f->rollbacks++;
+  *rollback = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a rollback to the state of step `restored`: the atomic build's
+ * detector may judge a fault steps after the one it fired in (its replicas
+ * leave the fault-free spread later), so the last checkpoint, written after
+ * a step that looked good, can already hold it. Then the fault was not
+ * removed (the re-done steps are not judged again): noted for the verdict. */
+PetscErrorCode FaultsRolledBack(Coupled c, PetscInt restored)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  if (f->fire_step >= 0 && restored >= f->fire_step && f->stale_rollback < 0) f->stale_rollback = restored;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the last step, in a fault experiment: the scenario's own check
+ * (Gray-Scott's bounds, heat's MMS error) on every replica. A fault that went
+ * past the run's detectors and left a state this check rejects is detected
+ * here, at the run's end, so that the fault record says so (the verdict of
+ * replica 0 is INVALID anyway); the first failing replica is recorded. */
+PetscErrorCode FaultsScenarioCheck(Coupled c)
+{
+  FaultState *f = &c->fault;
+  PetscInt    step;
+
+  PetscFunctionBegin;
+  if (!f->on || !f->fired) PetscFunctionReturn(PETSC_SUCCESS); /* no fault: a failed check is the verdict's, not a detection */
+  PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
+  for (PetscInt r = 0; r < c->nrep && f->scenario_step < 0; r++) {
+    PetscBool ok;
+    char      why[256];
+    PetscCall(SolverCheckScenario(c->rep[r].solver, &ok, why, sizeof why));
+    if (ok) continue;
+    f->scenario_step = step, f->scenario_replica = r;
+    if (f->detected) break; /* a detector saw it first: the verdict names that one */
+    f->detected_step = step, f->detected = PETSC_TRUE;
+    if (f->first_alarm_step < 0) {
+      f->first_alarm_step = step, f->alarm_replica = r, f->alarm_ratio = NAN;
+      if (r == 0) PetscCall(PetscStrncpy(f->alarm_what, "the scenario's check after the last step", sizeof f->alarm_what)); /* its finding is in the verdict already */
+      else PetscCall(PetscSNPrintf(f->alarm_what, sizeof f->alarm_what, "the scenario's check after the last step, replica %" PetscInt_FMT ": %s", r, why));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A detected fault that was not rolled back, or rolled back to a state it had
+ * already reached, makes the run INVALID. */
+PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE, why[0] = 0;
+  if (f->stale_rollback >= 0) {
+    *ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(why, len,
+                            "the rollback restored step %" PetscInt_FMT ", which the fault (step %" PetscInt_FMT ", seen in the replicas' spread after step %" PetscInt_FMT ") had reached: not removed (-checkpoint_every N keeps an older state)",
+                            f->stale_rollback, f->fire_step, f->detected_step));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (f->on && f->fired && !f->detected) { /* VALID: the run's checks passed; but say what they did not see */
+    PetscCall(PetscSNPrintf(why, len, "the fault injected in replica %d (%s, %s %lld) fired and no detector saw it%s", f->spec.replica, fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at,
+                            f->spec.replica == 0 ? " (the reported result may hold it)" : ""));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* corrected: rolled back (every detection under -fault_action rollback is, at once; the count travels in the
+   * checkpoint). Not a fault the run this one continues detected without rolling back, nor one seen only at the end */
+  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->rollbacks > 0 && f->scenario_step < 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  *ok = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
+                         c->restart_step >= 0 && f->detected_step <= c->restart_step ? " in the run this one continues (the checkpoint carries its fault record)" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void Step(FILE *f, const char *key, PetscInt v)
+{
+  if (v >= 0) fprintf(f, "  %s: %" PetscInt_FMT "\n", key, v);
+  else fprintf(f, "  %s: null\n", key);
+}
+
+PetscErrorCode FaultsSummary(Coupled c, FILE *out)
+{
+  FaultState *f = &c->fault;
+
+  PetscFunctionBegin;
+  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->rank) PetscFunctionReturn(PETSC_SUCCESS);
+  fprintf(out, "fault:\n");
+  if (f->on) {
+    fprintf(out, "  site: %s\n  %s: %lld\n  replica: %d\n  fired: %s\n", fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at, f->spec.replica, f->fired ? "true" : "false");
+    if (f->fired) fprintf(out, "  entry: %lld\n  bit: %d\n  old_value: %.17g\n  new_value: %.17g\n", f->rec.entry, f->rec.bit, f->rec.old_value, f->rec.new_value);
+    else fprintf(out, "  not_fired_because: \"the site was reached fewer than call=%lld times in that %s\"\n", f->spec.call, fault_site_is_solver(f->spec.site) ? "step" : "epoch");
+  }
+  fprintf(out, "  checks: %s\n", f->checks ? "true" : "false");
+  if (f->checks) {
+    fprintf(out, "  operator_checks: %lld\n  alarms: %" PetscInt_FMT "\n  false_alarms: %" PetscInt_FMT "\n  worst_check_ratio: %.3e\n", (long long)f->nchecks, f->alarms, f->false_alarms, (double)f->worst);
+    Step(out, "detected_by_checksum_step", f->check_step);
+    if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
+  }
+  if (f->on && c->nrep > 1) {
+    if (RunOrdered(c)) {
+      Step(out, "detected_by_replicas_step", f->rep_step);
+      Step(out, "detected_by_replicas_epoch", f->rep_epoch);
+      fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
+    } else if (c->nrep >= 3) {
+      fprintf(out, "  noise_factor: %g\n  noise_window_steps: %" PetscInt_FMT "\n", (double)f->noise_factor, f->noise_window);
+      Step(out, "detected_above_noise_step", f->noise_step);
+      Step(out, "detected_above_noise_epoch", f->noise_epoch);
+      Step(out, "detected_above_noise_replica", f->noise_replica);
+      { /* the first step after which the detector saw it, in the state or in the weights */
+        PetscInt seen = f->noise_step >= 0 && f->noise_epoch_step >= 0 ? PetscMin(f->noise_step, f->noise_epoch_step) : f->noise_step >= 0 ? f->noise_step : f->noise_epoch_step;
+        Step(out, "detection_latency_steps", seen >= 0 && f->fire_step >= 0 ? seen - f->fire_step : -1);
+      }
+      if (f->noise_step >= 0 || f->noise_epoch >= 0) fprintf(out, "  noise_ratio: %.3e\n", (double)f->noise_ratio);
+      fprintf(out, "  noise_unmeasured_checks: %" PetscInt_FMT "\n", f->noise_unmeasured);
+    } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
+  }
+  Step(out, "detected_by_solve_check_step", f->solvecheck_step); /* an unsolved system or a non-finite value */
+  Step(out, "detected_by_scenario_check_step", f->scenario_step); /* past the detectors, rejected by the scenario's check at the end */
+  if (f->scenario_step >= 0) Step(out, "detected_by_scenario_check_replica", f->scenario_replica);
+  fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
+  if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The fault record as global attributes of the run file ("fault_..."):
+ * what was flipped (site, step or epoch, replica, entry, bit, old and new
+ * value) and what saw it. n: how many were filled (at most FAULTS_NATTRS);
+ * text[] holds their values. */
+PetscErrorCode FaultsAttributes(Coupled c, ncout_attr at[], char text[][64], int *n)
+{
+  FaultState *f = &c->fault;
+  int         k = 0;
+
+  PetscFunctionBegin;
+  *n = 0;
+  if (!f->on && !f->checks) PetscFunctionReturn(PETSC_SUCCESS);
+#define ATTR(nm, num, ...) (PetscSNPrintf(text[k], 64, __VA_ARGS__), at[k] = (ncout_attr){nm, text[k], num}, k++)
+  if (f->on) {
+    ATTR("fault_site", 0, "%s", fault_site_names[f->spec.site]);
+    ATTR(fault_site_is_solver(f->spec.site) ? "fault_step" : "fault_epoch", 1, "%lld", f->spec.at);
+    ATTR("fault_replica", 1, "%d", f->spec.replica);
+    ATTR("fault_fired", 1, "%d", (int)f->fired);
+    if (f->fired) {
+      ATTR("fault_entry", 1, "%lld", f->rec.entry);
+      ATTR("fault_bit", 1, "%d", f->rec.bit);
+      ATTR("fault_old_value", 2, "%.17g", f->rec.old_value);
+      ATTR("fault_new_value", 2, "%.17g", f->rec.new_value);
+    }
+  }
+  ATTR("fault_checks", 1, "%d", (int)f->checks);
+  if (f->checks) ATTR("fault_check_alarms", 1, "%" PetscInt_FMT, f->alarms);
+  ATTR("fault_detected", 1, "%d", (int)f->detected);
+  ATTR("fault_scenario_check_step", 1, "%" PetscInt_FMT, f->scenario_step);
+  ATTR("fault_first_detection_step", 1, "%" PetscInt_FMT, f->detected_step);
+  ATTR("fault_action", 0, "%s", FaultActionNames[f->action]);
+  ATTR("fault_rollbacks", 1, "%" PetscInt_FMT, f->rollbacks);
+#undef ATTR
+  *n = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
