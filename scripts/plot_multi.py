@@ -165,23 +165,23 @@ PHASES = (("solve", "solve (Krylov)"), ("features", "features"), ("predict", "pr
 def load_reports(paths):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        import report_table as rt
+        import report_common as rc
     except ImportError as e:
         fail(f"{e} (needs PyYAML: apt-get install python3-yaml)")
-    rt.die = fail
-    return rt, [rt.load(p) for p in paths]
+    rc.die = fail
+    return rc, [rc.load(p) for p in paths]
 
 
 def phases(paths, labels, outdir):
     """Where each run's time goes, per step: one stacked bar per -report file (timing section)."""
-    rt, reps = load_reports(paths)
+    rc, reps = load_reports(paths)
     rows = []
     for p, r in zip(paths, reps):
-        steps = rt.timed_steps(r)  # the steps the times cover
-        t = {k: rt.num(rt.get(r, "timing." + k)) for k, _ in PHASES}
+        steps = rc.timed_steps(r)  # the steps the times cover
+        t = {k: rc.num(rc.get(r, "timing." + k)) for k, _ in PHASES}
         if not steps or any(v is None for k, v in t.items() if k not in ("baselines",)):
             fail(f"{p}: not a report with timing.solve .. timing.output and problem.steps (miniapp -report)")
-        b = rt.get(r, "build") or {}
+        b = rc.get(r, "build") or {}
         rows.append((f"{b.get('solver_reduction')}/{b.get('surrogate_reduction')}" if b else os.path.basename(p), steps, t))
     if labels:
         if len(labels) != len(rows):
@@ -210,14 +210,14 @@ def phases(paths, labels, outdir):
 def scaling_plot(d, outdir):
     """scripts/scaling.sh's reports np<R>-t<T>.r<k>.yaml: time per step (best of the repeats) and efficiency against
     ranks x threads, one marker per split of the cores."""
-    rt, _ = load_reports([])
+    rc, _ = load_reports([])
     if not os.path.isdir(d):
         fail(f"{d}: not a directory (scripts/scaling.sh writes out/scaling/<deck>-<mode>/)")
-    runs = rt.collect(d, r"(np\d+-t\d+)")
+    runs = rc.collect(d, r"(np\d+-t\d+)")
     if "np1-t1" not in runs:
         fail(f"{d}: no 1 x 1 run (np1-t1.r<k>.yaml, written by scripts/scaling.sh)")
-    g1 = rt.get(runs["np1-t1"].reports[0], "problem.grid")  # weak scaling grows the grid with the cores (the folder may be renamed)
-    weak = any(rt.get(x, "problem.grid") != g1 for r in runs.values() for x in r.reports) or d.rstrip("/").endswith("-weak")
+    g1 = rc.get(runs["np1-t1"].reports[0], "problem.grid")  # weak scaling grows the grid with the cores (the folder may be renamed)
+    weak = any(rc.get(x, "problem.grid") != g1 for r in runs.values() for x in r.reports) or d.rstrip("/").endswith("-weak")
     t1 = runs["np1-t1"].quoted().t("time_per_step")  # as the table: the VALID repeats
     pts = []
     for k, r in runs.items():
@@ -257,14 +257,15 @@ def sweep_bars(sweep_path, outdir, list_only):
     computes the table: minimum time over the repeats, atomic's as the base."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
+        import report_common as rc
         import report_table as rt
     except ImportError as e:
         fail(f"{e} (--sweep needs PyYAML: apt-get install python3-yaml)")
-    rt.die = fail  # its errors as plot.py's one line
+    rc.die = rt.die = fail  # their errors as plot.py's one line
     d = sweep_path if os.path.isdir(sweep_path) else os.path.dirname(sweep_path) or "."
     if not os.path.exists(sweep_path):
         fail(f"{sweep_path}: no such file or directory")
-    runs = rt.collect(d, r"([a-z]+(?:-[a-z]+)?)")
+    runs = rc.collect(d, r"([a-z]+(?:-[a-z]+)?)")
     if not runs:
         fail(f"{d}: no sweep reports (<variant>.r<k>.yaml, written by scripts/sweep.sh)")
     if "atomic" not in runs:
@@ -273,14 +274,14 @@ def sweep_bars(sweep_path, outdir, list_only):
     other = rt.same_setup(d, runs, "atomic", (), "", str)  # variants run from another build than their name says: no verdict
 
     def per_step(r):
-        return rt.ratio(rt.num(rt.get(r, "timing.solve")), rt.timed_steps(r))
+        return rc.ratio(rc.num(rc.get(r, "timing.solve")), rc.timed_steps(r))
 
     def surr(r):
-        tr, pr = rt.num(rt.get(r, "timing.train")), rt.num(rt.get(r, "timing.predict"))
+        tr, pr = rc.num(rc.get(r, "timing.train")), rc.num(rc.get(r, "timing.predict"))
         return tr + pr if tr is not None and pr is not None and tr + pr > 0 else None
 
     def loop(r):
-        return rt.num(rt.get(r, "timing.time_per_step"))
+        return rc.num(rc.get(r, "timing.time_per_step"))
 
     parts = [("solver half", "PETSc Krylov solves", per_step, lambda sol, sur, s: sol == s and sur == "atomic"),
              ("surrogate half", "training + inference", surr, lambda sol, sur, s: sur == s and sol == "atomic"),
@@ -342,12 +343,12 @@ def sweep_bars(sweep_path, outdir, list_only):
     ax.legend(uniq.values(), [f"{k} build" for k in uniq], fontsize="small", loc="upper left")
     reps = max(len(x.reports) for x in runs.values())
     deck = os.path.basename(os.path.abspath(d))
-    grid = "x".join(str(g) for g in rt.get(first, "problem.grid") or []) or "?"
+    grid = "x".join(str(g) for g in rc.get(first, "problem.grid") or []) or "?"
     spread = "error bars: fastest against slowest repeat, both ways" if reps > 1 else "one repeat: no error bars"
-    ax.set_title(f"Cost of determinism: {deck} ({rt.get(first, 'problem.scenario')} {grid}, "
-                 f"{rt.get(first, 'problem.steps')} steps, coupling {rt.get(first, 'problem.coupling')})\n"
-                 f"{rt.get(first, 'machine.ranks')} rank(s) x {rt.get(first, 'machine.threads')} thread(s), "
-                 f"{rt.get(first, 'machine.hostname') or ''}; best of {reps} repeat(s); {spread}", fontsize="medium")
+    ax.set_title(f"Cost of determinism: {deck} ({rc.get(first, 'problem.scenario')} {grid}, "
+                 f"{rc.get(first, 'problem.steps')} steps, coupling {rc.get(first, 'problem.coupling')})\n"
+                 f"{rc.get(first, 'machine.ranks')} rank(s) x {rc.get(first, 'machine.threads')} thread(s), "
+                 f"{rc.get(first, 'machine.hostname') or ''}; best of {reps} repeat(s); {spread}", fontsize="medium")
     ax.grid(True, axis="y", alpha=0.3)
     written = []
     save(fig, os.path.join(outdir, "cost_of_determinism.png"), written)

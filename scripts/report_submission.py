@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from report_table import die, emit, fmt, get, load, num, table, verdict_of, write_text
+from report_common import die, emit, fmt, get, load, num, table, verdict_of, write_text
 
 
 def stats(vals):
