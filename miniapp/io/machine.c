@@ -1,11 +1,11 @@
-/* miniapp/io/machine.c: the report's machine and environment facts, beyond
- * hostname, CPU and ranks (report.c): cores, sockets, the vector
+/* miniapp/io/machine.c: the report's machine and environment facts: host
+ * name, CPU, ranks per node, peak memory, the network's device, cores, sockets, the vector
  * instructions the reproducible sums may use, memory, OS and kernel, the
  * nodes the ranks ran on, the environment variables that steer threads,
  * binding and the launcher, and the libraries' versions. What a vendor
  * needs to reproduce a result (docs/benchmark.md). Rank 0 writes. */
 #define _GNU_SOURCE /* sched_getaffinity, RTLD_DEFAULT */
-#include "report.h"
+#include "machine.h"
 #include "yamlfmt.h"
 
 #include <petscconfiginfo.h>
@@ -14,7 +14,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -99,7 +101,7 @@ static const char *BLASLibrary(void)
   return cfg ? cfg() : "not OpenBLAS (openblas_get_config not found)";
 }
 
-PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
+PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
 {
   static const char *const env[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS", "OMPI_MCA_hwloc_base_binding_policy", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_JOB_ID", "SLURM_NNODES", "SLURM_CPU_BIND", "CUDA_VISIBLE_DEVICES", "PETSC_OPTIONS"};
   char                     host[256] = "unknown", *all = NULL, aff[256], *affs = NULL;
@@ -129,7 +131,7 @@ PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
     PetscBool seen = PETSC_FALSE;
     for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
     char hb[64];
-    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(ReportHostName(all + (size_t)r * sizeof host, hb, sizeof hb)));
+    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(MachineHostName(all + (size_t)r * sizeof host, anonymize, hb, sizeof hb)));
   }
   fprintf(f, "]\n  binding: [");
   for (PetscMPIInt r = 0; r < size && r < 64; r++) fprintf(f, "%s%s", r ? ", " : "", yaml_str(affs + (size_t)r * sizeof aff));
@@ -152,5 +154,88 @@ PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f)
     if (!any) fprintf(f, " {}");
     fprintf(f, "\n");
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A host name as the report shows it: itself, or with -report_anonymize
+ * "host-" and 48 bits of its FNV-1a hash (the same name for the same host,
+ * so a submission's nodes stay distinct and comparable, none named). */
+const char *MachineHostName(const char *name, PetscBool anonymize, char *buf, size_t len)
+{
+  uint64_t h = 1469598103934665603ull;
+  if (!anonymize) return name;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  snprintf(buf, len, "host-%012llx", (unsigned long long)(h >> 16));
+  return buf;
+}
+
+PetscErrorCode MachineGather(MPI_Comm comm, PetscBool anonymize, MachineInfo *mi)
+{
+  time_t        now = time(NULL);
+  struct tm     tm;
+  struct rusage ru;
+  MPI_Comm      node;
+  PetscMPIInt   nn, len;
+  FILE         *ci;
+  char          hb[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(mi, sizeof *mi));
+  strcpy(mi->host, "unknown"), strcpy(mi->cpu, "unknown"), strcpy(mi->date, "unknown"), strcpy(mi->mpilib, "unknown");
+  (void)strftime(mi->date, sizeof mi->date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  PetscCallMPI(MPI_Get_library_version(mi->mpilib, &len));
+  mi->mpilib[strcspn(mi->mpilib, "\n,")] = 0; /* the first line, up to its first comma */
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nn));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCallMPI(MPI_Allreduce(&nn, &mi->pernode, 1, MPI_INT, MPI_MAX, comm));
+  mi->mem[0] = mi->mem[1] = getrusage(RUSAGE_SELF, &ru) ? NAN : ru.ru_maxrss / 1024.0; /* KiB on Linux */
+  mi->mem[0] = -mi->mem[0];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mi->mem, 2, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(PetscGetHostName(mi->host, sizeof mi->host));
+  PetscCall(PetscStrncpy(mi->host, MachineHostName(mi->host, anonymize, hb, sizeof hb), sizeof mi->host));
+  if ((ci = fopen("/proc/cpuinfo", "r"))) {
+    char line[512];
+    while (fgets(line, sizeof line, ci))
+      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+        PetscCall(PetscStrncpy(mi->cpu, strchr(line, ':') + 2, sizeof mi->cpu));
+        mi->cpu[strcspn(mi->cpu, "\n\"")] = 0;
+        break;
+      }
+    fclose(ci);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The network's device; on a GPU the distinct device numbers of the ranks and rank 0's device. */
+PetscErrorCode MachineWriteDevice(MPI_Comm comm, FILE *f, Surrogate net, PetscMPIInt size)
+{
+  SurrogateDevice d       = SURROGATE_DEVICE_CPU;
+  const char     *kernels = "none", *dname;
+  PetscInt        id;
+  int             mine, *all = NULL;
+  PetscMPIInt     me;
+
+  PetscFunctionBegin;
+  if (net) PetscCall(SurrogateGetDevice(net, &d));
+  if (net) PetscCall(SurrogateGetCudaKernels(net, &kernels));
+  PetscCall(PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
+  if (!net || d != SURROGATE_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &me));
+  PetscCall(SurrogateGetDeviceId(net, &id, &dname));
+  mine = (int)id;
+  if (me == 0) PetscCall(PetscMalloc1(size, &all));
+  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, comm));
+  if (me == 0) {
+    char ids[256] = "", gpu[512];
+    for (int r = 0; r < size; r++) {
+      PetscBool seen = PETSC_FALSE;
+      for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
+      if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
+    }
+    (void)SurrogateCUDAProbe(gpu, sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+    PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname), yaml_str(gpu)));
+  }
+  PetscCall(PetscFree(all));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

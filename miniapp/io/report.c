@@ -4,6 +4,7 @@
  * renamed on success), so a failed run or a full disk never leaves a
  * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
+#include "machine.h"
 #include "optstrict.h"
 #include "atomicfile.h"
 #include "buildinfo.h"
@@ -164,17 +165,6 @@ PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, d
 
 static PetscBool anonymize = PETSC_FALSE;
 
-/* A host name as the report shows it: itself, or with -report_anonymize
- * "host-" and 48 bits of its FNV-1a hash (the same name for the same host,
- * so a submission's nodes stay distinct and comparable, none named). */
-const char *ReportHostName(const char *name, char *buf, size_t len)
-{
-  uint64_t h = 1469598103934665603ull;
-  if (!anonymize) return name;
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
-  snprintf(buf, len, "host-%012llx", (unsigned long long)(h >> 16));
-  return buf;
-}
 
 PetscErrorCode ReportGetOptions(ReportOptions *o)
 {
@@ -222,7 +212,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
       host[sizeof host - 1] = 0;
       if (anonymize) {
         char hb[64];
-        PetscCall(PetscStrncpy(host, ReportHostName(host, hb, sizeof hb), sizeof host));
+        PetscCall(PetscStrncpy(host, MachineHostName(host, anonymize, hb, sizeof hb), sizeof host));
       }
       for (char *q = host; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.') *q = '_';
@@ -322,50 +312,6 @@ static char deck_name[PETSC_MAX_PATH_LEN];
 
 static const char *report_path = ""; /* the -report file, named in the report */
 
-/* What the report says of the machine, gathered over the ranks. */
-typedef struct {
-  char   host[256], cpu[256], date[32], mpilib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int    pernode; /* ranks per node: the most on one node */
-  double mem[2];  /* peak resident MiB per rank: -min, max */
-} MachineInfo;
-
-static PetscErrorCode GatherMachine(MPI_Comm comm, MachineInfo *mi)
-{
-  time_t        now = time(NULL);
-  struct tm     tm;
-  struct rusage ru;
-  MPI_Comm      node;
-  PetscMPIInt   nn, len;
-  FILE         *ci;
-  char          hb[64];
-
-  PetscFunctionBegin;
-  PetscCall(PetscMemzero(mi, sizeof *mi));
-  strcpy(mi->host, "unknown"), strcpy(mi->cpu, "unknown"), strcpy(mi->date, "unknown"), strcpy(mi->mpilib, "unknown");
-  (void)strftime(mi->date, sizeof mi->date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-  PetscCallMPI(MPI_Get_library_version(mi->mpilib, &len));
-  mi->mpilib[strcspn(mi->mpilib, "\n,")] = 0; /* the first line, up to its first comma */
-  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nn));
-  PetscCallMPI(MPI_Comm_free(&node));
-  PetscCallMPI(MPI_Allreduce(&nn, &mi->pernode, 1, MPI_INT, MPI_MAX, comm));
-  mi->mem[0] = mi->mem[1] = getrusage(RUSAGE_SELF, &ru) ? NAN : ru.ru_maxrss / 1024.0; /* KiB on Linux */
-  mi->mem[0] = -mi->mem[0];
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, mi->mem, 2, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCall(PetscGetHostName(mi->host, sizeof mi->host));
-  PetscCall(PetscStrncpy(mi->host, ReportHostName(mi->host, hb, sizeof hb), sizeof mi->host));
-  if ((ci = fopen("/proc/cpuinfo", "r"))) {
-    char line[512];
-    while (fgets(line, sizeof line, ci))
-      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-        PetscCall(PetscStrncpy(mi->cpu, strchr(line, ':') + 2, sizeof mi->cpu));
-        mi->cpu[strcspn(mi->cpu, "\n\"")] = 0;
-        break;
-      }
-    fclose(ci);
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* The run rules (docs/benchmark.md): an official result runs the deck as written. */
 static PetscErrorCode WriteRunRules(MPI_Comm comm, FILE *f, const ReportVerdict *v)
@@ -396,38 +342,6 @@ static PetscErrorCode WriteRunRules(MPI_Comm comm, FILE *f, const ReportVerdict 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The network's device; on a GPU the distinct device numbers of the ranks and rank 0's device. */
-static PetscErrorCode WriteDevice(MPI_Comm comm, FILE *f, Surrogate net, PetscMPIInt size)
-{
-  SurrogateDevice d       = SURROGATE_DEVICE_CPU;
-  const char     *kernels = "none", *dname;
-  PetscInt        id;
-  int             mine, *all = NULL;
-  PetscMPIInt     me;
-
-  PetscFunctionBegin;
-  if (net) PetscCall(SurrogateGetDevice(net, &d));
-  if (net) PetscCall(SurrogateGetCudaKernels(net, &kernels));
-  PetscCall(PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
-  if (!net || d != SURROGATE_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallMPI(MPI_Comm_rank(comm, &me));
-  PetscCall(SurrogateGetDeviceId(net, &id, &dname));
-  mine = (int)id;
-  if (me == 0) PetscCall(PetscMalloc1(size, &all));
-  PetscCallMPI(MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, comm));
-  if (me == 0) {
-    char ids[256] = "", gpu[512];
-    for (int r = 0; r < size; r++) {
-      PetscBool seen = PETSC_FALSE;
-      for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
-      if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
-    }
-    (void)SurrogateCUDAProbe(gpu, sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
-    PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname), yaml_str(gpu)));
-  }
-  PetscCall(PetscFree(all));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerdict *v, PetscBool net)
 {
@@ -470,7 +384,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(SolverGetDM(s, &da));
   PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(GatherMachine(comm, &mi));
+  PetscCall(MachineGather(comm, anonymize, &mi));
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   /* rates of this process's work: after a restart, the steps and iterations it ran (the counts below are the
    * whole run's); none ran (a restart at the last step): null, not 0 */
@@ -488,8 +402,8 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n",
                          yaml_str(mi.host), yaml_str(mi.cpu), size, mi.pernode, omp_get_max_threads(), yaml_str(mi.mpilib)));
   PetscCall(PetscFPrintf(comm, f, "  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_num("%.1f", mi.mem[1]), yaml_num("%.1f", -mi.mem[0])));
-  PetscCall(ReportWriteMachineFacts(comm, f));
-  PetscCall(WriteDevice(comm, f, net, size));
+  PetscCall(MachineWriteFacts(comm, f, anonymize));
+  PetscCall(MachineWriteDevice(comm, f, net, size));
   PetscCall(PetscFPrintf(comm, f, "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n", MINIAPP_VERSION,
                          yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS)));
   PetscCall(PetscFPrintf(comm, f, "  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", VecFPNACompiledStrategy(),

@@ -17,9 +17,6 @@ PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
 /* name is one of names[], or one of PETSc's diagnostics (-log*, -info,
  * -malloc*, *_view*, *_monitor*, *_converged_reason, ...) */
 PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
-/* machine.c: nodes, cores, sockets, vector ISA, memory, OS, kernel, NetCDF, environment (collective; rank 0 writes) */
-PetscErrorCode ReportWriteMachineFacts(MPI_Comm comm, FILE *f);
-const char    *ReportHostName(const char *name, char *buf, size_t len); /* itself, or its hash with -report_anonymize */
 PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportApplyAtomicSeed(void);
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
