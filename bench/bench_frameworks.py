@@ -3,7 +3,7 @@ instead: JAX `jit` and PyTorch eager, on the same MLP (5-32-32-1 by default,
 leaky ReLU 2^-6, MSE loss, AdamW), the same batch (512x512 samples of the
 explicit heat step), the same cores, in one run. Prints ms per train step,
 GFLOP/s, the share of the float peak without FMA measured by bench_surrogate
-in the same run, and the ratios that issue 11 asks for.
+in the same run, and the ratios to the frameworks with their targets.
 
 Each framework runs in its own process pinned to the first --threads CPUs;
 the rounds are interleaved (ours, JAX, PyTorch, ours, ...) and each keeps its
@@ -184,7 +184,7 @@ def main():
         else:
             print("%-26s %s" % (label.split(" not")[0][:26], info.get(k, "not run")))
     det = best["deterministic"]
-    print("ratios (targets of issue 11 section 5):")
+    print("ratios (with their targets):")
     if "jax" in best:
         print("  deterministic / JAX jit       %.3f   (target <= 1)" % (det / best["jax"]))
     if "torch" in best:

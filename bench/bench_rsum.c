@@ -150,7 +150,7 @@ static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const
   return !same;
 }
 
-/* Another design not taken (issue 28): the sums made chunk by chunk while
+/* Another design not taken: the sums made chunk by chunk while
  * the chunk's rows are in cache, as the float strategies make theirs, which
  * needs the units before the batch's maxima are known (a priori bounds from
  * the weights). What it could save at most: gsum's pass over the batch in
@@ -179,7 +179,7 @@ static void hot_vs_streamed(size_t n, size_t rounds, size_t nx, const float *d, 
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-/* A design not taken (issue 28): every product rounded DOWN to a unit 2^6
+/* A design not taken: every product rounded DOWN to a unit 2^6
  * coarser (2^-45 of the pair's bound: a lane adds 64 products of a
  * 512-sample pass, and their sum must stay in one binade), so that the rounding can happen inside the accumulating FMA
  * (AVX-512's embedded rounding; CUDA's __fma_rd): floor(S + p) = S + floor(p)

@@ -82,9 +82,9 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
  * inputs (A[l] read ceil(dout/4) times, A[l+1] written); output (A[L],
  * target, D, E); the gradient sums in tiles of T x T pairs (T = 8 float, 4
  * reproducible), each tile reading its T delta rows and its T activation
- * rows, the bias column none (issue 26, F1: one pair per block read 2 rows a
+ * rows, the bias column none (one pair per block read 2 rows a
  * pair); the reproducible weight gradients first read each row once for its
- * maximum (issue 28), and its loss makes two passes (max, then bins); back-data, 4 inputs per pass over
+ * maximum, and its loss makes two passes (max, then bins); back-data, 4 inputs per pass over
  * the deltas (D read ceil(din/4) times, A[l] read, D' written). With gemm
  * (-surrogate_cuda_kernels gemm) the reproducible weight gradients read their
  * rows in tiles of up to 32 x 32 pairs, the bias within the first (the float

@@ -16,7 +16,7 @@
  * atomic one all (tile, chunk) items with a stride of gridDim.x, so any len
  * works. Results wait on the device until gradsum_cuda_flush (F4).
  * The GEMM-style kernels (-surrogate_cuda_kernels gemm) are in gradsum_gemm_cuda.cu,
- * gsum's sums (the reproducible gradient's, issue 28) in gsum_cuda.cu.
+ * gsum's sums (the reproducible gradient's) in gsum_cuda.cu.
  * The CPU counterparts are surrogate/tallskinny_cpu.c and kernels/rsum.c. */
 #include "gradsum_cuda_impl.cuh"
 
@@ -25,8 +25,8 @@
 
 /* Work item w = tile * nchunk + chunk. Atomic (acc): a 1-D grid walks w in
  * order, so a tile's chunks go to neighbouring blocks, which a GPU runs at the
- * same time: their atomicAdds race as the strategy means them to (issue 26,
- * L3; with x = pair and y = chunk, blocks are dispatched x-fastest and each
+ * same time: their atomicAdds race as the strategy means them to (with
+ * x = pair and y = chunk, blocks are dispatched x-fastest and each
  * pair's adds arrived in chunk order, nearly a fixed order). Deterministic
  * (partial): x = tile, y = chunk with a stride of gridDim.y; order does not
  * matter there. */
@@ -73,7 +73,7 @@ __global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t l
 /* The pairwise tree over each pair's chunk partials: level st adds partial
  * c + st into partial c for every c that is a multiple of 2 st (and c + st
  * exists). Partials are stored chunk-major, pair-minor (partial[c * npair +
- * p]), so a warp's 32 pairs read 32 neighbouring floats (issue 26, F3). The
+ * p]), so a warp's 32 pairs read 32 neighbouring floats. The
  * levels below GS_TREE_G stay inside aligned groups of GS_TREE_G partials, so
  * one thread sums a group in registers, and the groups' results, GS_TREE_G
  * partials apart, are the next launch's partials: the same additions in the

@@ -40,7 +40,7 @@ GS_HD int gradsum_top_bin(double mx)
 }
 
 /* The powers of two of the canonical split under top bin `top`, formed once
- * per sum, not per product (issue 26, F5): the shift -top*W, applied as
+ * per sum, not per product: the shift -top*W, applied as
  * 2^600 first when it is beyond a double's range, and 2^W, 2^2W. */
 typedef struct {
   int    big;
@@ -172,7 +172,7 @@ typedef struct {
 } gradsum_ws;
 
 /* Launch on the current stream; the npair results reach dst at the next
- * gradsum_cuda_flush (issue 26, F4: one device-to-host copy and one wait per
+ * gradsum_cuda_flush (one device-to-host copy and one wait per
  * train step, not one per call), or earlier if the pending results outgrow
  * the workspace: dst must stay valid until then. d for atomic/deterministic,
  * r for reproducible. Returns 0 or a cudaError_t value. Any len (segments of

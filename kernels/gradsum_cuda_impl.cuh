@@ -16,7 +16,7 @@
     int e_ = (int)(x); \
     if (e_) return e_; \
   } while (0)
-/* Pair tiles (issue 26, F1): a block sums TJ x rows against TK y rows (the
+/* Pair tiles: a block sums TJ x rows against TK y rows (the
  * bias column y = 1 among them), TJ*TK pairs from TJ+TK rows of samples, where
  * one block per pair read 2 rows: 8x less memory traffic for the float
  * strategies (8x8), 4x for the reproducible passes (4x4; their per-pair state

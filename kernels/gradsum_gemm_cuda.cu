@@ -1,5 +1,5 @@
 /* kernels/gradsum_gemm_cuda.cu: the GEMM-style gradient sums on the GPU
- * (-surrogate_cuda_kernels gemm, issue 27): tiles of up to 32 x 32 pairs, the
+ * (-surrogate_cuda_kernels gemm): tiles of up to 32 x 32 pairs, the
  * samples staged in shared memory, 4 x 4 register tiles per thread. The
  * reproducible kernel gives the tiled kernels' bits (integer sums); the float
  * one has its own fixed order. gradsum_cuda.cu calls the two launchers at the
@@ -8,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-/* gsum's sums again, GEMM-style (issue 27: gradsum_gbins_kernel read every
+/* gsum's sums again, GEMM-style (gradsum_gbins_kernel read every
  * sample's rows once per 4x4 tile of pairs and made 3 multiplies per product;
  * ncu gave it 95 registers and 15.9 ms of a 19 ms step). A block of
  * GG_THREADS threads owns a tile of up to 32 x 32 pairs (4TJ x rows, 4TK y

@@ -1,4 +1,4 @@
-/* kernels/gsum_cuda.cu: gsum's sums on the GPU (issue 28; gradsum_cuda.h):
+/* kernels/gsum_cuda.cu: gsum's sums on the GPU (gradsum_cuda.h):
  * the reproducible strategy's weight and bias gradients with kernels/gsum.c's
  * arithmetic, every product rounded once to its pair's unit 2^(ex + ey - 51)
  * and added as an integer (the same integers as the CPU: the emulation tests
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* gsum (issue 28): the largest |x| of each of nrow rows over len samples, as
+/* gsum: the largest |x| of each of nrow rows over len samples, as
  * the bits of a non-negative float (+Inf for a row holding an Inf or NaN):
  * atomicMax on them is order-free. Block (row, chunk stride gridDim.y). */
 __global__ void gradsum_rowmax_kernel(int nrow, const float *X, size_t ldx, size_t len, int nchunk, unsigned *out)

@@ -3,7 +3,7 @@
 # .nv_fatbin section), and the miniapp and test_surrogate_cuda hold the
 # CUDA surrogate backend. gpu-pack.sh calls it so that a build whose CUDA
 # configuration failed, or that was configured without it, is never packed
-# for the GPU machine (issue 26, C5). Exit 1 with one line naming the first
+# for the GPU machine. Exit 1 with one line naming the first
 # executable that lacks it.
 set -u
 [ $# -ge 1 ] || { echo "usage: gpu-built.sh EXE..." >&2; exit 2; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gpu-check.sh [options]: the GPU verification and measurements a
-# vendor runs too (issue 10; docs/gpu.md). Steps (-steps, default all):
+# vendor runs too (docs/gpu.md). Steps (-steps, default all):
 #   device    first contact: driver and runtime CUDA versions, device 0, its
 #             compute mode, one checked launch; stops here when it fails
 #   test      test_surrogate_cuda: CPU and GPU train steps bitwise equal, with
@@ -308,10 +308,10 @@ if gpuonly profile; then
     record profile skip "ncu cannot run here: $(grep -m1 -E '==ERROR==|==WARNING==' "$logs/ncu-probe.log" 2>/dev/null || echo "the probe's kernel was not profiled"), logs/ncu-probe.log"
   else
     # the reproducible strategy's own kernels (row maxima and integer bins of
-    # the weight gradients, issue 28; max search and bins of the loss and the
+    # the weight gradients; max search and bins of the loss and the
     # checks), selected by name: bench_surrogate runs atomic, deterministic and
     # reproducible in turn, so a fixed launch window lands on whichever
-    # strategy its count happens to reach (issue 26, C6)
+    # strategy its count happens to reach
     timeout "$(tmo_now)" ncu --section SpeedOfLight --kernel-name "regex:^gradsum_(rowmax|gbins|absmax|bins)_kernel$" --launch-count 40 "$bench" -surrogate_device cuda -bench_n "$nmax" -bench_steps 1 -bench_reps 1 > "$logs/ncu.log" 2>&1; rc=$?
     if [ $rc = 0 ]; then
       record profile pass "ncu SpeedOfLight of the reproducible gradient sums, batch $nmax: per kernel in the appendix, whole in logs/ncu.log"

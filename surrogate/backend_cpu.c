@@ -182,7 +182,7 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -log_view's split of a train step on the CPU (issue 28): the pass over the
+/* -log_view's split of a train step on the CPU: the pass over the
  * chunks (forward, backward and, in the float strategies, the chunks'
  * gradient partials, made while the rows are in cache), and the strategy's
  * sums after it (the reproducible strategy's gradient sums over the stored

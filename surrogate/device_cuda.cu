@@ -90,8 +90,7 @@ extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorStri
 
 /* Page-locked host memory for the arrays that cross to the device every
  * step (the training batch, the predictions): the copies then run at the
- * DMA engine's speed, not through the driver's pageable staging (issue 26,
- * F4). */
+ * DMA engine's speed, not through the driver's pageable staging. */
 extern "C" int  mlp_cuda_host_alloc(void **p, size_t bytes) { return (int)cudaMallocHost(p, bytes ? bytes : 1); }
 extern "C" void mlp_cuda_host_free(void *p) { cudaFreeHost(p); }
 

@@ -28,7 +28,7 @@ struct mlp_cuda {
 };
 
 /* A layer's dout*(din+1) weight-gradient sums are formed MLP_PAIR_CHUNK pairs at
- * a time, in whole rows (issue 26, C1): gradsum's device scratch and pending
+ * a time, in whole rows: gradsum's device scratch and pending
  * results stay bounded for any width, where one call per layer asked 128 GB
  * at width 40000. Each pair's sum does not depend on the pairs beside it in a
  * call: the same bits in every strategy. The emulation sets it small so that
@@ -52,7 +52,7 @@ __global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, c
 }
 
 /* Per sample: z_j = sum_k W[j][k] in_k in k order, FT outputs per pass over
- * the sample's inputs (issue 26, F2: each input read dout/FT times, not dout
+ * the sample's inputs (each input read dout/FT times, not dout
  * times); every output's own chain is unchanged, so are its bits. */
 #define FT 4
 __global__ void k_forward(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)

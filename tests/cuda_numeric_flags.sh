@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cuda_numeric_flags.sh NVCC SOURCE FLAGS... (issue 26, P1): a user's
+# tests/cuda_numeric_flags.sh NVCC SOURCE FLAGS...: a user's
 # --use_fast_math in CMAKE_CUDA_FLAGS comes first on nvcc's line and the
 # project's numeric flags after it; the PTX must then hold no flush-to-zero
 # and no approximate division or square root. The same source compiled with

@@ -71,7 +71,7 @@ PY
   for ev in SurrGradPass SurrGradSums; do
     awk -v e=$ev '$1 == "CplTrain" {t = $2} $1 == e {c = $2} END {exit !(t > 0 && c == t)}' "$tmp/log.txt" || fail "-log_view: $ev is not logged once per train step (CplTrain)"
   done
-  # the reproducible gradient sums are made in the pass under the last step's row exponents (issue 28): the second
+  # the reproducible gradient sums are made in the pass under the last step's row exponents: the second
   # pass (SurrGradResum) runs on the first train step and where a row's exponent changed, not on every step
   if [ "$ssurr" = reproducible ]; then
     "$app" "${short[@]}" -ts_max_steps 8 -surrogate_device cpu -log_view ":$tmp/log8.txt" > /dev/null 2>&1 || fail "-log_view run failed (8 steps)"

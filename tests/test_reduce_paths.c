@@ -266,7 +266,7 @@ static void test_outer_accuracy(size_t n)
 }
 
 /* gsum_units, the rule that lets a train step make its sums before its
- * batch's maxima are known (issue 28): a row keeps its exponent while it
+ * batch's maxima are known: a row keeps its exponent while it
  * stays between its own and GSUM_SLACK above it; a row out of that window is
  * renewed one binade above its maximum; and the rule keeps what it chose
  * (the GPU and the CPU may each apply it to the same rows). */

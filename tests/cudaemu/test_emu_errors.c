@@ -1,5 +1,5 @@
 /* tests/cudaemu/test_emu_errors.c: the device backend's error paths, with the
- * emulation made to fail on purpose (issue 26).
+ * emulation made to fail on purpose.
  *   reason   (CUDAEMU_DEVICE_ERROR=35): no usable device, and the runtime's
  *            reason (driver too old) reaches the user's one line (C4).
  *   launch   (CUDAEMU_FAIL_LAUNCH=<kernel>): a refused launch of that kernel

@@ -1,10 +1,10 @@
-/* tests/cudaemu/test_emu_gradsum.cpp (issue 26, F1 and F4): the tiled GPU
+/* tests/cudaemu/test_emu_gradsum.cpp: the tiled GPU
  * gradient sums against their specification, on the emulated device.
  *   deterministic: bitwise the one-pair-per-block order: per chunk of 4096
  *     samples, 256 lanes each adding its samples in order, a fixed 8-level
  *     tree over the lanes, then the pairwise tree over the chunks;
  *   reproducible: bitwise kernels/rsum.c's sum of the same products;
- *   reproducible weight gradients (gradsum_cuda_outer, issue 28): the same
+ *   reproducible weight gradients (gradsum_cuda_outer): the same
  *     rsum state as kernels/gsum.c on the CPU (state, not only the rounded
  *     value), also on rows with zeros, Inf, NaN and subnormals, and with the
  *     row maxima raised by another "rank" (the rowmax hook);

@@ -1,4 +1,4 @@
-/* tests/cudaemu/test_emu_races.cpp (issue 26, L3): do the GPU atomic
+/* tests/cudaemu/test_emu_races.cpp: do the GPU atomic
  * strategy's adds race? Run under CUDAEMU_WAVE=8, a GPU's dispatch (blocks in
  * linear order, 8 resident at once, finishing in any order). The same atomic
  * gradient sum of 16 pairs x 32 chunks is taken twice: some pair's sum must

@@ -1,5 +1,5 @@
 /* tests/cudaemu/test_emu_ranks.c (run on 2 ranks): the device backend with a
- * rank that holds no samples (issue 26, C3). Rank 0 holds the batch, rank 1
+ * rank that holds no samples. Rank 0 holds the batch, rank 1
  * none; a few train steps on the CPU backend and on the (emulated) device
  * backend: the weights must agree as in test_surrogate_cuda (bitwise in the
  * reproducible build), and no launch may be made with an empty grid. */

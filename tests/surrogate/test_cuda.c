@@ -62,7 +62,7 @@ static PetscErrorCode compare(PetscInt nb, PetscInt steps, int *failures)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Non-finite products (issue 26, C2): a target of +Inf in one sample makes
+/* Non-finite products: a target of +Inf in one sample makes
  * the output layer's gradient products +-Inf and NaN. The device must give
  * what the CPU gives, entry by entry: NaN, +Inf, -Inf, or the same finite
  * bits; never a finite value where the CPU has none. */
