@@ -34,6 +34,46 @@
 #define GG_S       64   /* samples staged per round */
 #define GG_CHUNK   2048 /* samples per work item: sums below 2^62 */
 #define GG_R       32   /* rows and columns of the largest tile */
+
+/* The block's chunk sums of samples from s0 on into the pairs' bins (two
+ * 32-bit digits each; column GG_R of sacc: the bias sums), sacc cleared for
+ * the next chunk. Every thread of the block takes part. */
+__device__ __forceinline__ void gg_flush(unsigned long long (*sacc)[GG_R + 1], unsigned long long *bins, int npair, int nx, int ny, int nseg, size_t s0, int j0, int k0, int RJ,
+                                         int RK, int dobias)
+{
+  for (int q = threadIdx.x; q < RJ * (RK + 1); q += GG_THREADS) {
+    int r = q / (RK + 1), cc = q % (RK + 1), col = cc == RK ? GG_R : cc, j = j0 + r, k = cc == RK ? ny : k0 + cc;
+    if (j < nx && (cc == RK ? dobias : k < ny)) {
+      long long p = (long long)j * (ny + 1) + k, v = (long long)sacc[r][col];
+      if (p < npair) {
+        unsigned long long *d = &bins[GS_GDIG * ((size_t)p * nseg + s0 / GS_SEG_LEN)];
+        atomicAdd(&d[0], (unsigned long long)(v >> 32));
+        atomicAdd(&d[1], (unsigned long long)(v & 0xffffffffll));
+      }
+    }
+    sacc[r][col] = 0;
+  }
+}
+
+/* A thread's non-finite products, 3 bits a pair in f (16 pairs of its 4 x 4
+ * tile from rows j + TJ a and columns k + TK b, then the 4 bias pairs), into
+ * nf: NaN 1, +Inf 2, -Inf 4. */
+__device__ __forceinline__ void gg_record_nonfinite(unsigned long long f, unsigned long long *nf, int npair, int nx, int ny, int j, int k, int TJ, int TK)
+{
+#pragma unroll
+  for (int a = 0; a < 4; a++) {
+    int ja = j + TJ * a;
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      int                kb = k + TK * b;
+      unsigned long long fb = f >> (3 * (4 * a + b)) & 7ull;
+      if (fb && ja < nx && kb < ny && (long long)ja * (ny + 1) + kb < npair) atomicOr(&nf[(size_t)ja * (ny + 1) + kb], fb);
+    }
+    unsigned long long fb = f >> (3 * (16 + a)) & 7ull;
+    if (fb && ja < nx && (long long)ja * (ny + 1) + ny < npair) atomicOr(&nf[(size_t)ja * (ny + 1) + ny], fb);
+  }
+}
+
 __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax, int TJ, int TK,
                                           unsigned long long *nf, unsigned long long *bins)
 {
@@ -137,34 +177,10 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
       if (dobias && bcnt) atomicAdd(&sacc[r][GG_R], bacc[a] - (unsigned long long)bcnt * (unsigned long long)b3);
     }
     __syncthreads();
-    for (int q = t; q < RJ * (RK + 1); q += GG_THREADS) {
-      int r = q / (RK + 1), cc = q % (RK + 1), col = cc == RK ? GG_R : cc, j = j0 + r, k = cc == RK ? ny : k0 + cc;
-      if (j < nx && (cc == RK ? dobias : k < ny)) {
-        long long p = (long long)j * (ny + 1) + k, v = (long long)sacc[r][col];
-        if (p < npair) {
-          unsigned long long *d = &bins[GS_GDIG * ((size_t)p * nseg + s0 / GS_SEG_LEN)];
-          atomicAdd(&d[0], (unsigned long long)(v >> 32));
-          atomicAdd(&d[1], (unsigned long long)(v & 0xffffffffll));
-        }
-      }
-      sacc[r][col] = 0;
-    }
+    gg_flush(sacc, bins, npair, nx, ny, nseg, s0, j0, k0, RJ, RK, dobias);
     __syncthreads(); /* sacc is zero again before the next chunk adds to it */
   }
-  if (f) {
-#pragma unroll
-    for (int a = 0; a < 4; a++) {
-      int j = j0 + tj + TJ * a;
-#pragma unroll
-      for (int b = 0; b < 4; b++) {
-        int                k  = k0 + tk + TK * b;
-        unsigned long long fb = f >> (3 * (4 * a + b)) & 7ull;
-        if (fb && j < nx && k < ny && (long long)j * (ny + 1) + k < npair) atomicOr(&nf[(size_t)j * (ny + 1) + k], fb);
-      }
-      unsigned long long fb = f >> (3 * (16 + a)) & 7ull;
-      if (fb && j < nx && (long long)j * (ny + 1) + ny < npair) atomicOr(&nf[(size_t)j * (ny + 1) + ny], fb);
-    }
-  }
+  if (f) gg_record_nonfinite(f, nf, npair, nx, ny, j0 + tj, k0 + tk, TJ, TK);
 }
 
 /* The float strategies' sums, GEMM-style (-surrogate_cuda_kernels gemm): the
