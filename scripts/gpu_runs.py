@@ -7,10 +7,11 @@ each group) and callN-logs.tar.gz, and kernels-*.txt (scripts/ncu_steps.py
 on the kernels step's raw pages). This script makes from them, and only from
 them, the tables docs/gpu.md shows between the lines
     <!-- gpu_runs.py RUN_DIR [PARTS] -->  and  <!-- end gpu_runs.py -->
-(PARTS a comma list of checks, torch, kernels, sweep; default all), so every
-figure there is the run's (a number in the docs is a claim).
+(PARTS a comma list of checks, torch, kernels, sweep, bench, loop; default
+checks,torch,kernels,sweep), so every figure there is the run's (a number in
+the docs is a claim).
 
-  gpu_runs.py show   RUN_DIR         print the tables
+  gpu_runs.py show   RUN_DIR [PARTS] print the tables
   gpu_runs.py check  DOC [DOC ..]    fail naming each block that differs from its run
   gpu_runs.py update DOC [DOC ..]    rewrite those blocks
 
@@ -18,7 +19,11 @@ The tables: every check of every call with its status (sanitizer logs re-read
 with gpu-check.sh's current rule, which knows racecheck's own summary line);
 our train step and inference per strategy against PyTorch on the same batch
 and network, with the issue's targets (the last call that ran both); the
-kernels of one train step (ncu); the sweep's loop ratios.
+kernels of one train step (ncu); the sweep's loop ratios. bench: the train
+step per strategy and kernel set from the `bench_surrogate` checks (the last
+call per case), for runs that kept no bench tables; loop: one row per sweep,
+its reproducible loop against the fastest build (also the callN-sweep-*.txt
+files of a sweep run by hand).
 """
 import glob
 import io
@@ -28,7 +33,8 @@ import sys
 import tarfile
 
 BEGIN = re.compile(r"^<!-- gpu_runs\.py (\S+)(?: ([a-z,]+))? -->$")
-PARTS = ("checks", "torch", "kernels", "sweep")
+PARTS = ("checks", "torch", "kernels", "sweep", "bench", "loop")
+DEFAULT_PARTS = ("checks", "torch", "kernels", "sweep")
 END = "<!-- end gpu_runs.py -->"
 SANITIZER_OK = re.compile(r"^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed)", re.M)
 SANITIZER_SUMMARY = re.compile(r"(ERROR|RACECHECK) SUMMARY: .*")
@@ -200,7 +206,63 @@ def table_sweep(run):
     return lines
 
 
-def show(run, parts=PARTS):
+def table_bench(run):
+    """The bench_surrogate checks' step times, the last call per (batch, network)."""
+    have = {}
+    for n, text in calls(run):
+        for name, status, detail in checks(text):
+            m = re.match(r"bench_surrogate n=(\d+) layers=([\d,]+)$", name)
+            if m and status == "pass":
+                have[m.groups()] = (n, {k: float(v) for k, v in re.findall(r"([a-z/]+) ([\d.]+) ms", detail)})
+    gemm = any("atomic/gemm" in ms for _, ms in have.values())
+    lines = ["| batch | network | call | atomic / deterministic / reproducible ms | reproducible / atomic (<= 1.25) |"
+             + (" gemm: atomic / deterministic / reproducible ms | reproducible / atomic, gemm (<= 1.25) |" if gemm else ""),
+             "|---|---|---|---|---|" + ("---|---|" if gemm else "")]
+    for (b, w), (n, ms) in sorted(have.items(), key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        cols = []
+        for suf in ("", "/gemm") if gemm else ("",):
+            k = [s + suf for s in ("atomic", "deterministic", "reproducible")]
+            if all(x in ms for x in k):
+                r = ms[k[2]] / ms[k[0]]
+                cols += [" / ".join("%.2f" % ms[x] for x in k), "%.2f %s" % (r, "met" if r <= 1.25 else "not met")]
+            else:
+                cols += ["n/a", "n/a"]
+        lines.append("| %s | 5-%s-1 | %d | %s |" % (b, w.replace(",", "-"), n, " | ".join(cols)))
+    return lines if len(lines) > 2 else []
+
+
+def sweeps(run):
+    """[(call, title, lines)] of the sweeps: the summaries' sweep blocks, then callN-sweep-*.txt."""
+    out = []
+    for n, text in calls(run):
+        out += [(n, t, b) for t, b in blocks(text).items() if t.startswith("sweep ")]
+    for p in sorted(glob.glob(os.path.join(run, "call*-sweep-*.txt"))):
+        m = re.match(r"call(\d+)-sweep-.*\.txt$", os.path.basename(p))
+        lines = open(p).read().splitlines()
+        deck = next((ln.split(": ", 1)[1] for ln in lines if ln.startswith("# Cost of determinism: ")), None)
+        if m and deck:
+            out.append((int(m.group(1)), "sweep %s (%s)" % (deck, os.path.basename(p)), lines))
+    return out
+
+
+def table_loop(run):
+    """One row per sweep: the reproducible loop against the fastest of atomic and deterministic."""
+    lines = ["| call | sweep | ranks x threads | fastest: time/step [s] | reproducible time/step [s] "
+             "| reproducible / fastest (<= 1.10) | per round | verdict |", "|---|---|---|---|---|---|---|---|"]
+    for n, title, blk in sweeps(run):
+        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in blk if ln.startswith("| ")]
+        step = {c[0]: c[3] for c in cells if len(c) >= 12}
+        fast = [c for c in cells if len(c) >= 4 and c[:2] == ["whole loop", "reproducible"] and c[2] != "reproducible"]
+        rt = re.search(r"(\d+) rank\(s\) x (\d+) thread\(s\)", "\n".join(blk))
+        if not fast or fast[0][2] not in step or "reproducible" not in step or not rt:
+            continue
+        f = fast[0] + ["", "", ""]
+        lines.append("| %d | %s | %s x %s | %s: %s | %s | %s | %s | %s |" % (
+            n, title[len("sweep "):], rt.group(1), rt.group(2), f[2], step[f[2]], step["reproducible"], f[3], f[4], f[6]))
+    return lines if len(lines) > 2 else []
+
+
+def show(run, parts=DEFAULT_PARTS):
     out = []
     if "checks" in parts:
         out += ["Every check of the run (gpu-check.sh's result tables):", ""] + table_checks(run)
@@ -213,6 +275,13 @@ def show(run, parts=PARTS):
     s = table_sweep(run) if "sweep" in parts else []
     if s:
         out += ["", "The coupled loop with the surrogate on the GPU (scripts/sweep.sh):"] + s
+    b = table_bench(run) if "bench" in parts else []
+    if b:
+        out += ["", "The train step per strategy (`bench_surrogate`'s checks; the batch copied from page-locked host memory every step):", ""] + b
+    lp = table_loop(run) if "loop" in parts else []
+    if lp:
+        out += ["", "The coupled loop, reproducible against the fastest build (each sweep's best repeats; per round: "
+                "the range of the ratios of the runs of one round):", ""] + lp
     return out[1:] if out and out[0] == "" else out
 
 
@@ -222,7 +291,7 @@ def blocks_in(doc):
     for i, ln in enumerate(lines):
         m = BEGIN.match(ln)
         if m:
-            open_ = (i, m.group(1), tuple((m.group(2) or ",".join(PARTS)).split(",")))
+            open_ = (i, m.group(1), tuple((m.group(2) or ",".join(DEFAULT_PARTS)).split(",")))
         elif ln == END and open_:
             out.append((open_[0], i, open_[1], open_[2]))
             open_ = None
@@ -234,7 +303,10 @@ def main(argv):
         sys.exit(__doc__.strip().split("\n\n")[2])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if argv[1] == "show":
-        print("\n".join(show(argv[2])))
+        parts = tuple(argv[3].split(",")) if len(argv) > 3 else DEFAULT_PARTS
+        if set(parts) - set(PARTS):
+            sys.exit("gpu_runs.py: no part %s (parts: %s)" % (",".join(sorted(set(parts) - set(PARTS))), ",".join(PARTS)))
+        print("\n".join(show(argv[2], parts)))
         return 0
     bad = 0
     for doc in argv[2:]:
