@@ -8,6 +8,7 @@
 #include "surrogate.h"
 #include "surrogate_math.h"
 #include "reduce.h"
+#include "gsum.h"
 #include "fault.h"
 
 #define SURR_MAX_LAYERS  16        /* hidden layers + output layer */
@@ -79,7 +80,7 @@ struct _p_Surrogate {
   PetscBool       have_norm;
   float          *mu_in, *sd_in, *mu_out, *sd_out;
   /* the reproducible weight gradients' row exponents the last train step
-   * used (kernels/reduce.h gsum_units; GSUM_ZERO before the first): layer l's
+   * used (kernels/gsum.h gsum_units; GSUM_ZERO before the first): layer l's
    * delta rows then its input rows at uexp + urow[l] */
   int32_t        *uexp;
   size_t          urow[SURR_MAX_LAYERS], nurow;
