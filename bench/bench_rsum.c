@@ -18,6 +18,7 @@
  * (hot_vs_streamed). Not a test: no pass/fail on time.
  * Usage: bench_rsum [samples (262144)] [rounds (5)] */
 #include "reduce.h"
+#include "gsum.h"
 
 #include <errno.h>
 #include <math.h>
@@ -274,7 +275,7 @@ static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, c
  * [0, 1). Prints the larger error of the 16 pairs, gsum's and the design's,
  * over the deterministic float tree's bound (log2 n + 8) 2^-24 sum|x y| (the
  * figure users compare with); 1 if gsum's error is over its own bound,
- * n U / 2 plus the final rounding (reduce.h). */
+ * n U / 2 plus the final rounding (gsum.h). */
 static int floor_fma_accuracy(size_t n)
 {
   const size_t C = 1024, k = 4;

@@ -1,5 +1,5 @@
 /* kernels/fault.c: the spec parser and the bit flip of kernels/fault.h. One
- * armed fault per process; a seeded random entry or bit is drawn from the
+ * armed fault per fault_ctx; a seeded random entry or bit is drawn from the
  * spec's seed when the site first reports the array's global size. */
 #include "fault.h"
 #include "hashrng.h"
@@ -12,12 +12,6 @@
 #include <string.h>
 
 const char *const fault_site_names[FAULT_NSITES] = {"state", "iterate", "operator", "gradient", "weight", "activation"};
-
-int fault_armed = -1;
-
-static fault_spec   armed;
-static fault_record rec;
-static long long    calls;
 
 int fault_site_is_solver(fault_site s) { return s == FAULT_STATE || s == FAULT_ITERATE || s == FAULT_OPERATOR; }
 int fault_site_bits(fault_site s) { return fault_site_is_solver(s) ? 64 : 32; }
@@ -104,68 +98,75 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
   return 0;
 }
 
-void fault_arm(const fault_spec *spec)
+void fault_init(fault_ctx *f)
 {
-  armed = *spec, calls = 0;
-  memset(&rec, 0, sizeof rec);
-  rec.site = spec->site, rec.at = spec->at, rec.replica = spec->replica, rec.entry = spec->entry, rec.bit = spec->bit;
-  fault_armed = (int)spec->site;
+  memset(f, 0, sizeof *f);
+  f->armed = -1;
 }
 
-void fault_disarm(void) { fault_armed = -1; }
+void fault_arm(fault_ctx *f, const fault_spec *spec)
+{
+  f->spec = *spec, f->calls = 0;
+  memset(&f->rec, 0, sizeof f->rec);
+  f->rec.site = spec->site, f->rec.at = spec->at, f->rec.replica = spec->replica, f->rec.entry = spec->entry, f->rec.bit = spec->bit;
+  f->armed = (int)spec->site;
+}
 
-const fault_record *fault_get_record(void) { return &rec; }
+void fault_disarm(fault_ctx *f) { f->armed = -1; }
+
+const fault_record *fault_get_record(const fault_ctx *f) { return &f->rec; }
 
 /* This call is the armed one: resolve a random entry/bit against N. Returns
  * the local index to flip, or -1 (not this call, or not held here). */
-static long long target(size_t n, long long offset, long long N)
+static long long target(fault_ctx *f, size_t n, long long offset, long long N)
 {
-  if (++calls != armed.call || N <= 0) return -1;
-  fault_disarm(); /* once */
-  rec.nentries = N;
-  if (rec.entry < 0) rec.entry = (long long)(mix64(armed.seed * 2 + 1) % (uint64_t)N);
-  if (rec.bit < 0) rec.bit = (int)(mix64(armed.seed * 2 + 2) % (uint64_t)fault_site_bits(armed.site));
-  if (rec.entry >= N) return -1; /* out of range: nothing flips; the driver compares entry with nentries */
-  if (rec.entry < offset || rec.entry >= offset + (long long)n) return -1;
-  return rec.entry - offset;
+  fault_record *rec = &f->rec;
+  if (++f->calls != f->spec.call || N <= 0) return -1;
+  fault_disarm(f); /* once */
+  rec->nentries = N;
+  if (rec->entry < 0) rec->entry = (long long)(mix64(f->spec.seed * 2 + 1) % (uint64_t)N);
+  if (rec->bit < 0) rec->bit = (int)(mix64(f->spec.seed * 2 + 2) % (uint64_t)fault_site_bits(f->spec.site));
+  if (rec->entry >= N) return -1; /* out of range: nothing flips; the driver compares entry with nentries */
+  if (rec->entry < offset || rec->entry >= offset + (long long)n) return -1;
+  return rec->entry - offset;
 }
 
-/* Flip rec.bit of the 8- or 4-byte value at p, through its integer image
+/* Flip bit `bit` of the 8- or 4-byte value at p, through its integer image
  * (so that bit 0 is the least significant mantissa bit on any byte order). */
-static void flip(void *p, size_t size)
+static void flip(void *p, size_t size, int bit)
 {
   if (size == 8) {
     uint64_t b;
-    memcpy(&b, p, 8), b ^= (uint64_t)1 << rec.bit, memcpy(p, &b, 8);
+    memcpy(&b, p, 8), b ^= (uint64_t)1 << bit, memcpy(p, &b, 8);
   } else {
     uint32_t b;
-    memcpy(&b, p, 4), b ^= (uint32_t)1 << rec.bit, memcpy(p, &b, 4);
+    memcpy(&b, p, 4), b ^= (uint32_t)1 << bit, memcpy(p, &b, 4);
   }
 }
 
-long long fault_take_(fault_site s, size_t n, long long offset, long long N) { return fault_armed == (int)s ? target(n, offset, N) : -1; }
+long long fault_take_(fault_ctx *f, fault_site s, size_t n, long long offset, long long N) { return fault_is_armed(f, s) ? target(f, n, offset, N) : -1; }
 
-void fault_flip_double(double *v)
+void fault_flip_double(fault_ctx *f, double *v)
 {
-  rec.old_value = *v;
-  flip(v, sizeof *v);
-  rec.new_value = *v, rec.fired = 1;
+  f->rec.old_value = *v;
+  flip(v, sizeof *v, f->rec.bit);
+  f->rec.new_value = *v, f->rec.fired = 1;
 }
 
-int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long long N)
+int fault_hit_double_(fault_ctx *f, fault_site s, double *x, size_t n, long long offset, long long N)
 {
-  long long i = fault_take_(s, n, offset, N);
+  long long i = fault_take_(f, s, n, offset, N);
   if (i < 0) return 0;
-  fault_flip_double(&x[i]);
+  fault_flip_double(f, &x[i]);
   return 1;
 }
 
-int fault_hit_float_(fault_site s, float *x, size_t n, long long offset, long long N)
+int fault_hit_float_(fault_ctx *f, fault_site s, float *x, size_t n, long long offset, long long N)
 {
   long long i;
-  if (fault_armed != (int)s || (i = target(n, offset, N)) < 0) return 0;
-  rec.old_value = x[i];
-  flip(&x[i], sizeof x[i]);
-  rec.new_value = x[i], rec.fired = 1;
+  if (!fault_is_armed(f, s) || (i = target(f, n, offset, N)) < 0) return 0;
+  f->rec.old_value = x[i];
+  flip(&x[i], sizeof x[i], f->rec.bit);
+  f->rec.new_value = x[i], f->rec.fired = 1;
   return 1;
 }

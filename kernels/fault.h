@@ -1,10 +1,11 @@
 /* kernels/fault.h: seeded bit-flip injection for the fault-detection study
  * (docs/faults.md). Plain C, no PETSc/MPI, compiled into every build.
  *
- * A driver parses one spec (fault_parse), and arms it (fault_arm) only around
- * the replica's step or epoch it targets. Each site calls fault_hit_*() on the
- * data it has just produced; while nothing is armed for that site this is one
- * load and one branch (fault_armed), so injection costs nothing when off.
+ * A driver parses one spec (fault_parse), and arms it (fault_arm, on its
+ * fault_ctx) only around the replica's step or epoch it targets. Each site
+ * calls fault_hit_*() on the data it has just produced, with the fault_ctx its
+ * object holds: NULL unless faults are injected, so that injection costs one
+ * branch when off.
  * When armed, the hit counts its calls during the arming; on the spec's
  * `call`-th one it flips `bit` of global entry `entry` (if this process holds
  * it) and fills the record. Sites:
@@ -54,23 +55,34 @@ int  fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen);
 int  fault_site_is_solver(fault_site s);
 int  fault_site_bits(fault_site s); /* 64 (double) or 32 (float) */
 
-/* The site armed now (-1: none): the sites' one branch. */
-extern int fault_armed;
-void fault_arm(const fault_spec *spec); /* clears the record */
-void fault_disarm(void);
-const fault_record *fault_get_record(void);
+/* One fault experiment's state: what is armed, the calls counted while it
+ * is, and the record of the flip. Owned by the run's fault experiment; the
+ * sites reach it through the objects they belong to (a NULL pointer there
+ * unless -inject asks for faults), so that a site costs one branch when off. */
+typedef struct fault_ctx {
+  int          armed; /* the site armed now (-1: none) */
+  fault_spec   spec;
+  fault_record rec;
+  long long    calls;
+} fault_ctx;
+
+void fault_init(fault_ctx *f);                      /* nothing armed */
+void fault_arm(fault_ctx *f, const fault_spec *spec); /* clears the record */
+void fault_disarm(fault_ctx *f);
+const fault_record *fault_get_record(const fault_ctx *f);
 
 /* x[0..n) are entries offset .. offset+n-1 of a global array of N entries.
- * Returns 1 when this call flipped a bit. */
-int fault_hit_double_(fault_site s, double *x, size_t n, long long offset, long long N);
-int fault_hit_float_(fault_site s, float *x, size_t n, long long offset, long long N);
-#define fault_hit_double(s, x, n, off, N) (fault_armed == (int)(s) ? fault_hit_double_(s, x, n, off, N) : 0)
-#define fault_hit_float(s, x, n, off, N)  (fault_armed == (int)(s) ? fault_hit_float_(s, x, n, off, N) : 0)
+ * Returns 1 when this call flipped a bit. f may be NULL (no injection). */
+int fault_hit_double_(fault_ctx *f, fault_site s, double *x, size_t n, long long offset, long long N);
+int fault_hit_float_(fault_ctx *f, fault_site s, float *x, size_t n, long long offset, long long N);
+#define fault_is_armed(f, s) ((f) && (f)->armed == (int)(s))
+#define fault_hit_double(f, s, x, n, off, N) (fault_is_armed(f, s) ? fault_hit_double_(f, s, x, n, off, N) : 0)
+#define fault_hit_float(f, s, x, n, off, N)  (fault_is_armed(f, s) ? fault_hit_float_(f, s, x, n, off, N) : 0)
 /* The same in two halves, for a site whose data is produced in pieces (a
  * fused pass): take this call's local index to flip (-1: none; counts the
  * call as a hit does), then flip that entry once it is produced. */
-long long fault_take_(fault_site s, size_t n, long long offset, long long N);
-#define fault_take(s, n, off, N) (fault_armed == (int)(s) ? fault_take_(s, n, off, N) : -1)
-void fault_flip_double(double *v);
+long long fault_take_(fault_ctx *f, fault_site s, size_t n, long long offset, long long N);
+#define fault_take(f, s, n, off, N) (fault_is_armed(f, s) ? fault_take_(f, s, n, off, N) : -1)
+void fault_flip_double(fault_ctx *f, double *v);
 
 #endif

@@ -9,6 +9,7 @@
 #define MINIAPP_KERNELS_GRADSUM_CUDA_H
 
 #include "reduce.h"
+#include "gsum.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -186,14 +187,14 @@ int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t l
  * product is rounded to its pair's unit and added in integers. */
 typedef int (*gradsum_rowmax_fn)(float *m, size_t n, void *ctx);
 int  gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx);
-/* The same under exponents decided before the call (kernels/reduce.h
+/* The same under exponents decided before the call (kernels/gsum.h
  * gsum_units): bx, by on the device, the bounds gsum_unit_bound of the nx x
  * rows' and the ny y rows' exponents (nx = npair / (ny + 1)); the rows must
  * lie within them. No maxima are found and nothing waits for the device. */
 int  gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by);
 /* The largest |x| of each of the nx rows of X and then the ny rows of Y over
  * len samples, onto the host (h[nx + ny]; +Inf for a row holding an Inf or
- * NaN): the maxima kernels/reduce.h's gsum_units takes, whose exponents then
+ * NaN): the maxima kernels/gsum.h's gsum_units takes, whose exponents then
  * reach gradsum_cuda_outer_at as bounds (gsum_unit_bound). Waits for the
  * device once (a layer's deltas and inputs in one copy). */
 int  gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, float *h);

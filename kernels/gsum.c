@@ -1,4 +1,4 @@
-/* kernels/gsum.c: global-unit sums of float products (reduce.h), the
+/* kernels/gsum.c: global-unit sums of float products (gsum.h), the
  * reproducible strategy's weight and bias gradients: r[p][q] += sum_i x_p[i]
  * y_q[i] over a chunk of samples, every product rounded once to the pair's
  * unit U = 2^(ex[p] + ey[q] - 51), fixed in advance by the rows' exponents
@@ -24,7 +24,7 @@
  * |x| < 1, |y| < 1 and |x y| < 1 - 2^-24: b0 never reaches 4.
  * The same arithmetic runs on the GPU (gsum_cuda.cu, gsum_fold in
  * gradsum_cuda.h): the same integers, the same bits. */
-#include "reduce.h"
+#include "gsum.h"
 #include "reduce_impl.h"
 #include "gradsum_cuda.h" /* gsum_exp_of: the same exponent on the device */
 

@@ -2,7 +2,7 @@
 #ifndef MINIAPP_KERNELS_REDUCE_IMPL_H
 #define MINIAPP_KERNELS_REDUCE_IMPL_H
 
-#include "reduce.h"
+#include "rsum.h" /* not reduce.h: rsum.c and gsum.c use these too */
 #include <math.h>
 #include <string.h>
 

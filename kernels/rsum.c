@@ -28,7 +28,7 @@
  * order).
  * Needs IEEE double arithmetic with round-to-nearest and no FMA contraction
  * or reassociation of the extraction (-ffp-contract=off, no -ffast-math). */
-#include "reduce.h"
+#include "rsum.h"
 #include "reduce_impl.h"
 
 #include <math.h>

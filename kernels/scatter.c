@@ -7,6 +7,7 @@
  *                  starting from its old value.
  *   reproducible:  each target's old value and contributions are summed with
  *                  the order-independent accumulator. */
+#include "reduce.h"
 #include "reduce_impl.h"
 #include "hashrng.h"
 

@@ -94,7 +94,7 @@ static const double *GatherBlock(void *ctx, size_t i0, size_t m, double *xs)
     memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
     k += (size_t)(k1 - k0);
   }
-  if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(&g->y[g->flip]);
+  if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(g->op->fault, &g->y[g->flip]);
   return xs;
 }
 
@@ -223,6 +223,19 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The operator fault site on the product's n owned entries yy of y. */
+static PetscErrorCode FaultHit(OpCtx *op, Vec y, PetscScalar *yy, size_t n)
+{
+  PetscInt lo, N;
+
+  PetscFunctionBegin;
+  if (!fault_is_armed(op->fault, FAULT_OPERATOR)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetOwnershipRange(y, &lo, NULL));
+  PetscCall(VecGetSize(y, &N));
+  fault_hit_double_(op->fault, FAULT_OPERATOR, yy, n, (long long)lo, (long long)N);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 {
   OpCtx             *op;
@@ -239,12 +252,7 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   if (op->scatter) MultScatter(op, &L, u, yy);
   else MultGather(op, &L, u, yy);
   PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
-  if (fault_armed == FAULT_OPERATOR) { /* -inject site=operator: a fault in the product, before anything checks it */
-    PetscInt lo, N;
-    PetscCall(VecGetOwnershipRange(y, &lo, NULL));
-    PetscCall(VecGetSize(y, &N));
-    fault_hit_double(FAULT_OPERATOR, yy, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
-  }
+  if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof))); /* -inject site=operator: before anything checks the product */
   PetscCall(VecRestoreArrayWrite(y, &yy));
   PetscCall(VecRestoreArrayRead(op->uloc, &u));
   if (op->check) PetscCall(Check(A, op, x, y));
@@ -275,7 +283,7 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
   PetscCall(VecGetOwnershipRange(y, &lo, NULL));
   PetscCall(VecGetSize(y, &N));
-  g.op = op, g.L = &L, g.flip = fault_take(FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
+  g.op = op, g.L = &L, g.flip = fault_take(op->fault, FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
   PetscCall(VecGetArrayRead(op->uloc, &g.u));
   PetscCall(VecGetArrayWrite(y, &g.y));
   PetscCall(VecGetArrayRead(x, &xa));
@@ -354,6 +362,16 @@ PetscErrorCode OperatorSetCheck(Mat A, PetscBool on)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
   op->check = on;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OperatorSetFaults(Mat A, fault_ctx *f)
+{
+  OpCtx *op;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &op));
+  op->fault = f;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -116,8 +116,8 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   PetscReal          rtol, rel = NAN, bound;
   PetscInt           its;
   red_atomic_state   order;
-  int                armed = fault_armed;
-  SolverSolveRecord *q     = &s->solves;
+  int                armed;
+  SolverSolveRecord *q = &s->solves;
   PetscErrorCode     ierr;
 
   PetscFunctionBegin;
@@ -125,14 +125,14 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
   red_get_atomic_order_state(&order); /* invisible to the run: same draws, no fault */
-  fault_armed = -1;
-  ierr        = TrueResidual(s, ksp, b, x, &rel);
+  armed = SolverFaultsHold(s);
+  ierr  = TrueResidual(s, ksp, b, x, &rel);
   if (!ierr && s->view_final_res && !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
     PetscReal n2;
     ierr = VecNorm(s->gw[0], NORM_2, &n2); /* r = b - A x, TrueResidual's */
     if (!ierr) ierr = PetscPrintf(s->comm, "  KSP final norm of residual %g\n", (double)n2);
   }
-  fault_armed = armed;
+  SolverFaultsResume(s, armed);
   red_set_atomic_order_state(&order);
   PetscCall(ierr);
   bound = SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR);
@@ -202,6 +202,7 @@ PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len)
  * order and arm no fault, they cannot change the run's bits (a restart or a
  * comparison may add or drop them). */
 typedef struct {
+  Solver s;
   PetscErrorCode (*fn)(KSP, PetscInt, PetscReal, void *);
   PetscErrorCode (*destroy)(void **);
   void *ctx;
@@ -210,15 +211,15 @@ typedef struct {
 static PetscErrorCode InvisibleMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
 {
   InvisibleMonitorCtx *w     = (InvisibleMonitorCtx *)ctx;
-  int                  armed = fault_armed;
+  int                  armed;
   red_atomic_state     order;
   PetscErrorCode       ierr;
 
   PetscFunctionBegin;
   red_get_atomic_order_state(&order);
-  fault_armed = -1;
-  ierr        = w->fn(ksp, it, rnorm, w->ctx);
-  fault_armed = armed;
+  armed = SolverFaultsHold(w->s);
+  ierr  = w->fn(ksp, it, rnorm, w->ctx);
+  SolverFaultsResume(w->s, armed);
   red_set_atomic_order_state(&order);
   PetscCall(ierr);
   /* a norm it computed stays cached with the vector, and the method's next VecNorm would take it
@@ -239,15 +240,31 @@ static PetscErrorCode InvisibleMonitorDestroy(void **ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SolverMonitorsInvisible(KSP ksp)
+PetscErrorCode SolverMonitorsInvisible(Solver s, KSP ksp)
 {
   PetscFunctionBegin;
   for (PetscInt i = 0; i < ksp->numbermonitors; i++) {
     InvisibleMonitorCtx *w;
     if (ksp->monitor[i] == InvisibleMonitor) continue;
     PetscCall(PetscNew(&w));
-    w->fn = ksp->monitor[i], w->ctx = ksp->monitorcontext[i], w->destroy = ksp->monitordestroy[i];
+    w->s = s, w->fn = ksp->monitor[i], w->ctx = ksp->monitorcontext[i], w->destroy = ksp->monitordestroy[i];
     ksp->monitor[i] = InvisibleMonitor, ksp->monitorcontext[i] = w, ksp->monitordestroy[i] = InvisibleMonitorDestroy;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverFaultHit(Solver s, fault_site site, Vec x)
+{
+  PetscScalar *a;
+  PetscInt     lo, n, N;
+
+  PetscFunctionBegin;
+  if (!fault_is_armed(s->fault, site)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetOwnershipRange(x, &lo, NULL));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetSize(x, &N));
+  PetscCall(VecGetArray(x, &a));
+  fault_hit_double_(s->fault, site, a, (size_t)n, (long long)lo, (long long)N);
+  PetscCall(VecRestoreArray(x, &a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

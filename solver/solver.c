@@ -97,17 +97,10 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
   KSPNormType nt;
 
   PetscFunctionBegin;
-  if (it && fault_armed == FAULT_ITERATE) { /* -inject site=iterate: the iterate after iteration `it` */
-    Vec          x;
-    PetscScalar *a;
-    PetscInt     lo, n, N;
+  if (it && s->fault) { /* -inject site=iterate: the iterate after iteration `it` */
+    Vec x;
     PetscCall(KSPGetSolution(ksp, &x));
-    PetscCall(VecGetOwnershipRange(x, &lo, NULL));
-    PetscCall(VecGetLocalSize(x, &n));
-    PetscCall(VecGetSize(x, &N));
-    PetscCall(VecGetArray(x, &a));
-    fault_hit_double(FAULT_ITERATE, a, (size_t)n, (long long)lo, (long long)N);
-    PetscCall(VecRestoreArray(x, &a));
+    PetscCall(SolverFaultHit(s, FAULT_ITERATE, x));
   }
   if (it) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPGetRhs(ksp, &b));
@@ -152,7 +145,7 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   PetscCall(KSPCreate(s->comm, ksp));
   PetscCall(KSPSetOperators(*ksp, s->A, s->A));
   PetscCall(KSPSetDefaults(*ksp));
-  PetscCall(SolverMonitorsInvisible(*ksp));
+  PetscCall(SolverMonitorsInvisible(s, *ksp));
   /* -ksp_view_final_residual computes a norm after each solve, drawing from the atomic order: printed by the solve
    * check instead (SolverCheckSolve), invisibly */
   s->view_final_res = (PetscBool)(s->view_final_res || (*ksp)->viewFinalRes);
@@ -295,16 +288,7 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
   if (guess) PetscCall(VecCopy(guess, s->u));
   PetscCall(Solve(s, s->ksp, s->u, PETSC_FALSE, &n, &s->last_r0));
   PetscCall(KSPGetResidualNorm(s->ksp, &s->rnorm));
-  if (fault_armed == FAULT_STATE) { /* -inject site=state: u^{n+1} as the step leaves it */
-    PetscScalar *a;
-    PetscInt     lo, nl, N;
-    PetscCall(VecGetOwnershipRange(s->u, &lo, NULL));
-    PetscCall(VecGetLocalSize(s->u, &nl));
-    PetscCall(VecGetSize(s->u, &N));
-    PetscCall(VecGetArray(s->u, &a));
-    fault_hit_double(FAULT_STATE, a, (size_t)nl, (long long)lo, (long long)N);
-    PetscCall(VecRestoreArray(s->u, &a));
-  }
+  if (s->fault) PetscCall(SolverFaultHit(s, FAULT_STATE, s->u)); /* -inject site=state: u^{n+1} as the step leaves it */
   s->its[s->step++] = n;
   {
     PetscBool finite;
@@ -321,6 +305,15 @@ PetscErrorCode SolverSetChecks(Solver s, PetscBool on)
 {
   PetscFunctionBegin;
   PetscCall(OperatorSetCheck(s->A, on));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetFaults(Solver s, fault_ctx *f)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  s->fault = f;
+  PetscCall(OperatorSetFaults(s->A, f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

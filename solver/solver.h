@@ -112,6 +112,10 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
  * changes the run's bits. Fault injection sites (kernels/fault.h): the state
  * after the solve, the Krylov iterate, the operator's output. */
 PetscErrorCode SolverSetChecks(Solver s, PetscBool on);
+/* The fault experiment's hooks (kernels/fault.h): its sites (state, iterate,
+ * operator) report to f; NULL (the default) removes them. After SolverSetUp. */
+struct fault_ctx;
+PetscErrorCode SolverSetFaults(Solver s, struct fault_ctx *f);
 PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetRange(Solver s, PetscReal range[2]); /* the smallest and largest state value over the run (NaN once one was NaN) */

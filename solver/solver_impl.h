@@ -4,6 +4,7 @@
 #define MINIAPP_SOLVER_IMPL_H
 
 #include "solver.h"
+#include "fault.h"
 #include "reduce.h"
 
 /* Matrix-free operator y_c = u_c - coef_c * Lap_h(u_c) on the DMDA. */
@@ -23,6 +24,7 @@ typedef struct {
   PetscReal     cmax;    /* max |csum| */
   PetscInt      nchecks, nfail;
   PetscReal     worst;   /* largest |1^T y - csum^T x| / threshold since the last query */
+  fault_ctx    *fault;   /* the operator fault site's hook (OperatorSetFaults): NULL unless faults are injected */
 } OpCtx;
 
 /* The solver's default Krylov method: CG with the iteration's tail fused
@@ -35,6 +37,7 @@ PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
 PetscErrorCode OperatorDestroyContext(Mat A);
 PetscErrorCode OperatorSetCheck(Mat A, PetscBool on);
+PetscErrorCode OperatorSetFaults(Mat A, fault_ctx *f);
 PetscErrorCode OperatorGetCheckResult(Mat A, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst); /* since the last call */
 
 typedef struct _ScenarioOps ScenarioOps;
@@ -61,6 +64,7 @@ struct _p_Solver {
   PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
   PetscBool          scatter;
+  fault_ctx         *fault;    /* the state and iterate sites' hook (SolverSetFaults): NULL unless faults are injected */
   /* heat */
   PetscReal          D, theta, mms_tol;
   /* Gray-Scott */
@@ -82,7 +86,21 @@ struct _ScenarioOps {
 
 extern const ScenarioOps HeatScenario, GrayScottScenario;
 
-PetscErrorCode SolverMonitorsInvisible(KSP ksp); /* solvecheck.c: option monitors draw nothing from the atomic order */
+PetscErrorCode SolverMonitorsInvisible(Solver s, KSP ksp); /* solvecheck.c: option monitors draw nothing from the atomic order */
+/* solvecheck.c: the state or iterate site on x (s->fault not NULL) */
+PetscErrorCode SolverFaultHit(Solver s, fault_site site, Vec x);
+/* A side computation arms no fault: its sites stay quiet (and count no
+ * call) from Hold to Resume, which restores what Hold returned. */
+static inline int SolverFaultsHold(Solver s)
+{
+  int armed = s->fault ? s->fault->armed : -1;
+  if (s->fault) s->fault->armed = -1;
+  return armed;
+}
+static inline void SolverFaultsResume(Solver s, int armed)
+{
+  if (s->fault) s->fault->armed = armed;
+}
 
 /* solveropts.c: option checks, one line naming the option */
 PetscErrorCode SolverCheckKSPType(Solver s, KSP ksp);

@@ -154,7 +154,7 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   long long first = 0, Ntot = 0;
 
   PetscFunctionBeginUser;
-  if (fault_armed == FAULT_ACTIVATION) {
+  if (fault_is_armed(s->fault, FAULT_ACTIVATION)) {
     long long nl = (long long)n;
     PetscCallMPI(MPI_Exscan(&nl, &first, 1, MPI_LONG_LONG, MPI_SUM, s->comm));
     PetscCallMPI(MPI_Allreduce(&nl, &Ntot, 1, MPI_LONG_LONG, MPI_SUM, s->comm));
@@ -165,7 +165,7 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   for (int l = 0; l < L; l++) {
 #pragma omp parallel for schedule(static) num_threads(nth)
     for (size_t c = 0; c < nc; c++) chunk_forward(s, b, l, chunk_of(c, n), NULL); /* maxima after the fault site: in chunk_grad */
-    if (fault_armed == FAULT_ACTIVATION) PetscCall(SurrogateFaultActivation_Private(b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
+    if (fault_is_armed(s->fault, FAULT_ACTIVATION)) PetscCall(SurrogateFaultActivation_Private(s->fault, b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
   }
   if (s->ck.on) PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
   for (size_t c = 0; c < nc; c++) chunk_error(s, b, chunk_of(c, n), n, target, cscale);
@@ -201,7 +201,7 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
   b = (CPUData *)s->be;
   PetscCall(PetscLogEventBegin(ev_pass, 0, 0, 0, 0));
   PetscCall(SurrogateGradBegin_CPU(s, &b->g, n));
-  if (s->ck.on || fault_armed == FAULT_ACTIVATION) PetscCall(CPUGradLayered(s, b, n, in, target, cscale));
+  if (s->ck.on || fault_is_armed(s->fault, FAULT_ACTIVATION)) PetscCall(CPUGradLayered(s, b, n, in, target, cscale));
   else {
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)b->g.nth) if (nc > 1)
     for (size_t c = 0; c < nc; c++) {

@@ -37,7 +37,7 @@ int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm,
  * units (reproducible, required; else NULL): called once per layer l with
  * the maxima of its dout delta rows then its din input rows over this rank's
  * samples (n = dout + din floats on the host); replaces them by the bounds
- * of the layer's exponents (kernels/reduce.h gsum_units, gsum_unit_bound,
+ * of the layer's exponents (kernels/gsum.h gsum_units, gsum_unit_bound,
  * the maxima over all ranks first); every rank makes the same calls. */
 int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
                    int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);

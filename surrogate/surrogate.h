@@ -94,6 +94,10 @@ PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
  * rounding-error bounds: fault-free data never fails. Off: one branch, no
  * work; results are bitwise the same on or off. Option -surrogate_checks. */
 PETSC_EXTERN PetscErrorCode SurrogateSetChecks(Surrogate s, PetscBool on);
+/* The fault experiment's hooks (kernels/fault.h): the train step's sites
+ * (gradient, weight, activation) report to f; NULL (the default) removes them. */
+struct fault_ctx;
+PETSC_EXTERN PetscErrorCode SurrogateSetFaults(Surrogate s, struct fault_ctx *f);
 /* Collective. Since the last call: the number of failed checks (all ranks),
  * the largest |discrepancy| / threshold of the tolerance checks (all ranks;
  * the exact weight check only counts), and the first failure of the lowest

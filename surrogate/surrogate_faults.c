@@ -5,6 +5,13 @@
  * sites are one call each in surrogate_step.c. */
 #include "surrogate_impl.h"
 
+PetscErrorCode SurrogateSetFaults(Surrogate s, fault_ctx *f)
+{
+  PetscFunctionBeginUser;
+  s->fault = f;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok)
 {
   PetscFunctionBeginUser;
@@ -23,7 +30,7 @@ PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok)
  * are handed to the hook in its numbering (entry = sample * width + unit), as a
  * sample-major copy; the one flipped value, if this rank holds it, is written
  * back to A[unit][sample]. Runs only while the activation site is armed. */
-PetscErrorCode SurrogateFaultActivation_Private(float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot)
+PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot)
 {
   float *x;
 
@@ -31,8 +38,8 @@ PetscErrorCode SurrogateFaultActivation_Private(float *A, size_t width, size_t n
   PetscCall(PetscMalloc1(n * width + 1, &x));
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < width; j++) x[i * width + j] = A[j * cap + i];
-  if (fault_hit_float_(FAULT_ACTIVATION, x, n * width, first * (long long)width, Ntot * (long long)width)) {
-    long long e = fault_get_record()->entry - first * (long long)width;
+  if (fault_hit_float_(f, FAULT_ACTIVATION, x, n * width, first * (long long)width, Ntot * (long long)width)) {
+    long long e = fault_get_record(f)->entry - first * (long long)width;
     size_t    i = (size_t)e / width, j = (size_t)e % width;
     A[j * cap + i] = x[e];
   }

@@ -8,6 +8,7 @@
 #include "surrogate.h"
 #include "surrogate_math.h"
 #include "reduce.h"
+#include "gsum.h"
 #include "fault.h"
 
 #define SURR_MAX_LAYERS  16        /* hidden layers + output layer */
@@ -55,6 +56,7 @@ typedef struct {
 struct _p_Surrogate {
   MPI_Comm        comm;
   PetscMPIInt     rank, size;
+  fault_ctx      *fault; /* the fault sites' hook (SurrogateSetFaults): NULL unless faults are injected */
   char           *prefix;
   /* architecture: nlayer affine maps, dim[0] = n_in ... dim[nlayer] = n_out */
   PetscInt        n_in, n_out, nhidden, hidden[SURR_MAX_LAYERS];
@@ -79,7 +81,7 @@ struct _p_Surrogate {
   PetscBool       have_norm;
   float          *mu_in, *sd_in, *mu_out, *sd_out;
   /* the reproducible weight gradients' row exponents the last train step
-   * used (kernels/reduce.h gsum_units; GSUM_ZERO before the first): layer l's
+   * used (kernels/gsum.h gsum_units; GSUM_ZERO before the first): layer l's
    * delta rows then its input rows at uexp + urow[l] */
   int32_t        *uexp;
   size_t          urow[SURR_MAX_LAYERS], nurow;
@@ -192,7 +194,7 @@ PETSC_INTERN double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N); /*
 #endif
 /* CPU activation fault site: layer output A[width][cap] of this rank's n
  * samples, global samples first .. first+n-1 of Ntot (surrogate_faults.c). */
-PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot);
+PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot);
 /* Benchmark/test hook: run the train-step reductions with strategy st instead
  * of the compiled one (lets one binary compare all three side by side). */
 PETSC_EXTERN PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strategy_t st);

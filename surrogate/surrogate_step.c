@@ -88,7 +88,7 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
   PetscCall(s->ops->grad_partials(s, n, in, target, cscale, s->part));
   PetscCall(SurrogateCombine_Private(s, s->nparam + 1, s->part, s->gsum));
   for (size_t i = 0; i < s->nparam; i++) s->grad[i] = (float)s->gsum[i];
-  fault_hit_float(FAULT_GRADIENT, s->grad, s->nparam, 0, (long long)s->nparam); /* fault site: every rank holds the whole gradient */
+  fault_hit_float(s->fault, FAULT_GRADIENT, s->grad, s->nparam, 0, (long long)s->nparam); /* fault site: every rank holds the whole gradient */
   if (s->ck.on) PetscCall(SurrogateChecksGradient_Private(s, N));
   if (grad) PetscCall(PetscArraycpy(grad, s->grad, s->nparam));
   if (loss) *loss = (float)(s->gsum[s->nparam] / ((double)N * (double)s->n_out));
@@ -120,9 +120,9 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
   PetscFunctionBeginUser;
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
   if (s->ck.on && !s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s)); /* before the weight site, so that a flip there is caught */
-  if (fault_armed == FAULT_WEIGHT) { /* fault site: every rank holds all weights and flips the same entry */
+  if (fault_is_armed(s->fault, FAULT_WEIGHT)) { /* fault site: every rank holds all weights and flips the same entry */
     PetscCall(SurrogateSyncHost_Private(s));
-    if (fault_hit_float_(FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push) PetscCall(s->ops->push(s));
+    if (fault_hit_float_(s->fault, FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push) PetscCall(s->ops->push(s));
   }
   PetscCall(Gradient(s, n, in, target, NULL, loss));
   s->step++;

@@ -5,6 +5,7 @@
 #define MINIAPP_TESTS_REDUCE_TESTDATA_H
 
 #include "reduce.h"
+#include "gsum.h"
 #include "reduce_impl.h"
 #include "hashrng.h"
 

@@ -52,6 +52,7 @@ typedef struct {
   PetscInt     detected_step;                    /* the step after which it was first detected */
   PetscInt     solvecheck_step;                  /* an unsolved step or a non-finite value (FaultsFailedStep) */
   fault_spec   spec;
+  fault_ctx    hook;                             /* what the sites see: armed only around the targeted step or epoch */
   fault_record rec;
   FaultAction  action;
   PetscReal    noise_factor;

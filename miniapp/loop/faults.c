@@ -81,6 +81,11 @@ PetscErrorCode FaultsSetUp(Coupled c)
   }
   if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
   if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);
+  fault_init(&f->hook);
+  for (PetscInt r = 0; r < c->nrep; r++) { /* the sites get a hook only in a run that injects */
+    PetscCall(SolverSetFaults(c->rep[r].solver, &f->hook));
+    if (c->rep[r].net) PetscCall(SurrogateSetFaults(c->rep[r].net, &f->hook));
+  }
   if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;
   PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")", f->spec.replica, c->nrep, c->nrep - 1);
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
@@ -111,7 +116,7 @@ PetscErrorCode FaultsArm(Coupled c, PetscInt r, PetscInt step, PetscInt epoch, P
   *armed = PETSC_FALSE;
   if (!f->on || f->done || r != f->spec.replica) PetscFunctionReturn(PETSC_SUCCESS);
   if (fault_site_is_solver(f->spec.site) ? step != f->spec.at : epoch != f->spec.at) PetscFunctionReturn(PETSC_SUCCESS);
-  fault_arm(&f->spec);
+  fault_arm(&f->hook, &f->spec);
   *armed = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -121,10 +126,10 @@ PetscErrorCode FaultsCollect(Coupled c)
 {
   FaultState  *f = &c->fault;
   PetscMPIInt  owner, me;
-  fault_record rec = *fault_get_record();
+  fault_record rec = *fault_get_record(&f->hook);
 
   PetscFunctionBegin;
-  fault_disarm();
+  fault_disarm(&f->hook);
   f->done = PETSC_TRUE; /* once: a rollback re-does the step without it (a transient fault) */
   me      = rec.fired ? c->rank : c->size;
   PetscCallMPI(MPI_Allreduce(&me, &owner, 1, MPI_INT, MPI_MIN, c->comm));

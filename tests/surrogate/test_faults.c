@@ -55,6 +55,7 @@ static PetscErrorCode trial(const unsigned char *base, size_t len, const float *
   size_t         stlen;
   Surrogate  s;
   fault_spec spec;
+  fault_ctx  hook;
   char       err[256];
   float     *w;
 
@@ -63,10 +64,12 @@ static PetscErrorCode trial(const unsigned char *base, size_t len, const float *
   PetscCall(make(PETSC_TRUE, &s));
   PetscCall(SurrogateDeserialize(s, base, len, "base state"));
   PetscCall(SurrogateGetCheckResult(s, NULL, NULL, NULL, 0));
-  fault_arm(&spec);
+  fault_init(&hook);
+  PetscCall(SurrogateSetFaults(s, &hook));
+  fault_arm(&hook, &spec);
   PetscCall(SurrogateTrain(s, NB, in, tgt, NULL));
-  fault_disarm();
-  t->rec = *fault_get_record();
+  fault_disarm(&hook);
+  t->rec = *fault_get_record(&hook);
   PetscCallMPI(MPI_Allreduce(&t->rec.fired, &t->fired, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
   PetscCall(SurrogateGetCheckResult(s, &t->nfail, &t->worst, t->what, sizeof t->what));
   PetscCall(PetscMalloc1(np, &w));
@@ -144,14 +147,18 @@ int main(int argc, char **argv)
 
   { /* the gradient site seen directly: one entry, one bit */
     fault_spec spec;
+    fault_ctx  hook;
     char       err[256];
     PetscCall(SurrogateDestroy(&b));
     PetscCall(make(PETSC_FALSE, &b));
     PetscCall(SurrogateDeserialize(b, base, len, "base state"));
     CHECK(!fault_parse("site=gradient,epoch=0,entry=700,bit=17", &spec, err, sizeof err), "%s", err);
-    fault_arm(&spec);
+    fault_init(&hook);
+    PetscCall(SurrogateSetFaults(b, &hook));
+    fault_arm(&hook, &spec);
     PetscCall(SurrogateComputeGradient(b, NB, in, tgt, g1, NULL));
-    fault_disarm();
+    fault_disarm(&hook);
+    PetscCall(SurrogateSetFaults(b, NULL)); /* the hook ends with this block */
     size_t   nd = count_diff_bits((size_t)np, g0, g1);
     uint32_t x0, x1;
     memcpy(&x0, &g0[700], 4), memcpy(&x1, &g1[700], 4);
