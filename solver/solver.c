@@ -343,52 +343,6 @@ PetscErrorCode SolverSolveAll(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
-{
-  const PetscScalar ***a;
-  PetscInt             xs, ys, xm, ym;
-  uint64_t             h = 0;
-
-  PetscFunctionBegin;
-  PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
-  PetscCall(DMDAVecGetArrayDOFRead(s->da, s->u, &a));
-  for (PetscInt j = ys; j < ys + ym; j++)
-    for (PetscInt i = xs; i < xs + xm; i++)
-      for (PetscInt c = 0; c < s->dof; c++) h += hash_term(((uint64_t)j * s->M + i) * s->dof + c, a[j][i][c]);
-  PetscCall(DMDAVecRestoreArrayDOFRead(s->da, s->u, &a));
-  PetscCallMPI(MPI_Allreduce(&h, hash, 1, MPI_UINT64_T, MPI_SUM, s->comm)); /* integer: exact */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverCheckScenario(Solver s, PetscBool *ok, char *why, size_t len)
-{
-  PetscReal l2, mx;
-
-  PetscFunctionBegin;
-  PetscCall(s->ops->verify(s, &l2, &mx, ok, why, len));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *ok, char *why, size_t len)
-{
-  PetscBool finite;
-  size_t    n;
-
-  PetscFunctionBegin;
-  PetscCall(s->ops->verify(s, l2, mx, ok, why, len));
-  n = strlen(why);
-  PetscCall(SolverCheckStateFinite(s, &finite)); /* also a restored state never stepped here */
-  if (s->solves.nfail) {
-    *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(why + n, len - n, "%s", n ? "; " : ""));
-    n = strlen(why);
-    PetscCall(SolverSolveFailure(s, why + n, len - n));
-  } else if (s->solves.nsolves) {
-    PetscCall(PetscSNPrintf(why + n, len - n, "%sall %lld solves verified (true residual <= %.0f x max(-ksp_rtol, %g); worst %.2g of it)", n ? "; " : "", (long long)s->solves.nsolves, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR, s->solves.worst));
-  } else PetscCall(PetscSNPrintf(why + n, len - n, "%sno step run (-ts_max_steps %" PetscInt_FMT "): only the initial state was checked", n ? "; " : "", s->max_steps));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SolverHasClosure(Solver s, PetscBool *has)
 {
   *has = (PetscBool)(s->ops->closure != NULL);
@@ -418,46 +372,6 @@ PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* HPCG-style repeat check: solve the last step's system n times from a zero
- * initial guess and return the mean and variance of the final residual
- * norms and the iteration range. The state is left untouched. */
-PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max, PetscInt *nfailed)
-{
-  Vec       x;
-  PetscReal r[64], m = 0, v = 0;
-  PetscInt  its;
-  PetscBool has;
-
-  PetscFunctionBegin;
-  PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]", n);
-  PetscCall(SolverHasLastSystem(s, &has));
-  PetscCheck(has, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
-  PetscCall(VecDuplicate(s->u, &x));
-  *its_min = PETSC_MAX_INT, *its_max = 0, *nfailed = 0;
-  for (PetscInt k = 0; k < n; k++) {
-    PetscCall(VecSet(x, 0.0));
-    PetscCall(KSPSolve(s->ksp, s->b, x));
-    PetscBool solved;
-    PetscCall(SolverRepeatSolved(s, s->ksp, s->b, x, &solved));
-    if (!solved) (*nfailed)++;
-    PetscCall(KSPGetIterationNumber(s->ksp, &its));
-    PetscCall(KSPGetResidualNorm(s->ksp, &r[k]));
-    *its_min = PetscMin(*its_min, its), *its_max = PetscMax(*its_max, its);
-    m += r[k];
-  }
-  m /= n;
-  for (PetscInt k = 0; k < n; k++) v += (r[k] - m) * (r[k] - m);
-  *mean = m, *var = v / n;
-  PetscCall(VecDestroy(&x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverHasLastSystem(Solver s, PetscBool *has)
-{
-  *has = (PetscBool)(s->step > 0 && s->b_step == s->step - 1);
-  return PETSC_SUCCESS;
-}
-
 PetscErrorCode SolverGetLastResidual(Solver s, PetscReal *rnorm)
 {
   *rnorm = s->rnorm;
@@ -475,27 +389,6 @@ PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n)
   return PETSC_SUCCESS;
 }
 
-/* v in the fewest digits that read back as v (0.08, not 0.080000000000000002) */
-static const char *Shortest(double v, char b[32])
-{
-  for (int p = 1; p <= 17; p++) {
-    snprintf(b, 32, "%.*g", p, v);
-    if (strtod(b, NULL) == v) break;
-  }
-  return b;
-}
-
-PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len)
-{
-  char a[32], b[32], c[32], d[32], e[32];
-
-  PetscFunctionBegin;
-  if (!strcmp(s->scenario, "grayscott"))
-    PetscCall(PetscSNPrintf(buf, len, "-gs_Du %s -gs_Dv %s -gs_F %s -gs_k %s -gs_h %s -gs_seed %" PetscInt_FMT, Shortest((double)s->Du, a), Shortest((double)s->Dv, b), Shortest((double)s->F, c), Shortest((double)s->k, d),
-                            Shortest((double)s->hx, e), s->gs_seed));
-  else PetscCall(PetscSNPrintf(buf, len, "-heat_D %s -heat_theta %s", Shortest((double)s->D, a), Shortest((double)s->theta, b)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 PetscErrorCode SolverUsesStockVectors(Solver s, PetscBool *stock) { *stock = s->stock; return PETSC_SUCCESS; }
 
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt)
@@ -512,102 +405,6 @@ PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **p
   if (total) *total = s->its_total;
   if (per_step) *per_step = s->its;
   return PETSC_SUCCESS;
-}
-
-/* The solver's part of the run summary, as YAML "key: value" lines (rank 0). */
-PetscErrorCode SolverWriteSummary(Solver s, FILE *f)
-{
-  KSPType ksp;
-  PCType  pc;
-  PC      p;
-
-  PetscFunctionBegin;
-  PetscCall(KSPGetType(s->ksp, &ksp));
-  PetscCall(KSPGetPC(s->ksp, &p));
-  PetscCall(PCGetType(p, &pc));
-  PetscCall(PetscFPrintf(s->comm, f, "scenario: %s\ngrid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\ncomponents: %" PetscInt_FMT "\n", s->scenario, s->M, s->N, s->dof));
-  PetscCall(PetscFPrintf(s->comm, f, "steps: %" PetscInt_FMT "\ndt: %.17g\nfinal_time: %.17g\n", s->step, (double)s->dt, (double)s->t));
-  PetscCall(PetscFPrintf(s->comm, f, "ksp_type: %s\npc_type: %s\nvec_type: %s\noperator_summation: %s\n", ksp, pc, s->vectype, s->scatter ? "scatter" : "gather"));
-  PetscCall(PetscFPrintf(s->comm, f, "ksp_iterations_total: %" PetscInt_FMT "\nksp_iterations: [", s->its_total));
-  for (PetscInt i = 0; i < s->step; i++) PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));
-  PetscCall(PetscFPrintf(s->comm, f, "]\n"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len)
-{
-  size_t n = strlen(buf);
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(buf + n, len - n, "scenario: %s\ngrid: %" PetscInt_FMT " x %" PetscInt_FMT "\ncomponents: %" PetscInt_FMT "\nsolver_reduction: %s\ndt: %.17g\n", s->scenario, s->M, s->N, s->dof,
-                         s->stock ? "stock" : red_strategy_name(SOLVER_STRATEGY), (double)s->dt));
-  n = strlen(buf);
-  if (s->ops == &HeatScenario) PetscCall(PetscSNPrintf(buf + n, len - n, "heat_D: %.17g\nheat_theta: %.17g\n", (double)s->D, (double)s->theta));
-  else PetscCall(PetscSNPrintf(buf + n, len - n, "gs_Du: %.17g\ngs_Dv: %.17g\ngs_F: %.17g\ngs_k: %.17g\n", (double)s->Du, (double)s->Dv, (double)s->F, (double)s->k));
-  n = strlen(buf);
-  PetscCall(PetscSNPrintf(buf + n, len - n, "grid_spacing: %.17g %.17g\noperator_summation: %s\n", (double)s->hx, (double)s->hy, s->scatter ? "scatter" : "gather"));
-  if (s->ksp) { /* the Krylov method as configured: type, preconditioner, stopping rule */
-    KSPType     kt;
-    PCType      pt;
-    PC          pc;
-    KSPNormType nt;
-    PetscReal   rtol, atol, dtol;
-    PetscInt    maxit;
-    PetscCall(KSPGetType(s->ksp, &kt));
-    PetscCall(KSPGetPC(s->ksp, &pc));
-    PetscCall(PCGetType(pc, &pt));
-    PetscCall(KSPGetNormType(s->ksp, &nt));
-    PetscCall(KSPGetTolerances(s->ksp, &rtol, &atol, &dtol, &maxit));
-    n = strlen(buf);
-    PetscCall(PetscSNPrintf(buf + n, len - n, "ksp: %s %s %s\nksp_tolerances: %.17g %.17g %.17g %" PetscInt_FMT "\n", kt, pt, KSPNormTypes[nt], (double)rtol, (double)atol, (double)dtol, maxit));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-typedef struct {
-  int64_t step, its_total;
-  double  t, rnorm, last_r0;
-} SolverClock;
-
-/* Either direction (ckpt.h); reading checks that the step is within
- * -ts_max_steps before the iteration history it sizes is read. */
-PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
-{
-  char        name[64];
-  SolverClock k = {s->step, s->its_total, s->t, s->rnorm, s->last_r0};
-  int64_t    *its;
-
-  PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
-  PetscCall(CkptData(ck, name, &k, sizeof k));
-  PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", CkptOption(ck), CkptPath(ck),
-             (long long)k.step, s->max_steps);
-  PetscCall(PetscMalloc1(k.step + 1, &its));
-  for (PetscInt i = 0; i < k.step && CkptIsWriting(ck); i++) its[i] = s->its[i];
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
-  {
-    PetscErrorCode ierr = CkptData(ck, name, its, (size_t)k.step * sizeof *its);
-    for (PetscInt i = 0; i < k.step && !ierr && !CkptIsWriting(ck); i++) s->its[i] = (PetscInt)its[i];
-    PetscCall(PetscFree(its));
-    PetscCall(ierr);
-  }
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/u", prefix));
-  PetscCall(CkptVec(ck, name, s->da, s->u));
-  PetscCall(PetscSNPrintf(name, sizeof name, "%s/solves", prefix)); /* a failure stays a failure after a restart */
-  PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
-  {
-    char rname[64];
-    PetscCall(PetscSNPrintf(rname, sizeof rname, "%s/range", prefix)); /* so does a state that left the scenario's bounds */
-    PetscCall(CkptData(ck, rname, s->range, sizeof s->range));
-  }
-  if (!CkptIsWriting(ck)) {
-    PetscCheck(SolverSolveRecordValid(&s->solves, k.step), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)", CkptOption(ck), CkptPath(ck), name);
-    s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
-    s->b_step = s->bnorm_step = -1;
-    PetscCall(PetscFree(s->closure));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SolverDestroy(Solver *s)
