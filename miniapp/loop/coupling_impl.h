@@ -147,7 +147,7 @@ PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step);
 PetscErrorCode FeaturesCorrection(Coupled c, Replica *p);      /* z = sd * prediction, as a Vec */
 PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p);     /* after the solve: target, increment error, history */
 
-/* faults.c: the halves the run uses (the network's only where there is one) */
+/* restart_keys.c: the halves the run uses (the network's only where there is one) */
 PetscBool RunOrdered(Coupled c);    /* none adds in completion order */
 PetscBool RunLayoutFree(Coupled c); /* all reproducible, through the switch: the bits do not depend on the layout */
 

@@ -1,27 +1,9 @@
-/* miniapp/loop/faults.c: the fault experiment of the coupled run (docs/faults.md).
- *
- *   -inject SPEC          flip one bit once (kernels/fault.h), e.g.
- *                         site=operator,step=20,bit=0 or site=gradient,epoch=7,bit=29
- *                         (replica: default the last one, so replica 0 stays
- *                         the reference)
- *   -fault_checks         Huang-Abraham checksums on every operator product
- *                         and on the surrogate's train step
- *   -fault_action A       report (default) | abort | rollback: on a detected
- *                         fault, go on (the run is then INVALID), stop with one
- *                         line, or re-do from the last checkpoint (-checkpoint;
- *                         written after every step unless -checkpoint_every)
- *   -fault_noise_factor F atomic build: replica f counts as faulty at a step
- *                         where its relative L2 distance from replica 0 exceeds
- *                         F times the largest one of the fault-free replicas
- *
- * Detection: by checksums (an alarm in the step or epoch), and by replicas:
- * in deterministic and reproducible builds any bit of difference is a fault
- * (the divergence record's first step/epoch), in the atomic build the noise
- * detector above (needs -replicas 3: the reference, the faulty one and at
- * least one fault-free one). Not here: the sites themselves (solver/,
- * surrogate/) and the checks' thresholds (operator.c, surrogate). */
+/* miniapp/loop/faults.c: the fault experiment of the coupled run (-inject,
+ * -fault_checks, -fault_action, -fault_noise_factor; docs/faults.md): arming
+ * the bit flip, the detectors (checksums; replicas, bitwise in ordered builds
+ * and against the rounding noise in the atomic build) and the response. The
+ * sites are in solver/ and surrogate/, the checks' thresholds with them. */
 #include "coupling_impl.h"
-#include "vecred.h"
 
 #include <math.h>
 #include <string.h>
@@ -245,26 +227,6 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, P
     f->noise_unmeasured += unmeasured;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The halves a run uses: the solver's always, the network's only where there is one (-coupling none has
- * none; a mixed build's network half then decides nothing: it made a restart on other ranks a refusal
- * too many, and read the replicas of a reproducible solver as an atomic build's). */
-static PetscBool RunUses(Coupled c, const char *strategy)
-{
-  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) || (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
-}
-
-/* No half the run uses adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
-PetscBool RunOrdered(Coupled c) { return (PetscBool)!RunUses(c, "atomic"); }
-
-/* The run's bits do not depend on the layout: every half it uses is reproducible, the solver's through the
- * switch (-solver_stock_vec: PETSc's own reductions, whose bits depend on the ranks). */
-PetscBool RunLayoutFree(Coupled c)
-{
-  PetscBool stock = PETSC_FALSE;
-  if (c->rep[0].solver) (void)SolverUsesStockVectors(c->rep[0].solver, &stock);
-  return (PetscBool)(!stock && !RunUses(c, "atomic") && !RunUses(c, "deterministic"));
 }
 
 /* After the step that produced state `step` (and its training): the checks'

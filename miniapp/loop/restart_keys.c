@@ -5,9 +5,30 @@
 #include "coupling_impl.h"
 #include "report.h"
 #include "settings.h"
+#include "vecred.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The halves a run uses: the solver's always, the network's only where there is
+ * one (-coupling none has none, and a mixed build's network half then decides
+ * nothing about restarts or replicas). */
+static PetscBool RunUses(Coupled c, const char *strategy)
+{
+  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) || (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
+}
+
+/* No half the run uses adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
+PetscBool RunOrdered(Coupled c) { return (PetscBool)!RunUses(c, "atomic"); }
+
+/* The run's bits do not depend on the layout: every half it uses is reproducible, the solver's through the
+ * switch (-solver_stock_vec: PETSc's own reductions, whose bits depend on the ranks). */
+PetscBool RunLayoutFree(Coupled c)
+{
+  PetscBool stock = PETSC_FALSE;
+  if (c->rep[0].solver) (void)SolverUsesStockVectors(c->rep[0].solver, &stock);
+  return (PetscBool)(!stock && !RunUses(c, "atomic") && !RunUses(c, "deterministic"));
+}
 
 /* What a restart must agree on, stored as its own record of length-prefixed
  * (key, value) pairs (never parsed out of free text, so no value can forge
