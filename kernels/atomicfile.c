@@ -242,6 +242,34 @@ int afile_commit(afile *f)
   return 0;
 }
 
+int afile_commit_copy(afile *f)
+{
+  afile   c;
+  char    buf[1 << 16];
+  ssize_t n = 0;
+  int     err, in, out;
+
+  if (!f->active || f->fp) return EINVAL;
+  if ((err = afile_begin(&c, f->target, 0))) return err;
+  in = open(f->tmp, O_RDONLY), out = open(c.tmp, O_WRONLY | O_TRUNC);
+  err = in < 0 || out < 0 ? errno : 0;
+  while (!err && (n = read(in, buf, sizeof buf)) > 0)
+    for (char *p = buf; !err && n > 0;) {
+      ssize_t w = write(out, p, (size_t)n);
+      if (w < 0) err = errno;
+      else p += w, n -= w;
+    }
+  if (!err && n < 0) err = errno;
+  if (in >= 0) close(in);
+  if (out >= 0 && close(out) && !err) err = errno;
+  if (err) {
+    err = afile_diagnose(c.tmp, err);
+    afile_discard(&c);
+    return err;
+  }
+  return afile_commit(&c); /* syncs the copy, renames it over the target */
+}
+
 void afile_discard(afile *f)
 {
   if (!f->active) return;

@@ -48,6 +48,11 @@ int afile_begin(afile *f, const char *target, int stream);
  * target. On failure the temporary is removed and the target is untouched.
  * An existing target that is not a regular file is never replaced. */
 int afile_commit(afile *f);
+/* f (begun with stream = 0, its library's file closed) stays the temporary
+ * being written; a copy of what it holds now replaces the target, as
+ * afile_commit does. A run that commits its records so far this way and is
+ * then killed leaves them under the target's name. */
+int afile_commit_copy(afile *f);
 /* Close and remove the temporary (any state; a no-op when not begun). */
 void afile_discard(afile *f);
 /* Remove "<target>.partial-<pid>[.<this host>.XXXXXX]" files whose process

@@ -4,8 +4,12 @@
  *                           -checkpoint_every N steps, and when SIGTERM or
  *                           SIGUSR1 arrives (what batch schedulers send before
  *                           an allocation ends): the current step finishes,
- *                           the checkpoint is written and the run exits with
- *                           code 3 (CHECKPOINT_EXIT_SIGNAL)
+ *                           the -output file and the checkpoint are written
+ *                           and the run exits with code 3. Each
+ *                           -checkpoint_every checkpoint commits the -output
+ *                           file first (coupling_output.c), so that a run
+ *                           killed at any moment leaves a file that a restart
+ *                           from its checkpoint continues
  *   -restart FILE           continue the run FILE holds; -ts_max_steps stays
  *                           the total number of steps counted from the start
  *
@@ -56,13 +60,14 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
   c->checkpoint_every = 0, c->restart_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Checkpoint/restart", NULL);
   PetscCall(PetscOptionsString("-checkpoint", "Write a checkpoint to this file at the end, every -checkpoint_every steps and on SIGTERM/SIGUSR1 (then exit 3)", NULL, c->checkpoint, c->checkpoint, sizeof c->checkpoint, &set_ck));
-  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
+  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
   PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart, c->restart, sizeof c->restart, &set_rs));
   PetscOptionsEnd();
   PetscCheck(!set_ck || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint: needs a file name");
   PetscCheck(!set_rs || c->restart[0], c->comm, PETSC_ERR_ARG_WRONG, "-restart: needs a file name");
   PetscCheck(c->checkpoint_every >= 0, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every %" PetscInt_FMT ": must be >= 0", c->checkpoint_every);
   PetscCheck(!c->checkpoint_every || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint_every %" PetscInt_FMT ": needs -checkpoint FILE", c->checkpoint_every);
+  c->commit_output = (PetscBool)(c->checkpoint_every > 0); /* as given: -fault_action rollback may add its own */
   if (c->checkpoint[0]) PetscCall(OutPathRegisterOutput("-checkpoint", c->checkpoint));
   if (c->restart[0]) {
     /* continuing in place (-restart ck -checkpoint ck) is safe: the file is
