@@ -139,6 +139,42 @@ signal)
   wait $pid; rc=$?
   [ $rc = 0 ] || fail "SIGTERMs while a completed run finished: exit $rc, expected 0"
   echo "ok: a burst of signals exits 3; signals at the end of a completed run exit 0"
+  # SIGXCPU (past a CPU-time limit, ulimit -S -t) is a SIGTERM: the step finishes, the output and the checkpoint are
+  # written, one line, exit 3 (it dumped core: exit 152, no line, no checkpoint, the output's partial left)
+  rc=0; (ulimit -S -t 1; exec "$app" "${args[@]}" -checkpoint "$tmp/x.bin" -output "$tmp/x.nc" > "$tmp/x.out" 2> "$tmp/x.err") || rc=$?
+  [ $rc = 3 ] && [ "$(wc -l < "$tmp/x.err")" = 1 ] && grep -q 'SIGXCPU after step [0-9]*: checkpoint written to .*x.bin' "$tmp/x.err" || { cat "$tmp/x.err"; fail "SIGXCPU: exit $rc, not 3 with the one line"; }
+  [ -s "$tmp/x.nc" ] && ! ls "$tmp"/x.nc.partial-* > /dev/null 2>&1 || fail "SIGXCPU: no output file, or its partial left"
+  step=$(sed -n 's/.*after step \([0-9]*\).*/\1/p' "$tmp/x.err")
+  run "$tmp/xr.yaml" "${args[@]}" -ts_max_steps $((step + 2)) -restart "$tmp/x.bin"
+  run "$tmp/xf.yaml" "${args[@]}" -ts_max_steps $((step + 2))
+  same "$tmp/xf.yaml" "$tmp/xr.yaml" "SIGXCPU after step $step, restart to step $((step + 2))"
+  # the signals that stop a run without a checkpoint: one line, the exit code docs/running.md lists, the files being
+  # written not left as partials, the files there kept (SIGQUIT was PETSc's 7-line trace and exit 59; SIGUSR2 and
+  # SIGALRM left the partials, SIGXCPU too and dumped core). Started with SIGQUIT at its default: a shell's
+  # background job has it ignored, and the run keeps it so
+  doc=$(dirname "$0")/../docs/running.md
+  for s in QUIT USR2 ALRM XCPU; do
+    want=$(grep -o "SIG$s [0-9][0-9]*" "$doc" | head -1 | cut -d' ' -f2)
+    [ "$want" = $((128 + $(kill -l $s))) ] || fail "docs/running.md gives SIG$s exit '$want', not 128 + its number"
+    echo keep > "$tmp/k.nc"; echo keep > "$tmp/k.yaml"
+    /usr/bin/python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+      "$app" "${args[@]}" -output "$tmp/k.nc" -summary "$tmp/k.yaml" > "$tmp/k.out" 2> "$tmp/k.err" &
+    pid=$!
+    for i in $(seq 300); do ls "$tmp"/k.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.05; done
+    ls "$tmp"/k.nc.partial-$pid.* > /dev/null 2>&1 || fail "SIG$s: no partial output seen while the run wrote"
+    kill -$s $pid; wait $pid; rc=$?
+    [ $rc = "$want" ] && [ "$(wc -l < "$tmp/k.err")" = 1 ] && grep -q "^miniapp: stopped by SIG$s: .*exit $want\$" "$tmp/k.err" || { cat "$tmp/k.err"; fail "SIG$s: exit $rc, want $want and one line"; }
+    left=$(cd "$tmp" && ls k.* | grep partial)
+    [ -z "$left" ] && [ "$(cat "$tmp/k.nc" "$tmp/k.yaml")" = "$(printf 'keep\nkeep')" ] || fail "SIG$s: left $left, or changed the files there"
+    echo "ok: SIG$s: exit $rc, $(cat "$tmp/k.err")"
+  done
+  "$app" "${args[@]}" > /dev/null 2> "$tmp/bg.err" & # a background job of this script: SIGQUIT ignored, as it came
+  pid=$!
+  sleep 1
+  kill -QUIT $pid; sleep 0.3
+  kill -0 $pid 2> /dev/null || { cat "$tmp/bg.err"; fail "SIGQUIT stopped a run started with it ignored"; }
+  kill -TERM $pid; wait $pid
+  echo "ok: SIGQUIT ignored where the run was started with it ignored"
   ;;
 crash)
   args=("${big[@]}" -da_grid_x 48 -da_grid_y 48 -coupling guess)
