@@ -89,33 +89,62 @@ int afile_remove_stale(const char *target)
   return removed;
 }
 
-/* Temporaries being written, removed if the process is told to stop
- * (SIGINT, SIGTERM as batch systems send at the time limit, SIGHUP);
+/* Temporaries being written, removed if the process is told to stop: the
+ * signals whose default action ends it and that are no fault of the program
+ * (SIGINT, SIGTERM as batch systems send at the time limit, SIGHUP, SIGQUIT,
+ * SIGUSR1/2, SIGALRM, SIGXCPU at a CPU-time limit, SIGVTALRM, SIGPROF).
  * SIGKILL leaves them to afile_remove_stale. */
 #define MAX_ACTIVE 16
 static char *volatile active[MAX_ACTIVE];
+static const struct {
+  int         sig;
+  const char *name;
+  int         core; /* its default action dumps core: the process exits 128 + sig instead (no core of a stopped run) */
+} stops[] = {{SIGHUP, "SIGHUP", 0},       {SIGINT, "SIGINT", 0},   {SIGQUIT, "SIGQUIT", 1}, {SIGUSR1, "SIGUSR1", 0},
+             {SIGUSR2, "SIGUSR2", 0},     {SIGALRM, "SIGALRM", 0}, {SIGTERM, "SIGTERM", 0}, {SIGXCPU, "SIGXCPU", 1},
+             {SIGVTALRM, "SIGVTALRM", 0}, {SIGPROF, "SIGPROF", 0}};
+#define NSTOPS (sizeof stops / sizeof *stops)
+static char stop_line[NSTOPS][160]; /* the line afile_handle_signals' handler prints: composed beforehand */
 
 static void on_signal(int sig)
 {
   for (int i = 0; i < MAX_ACTIVE; i++)
     if (active[i]) unlink(active[i]); /* async-signal-safe */
+  for (size_t k = 0; k < NSTOPS; k++)
+    if (stops[k].sig == sig) {
+      if (stop_line[k][0]) (void)!write(STDERR_FILENO, stop_line[k], strlen(stop_line[k]));
+      if (stops[k].core) _exit(128 + sig);
+    }
   signal(sig, SIG_DFL);
-  raise(sig);
+  raise(sig); /* delivered when the handler returns: the process ends by the signal, as without a handler */
+}
+
+/* The handler on every stop signal that still has its default action. */
+static void install(void)
+{
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t k = 0; k < NSTOPS; k++) sigaddset(&sa.sa_mask, stops[k].sig); /* one handler at a time: one line */
+  for (size_t k = 0; k < NSTOPS; k++)
+    if (!sigaction(stops[k].sig, NULL, &old) && old.sa_handler == SIG_DFL) sigaction(stops[k].sig, &sa, NULL);
+}
+
+void afile_handle_signals(const char *prog)
+{
+  for (size_t k = 0; k < NSTOPS && prog; k++)
+    snprintf(stop_line[k], sizeof stop_line[k],
+             "%s: stopped by %s: the files it was writing are not written (their temporaries removed, the files there kept); exit %d\n",
+             prog, stops[k].name, 128 + stops[k].sig);
+  install();
 }
 
 static void track(afile *f)
 {
   static int installed;
-  if (!installed) { /* only where nobody else handles the signal */
-    const int        sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++)
-      if (!sigaction(sigs[k], NULL, &old) && old.sa_handler == SIG_DFL) sigaction(sigs[k], &sa, NULL);
-    installed = 1;
-  }
+  if (!installed) install(); /* only where nobody else handles the signal */
+  installed = 1;
   for (int i = 0; i < MAX_ACTIVE; i++)
     if (!active[i]) {
       active[i] = f->tmp;
@@ -240,6 +269,34 @@ int afile_commit(afile *f)
   sync_dir(f->target);
   f->active = 0;
   return 0;
+}
+
+int afile_commit_copy(afile *f)
+{
+  afile   c;
+  char    buf[1 << 16];
+  ssize_t n = 0;
+  int     err, in, out;
+
+  if (!f->active || f->fp) return EINVAL;
+  if ((err = afile_begin(&c, f->target, 0))) return err;
+  in = open(f->tmp, O_RDONLY), out = open(c.tmp, O_WRONLY | O_TRUNC);
+  err = in < 0 || out < 0 ? errno : 0;
+  while (!err && (n = read(in, buf, sizeof buf)) > 0)
+    for (char *p = buf; !err && n > 0;) {
+      ssize_t w = write(out, p, (size_t)n);
+      if (w < 0) err = errno;
+      else p += w, n -= w;
+    }
+  if (!err && n < 0) err = errno;
+  if (in >= 0) close(in);
+  if (out >= 0 && close(out) && !err) err = errno;
+  if (err) {
+    err = afile_diagnose(c.tmp, err);
+    afile_discard(&c);
+    return err;
+  }
+  return afile_commit(&c); /* syncs the copy, renames it over the target */
 }
 
 void afile_discard(afile *f)

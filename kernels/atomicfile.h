@@ -6,8 +6,12 @@
  * fclose), syncs and renames over the target; afile_discard removes it.
  * afile_begin first removes the partials of the same target left by dead
  * processes of this host (killed runs), recognized by that name pattern; a
- * process stopped by SIGINT, SIGTERM or SIGHUP removes its own (the handler
- * is installed only where the signal had its default action).
+ * process stopped by a signal that ends it and is no fault of the program
+ * (SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGXCPU,
+ * SIGVTALRM, SIGPROF) removes its own (the handler is installed only where
+ * the signal had its default action) and ends with exit 128 + the signal's
+ * number (by the signal itself, or for SIGQUIT and SIGXCPU, whose default
+ * would dump core, by _exit).
  * Plain C (libc only, no PETSc): used by miniapp/ (summary, report, NetCDF,
  * miniapp-compare -o) and surrogate/ (checkpoints). Every function returns 0
  * or an errno value (or AFILE_ENOTREG); afile_strerror gives its text. */
@@ -48,6 +52,16 @@ int afile_begin(afile *f, const char *target, int stream);
  * target. On failure the temporary is removed and the target is untouched.
  * An existing target that is not a regular file is never replaced. */
 int afile_commit(afile *f);
+/* f (begun with stream = 0, its library's file closed) stays the temporary
+ * being written; a copy of what it holds now replaces the target, as
+ * afile_commit does. A run that commits its records so far this way and is
+ * then killed leaves them under the target's name. */
+int afile_commit_copy(afile *f);
+/* Install the clean-up handler now (else it comes with the first
+ * temporary); prog != NULL: the handler first prints one line,
+ * "<prog>: stopped by SIGxxx: ...; exit N". A signal somebody else handles
+ * keeps its handler: call it again after such a handler is removed. */
+void afile_handle_signals(const char *prog);
 /* Close and remove the temporary (any state; a no-op when not begun). */
 void afile_discard(afile *f);
 /* Remove "<target>.partial-<pid>[.<this host>.XXXXXX]" files whose process

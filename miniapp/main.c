@@ -4,7 +4,9 @@
  * Every file the run reads or writes is registered (outpath.h) and checked
  * before the run, so that no output can overwrite an input or another output.
  * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run, 3 stopped by
- * SIGTERM/SIGUSR1 after writing the -checkpoint (continue with -restart). */
+ * SIGTERM/SIGUSR1/SIGXCPU after writing the -checkpoint (continue with
+ * -restart); 128 + N stopped by signal N (checkpoint.c); docs/running.md
+ * lists them all. */
 #include "blasthreads.h"
 #include "buildinfo.h"
 #include "coupling.h"
@@ -103,7 +105,7 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   t0 = MPI_Wtime() - t0;
   PetscCall(CoupledGetStop(c, &sig, &step, &ckpt));
   if (sig) { /* a partial run: nothing to verify or summarize */
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, stderr, "miniapp: %s after step %" PetscInt_FMT ": checkpoint written to %s; continue with -restart %s (exit 3)\n", sig == SIGTERM ? "SIGTERM" : "SIGUSR1", step, ckpt, ckpt));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, stderr, "miniapp: %s after step %" PetscInt_FMT ": checkpoint written to %s; continue with -restart %s (exit 3)\n", CheckpointSignalName(sig), step, ckpt, ckpt));
     *status = 3;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -160,18 +162,11 @@ int main(int argc, char **argv)
   ierr = PetscInitialize(&argc, &argv, NULL, help);
   if (ierr) return 1;
   HelpCaptureStdout();
-  /* stdout closed early (miniapp ... | head): PETSc's handler turned SIGPIPE
-   * into a stack trace and MPI_Abort. Ignored, the write fails with EPIPE;
-   * the run completes its files and the check at the end says it in one line. */
-  signal(SIGPIPE, SIG_IGN);
-  /* SIGHUP (a closed terminal, a hang-up the batch system forwards): PETSc's
-   * handler printed a stack trace, aborted MPI (exit 59) and left the outputs'
-   * partial files. By default it ends the run as SIGTERM and SIGINT do: the
-   * partials removed (kernels/atomicfile.c), exit 129. SIGXFSZ (past a
-   * ulimit -f, as batch systems set): ignored, the write fails with EFBIG and
-   * the file's writer says so in one line (it killed the run with no word). */
-  signal(SIGHUP, SIG_DFL);
-  signal(SIGXFSZ, SIG_IGN);
+  /* SIGPIPE (stdout closed early: miniapp ... | head), SIGHUP, SIGQUIT and
+   * the other signals that stop a run: one line, the partial files removed,
+   * exit 128 + the signal's number, or with -checkpoint on SIGTERM, SIGUSR1
+   * and SIGXCPU a checkpoint and exit 3 (checkpoint.c) */
+  CheckpointDefaultSignals();
   /* PETSc's vector ops call BLAS, whose own threads would fight the
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
@@ -188,6 +183,7 @@ int main(int argc, char **argv)
   HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
   (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize(); /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
+  CheckpointDefaultSignals(); /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
   errno = 0;
   if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -139,6 +139,42 @@ signal)
   wait $pid; rc=$?
   [ $rc = 0 ] || fail "SIGTERMs while a completed run finished: exit $rc, expected 0"
   echo "ok: a burst of signals exits 3; signals at the end of a completed run exit 0"
+  # SIGXCPU (past a CPU-time limit, ulimit -S -t) is a SIGTERM: the step finishes, the output and the checkpoint are
+  # written, one line, exit 3 (it dumped core: exit 152, no line, no checkpoint, the output's partial left)
+  rc=0; (ulimit -S -t 1; exec "$app" "${args[@]}" -checkpoint "$tmp/x.bin" -output "$tmp/x.nc" > "$tmp/x.out" 2> "$tmp/x.err") || rc=$?
+  [ $rc = 3 ] && [ "$(wc -l < "$tmp/x.err")" = 1 ] && grep -q 'SIGXCPU after step [0-9]*: checkpoint written to .*x.bin' "$tmp/x.err" || { cat "$tmp/x.err"; fail "SIGXCPU: exit $rc, not 3 with the one line"; }
+  [ -s "$tmp/x.nc" ] && ! ls "$tmp"/x.nc.partial-* > /dev/null 2>&1 || fail "SIGXCPU: no output file, or its partial left"
+  step=$(sed -n 's/.*after step \([0-9]*\).*/\1/p' "$tmp/x.err")
+  run "$tmp/xr.yaml" "${args[@]}" -ts_max_steps $((step + 2)) -restart "$tmp/x.bin"
+  run "$tmp/xf.yaml" "${args[@]}" -ts_max_steps $((step + 2))
+  same "$tmp/xf.yaml" "$tmp/xr.yaml" "SIGXCPU after step $step, restart to step $((step + 2))"
+  # the signals that stop a run without a checkpoint: one line, the exit code docs/running.md lists, the files being
+  # written not left as partials, the files there kept (SIGQUIT was PETSc's 7-line trace and exit 59; SIGUSR2 and
+  # SIGALRM left the partials, SIGXCPU too and dumped core). Started with SIGQUIT at its default: a shell's
+  # background job has it ignored, and the run keeps it so
+  doc=$(dirname "$0")/../docs/running.md
+  for s in QUIT USR2 ALRM XCPU; do
+    want=$(grep -o "SIG$s [0-9][0-9]*" "$doc" | head -1 | cut -d' ' -f2)
+    [ "$want" = $((128 + $(kill -l $s))) ] || fail "docs/running.md gives SIG$s exit '$want', not 128 + its number"
+    echo keep > "$tmp/k.nc"; echo keep > "$tmp/k.yaml"
+    /usr/bin/python3 -c 'import os, signal, sys; signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+      "$app" "${args[@]}" -output "$tmp/k.nc" -summary "$tmp/k.yaml" > "$tmp/k.out" 2> "$tmp/k.err" &
+    pid=$!
+    for i in $(seq 300); do ls "$tmp"/k.nc.partial-$pid.* > /dev/null 2>&1 && break; sleep 0.05; done
+    ls "$tmp"/k.nc.partial-$pid.* > /dev/null 2>&1 || fail "SIG$s: no partial output seen while the run wrote"
+    kill -$s $pid; wait $pid; rc=$?
+    [ $rc = "$want" ] && [ "$(wc -l < "$tmp/k.err")" = 1 ] && grep -q "^miniapp: stopped by SIG$s: .*exit $want\$" "$tmp/k.err" || { cat "$tmp/k.err"; fail "SIG$s: exit $rc, want $want and one line"; }
+    left=$(cd "$tmp" && ls k.* | grep partial)
+    [ -z "$left" ] && [ "$(cat "$tmp/k.nc" "$tmp/k.yaml")" = "$(printf 'keep\nkeep')" ] || fail "SIG$s: left $left, or changed the files there"
+    echo "ok: SIG$s: exit $rc, $(cat "$tmp/k.err")"
+  done
+  "$app" "${args[@]}" > /dev/null 2> "$tmp/bg.err" & # a background job of this script: SIGQUIT ignored, as it came
+  pid=$!
+  sleep 1
+  kill -QUIT $pid; sleep 0.3
+  kill -0 $pid 2> /dev/null || { cat "$tmp/bg.err"; fail "SIGQUIT stopped a run started with it ignored"; }
+  kill -TERM $pid; wait $pid
+  echo "ok: SIGQUIT ignored where the run was started with it ignored"
   ;;
 crash)
   args=("${big[@]}" -da_grid_x 48 -da_grid_y 48 -coupling guess)
@@ -278,6 +314,17 @@ output)
     else [ $rc = 0 ] || { cat "$tmp/q.err"; fail "the last continuation: exit $rc"; }; fi
   done
   same "$tmp/full.yaml" "$tmp/q.yaml" "stopped by SIGTERM three times and continued"
+  cat > "$tmp/ncsame.py" <<'PY'
+# ncsame.py A B: every variable of A in B, bitwise; B's segments increase from step 0
+import sys
+import netCDF4, numpy as np
+a, b = netCDF4.Dataset(sys.argv[1]), netCDF4.Dataset(sys.argv[2])
+bad = [v for v in a.variables if v not in b.variables or a[v].shape != b[v].shape or
+       np.ma.getdata(a[v][:]).tobytes() != np.ma.getdata(b[v][:]).tobytes()]
+f = [int(x) for x in b.segment_first_step]
+print(f"{len(a.variables)} variables, {a.dimensions['step'].size} steps, {a.dimensions['epoch'].size} epochs; differ: {bad}; segments {f}")
+sys.exit(1 if bad or (f[0] != 0 or f != sorted(set(f))) else 0)
+PY
   /usr/bin/python3 - "$tmp/full.nc" "$tmp/q.nc" <<'PY' || fail "the continued NetCDF file differs from the uninterrupted run's"
 import sys
 import netCDF4, numpy as np
@@ -319,13 +366,50 @@ PY
   check 'other.nc: holds another run' "${big[@]}" -da_grid_x 48 -da_grid_y 40 -coupling guess -replicas 2 -ts_max_steps 20 -gs_seed 9 -output_every 7 -threads 1 -restart "$tmp/o.bin" -output "$tmp/other.nc"
   [ "$(md5sum < "$tmp/other.nc")" = "$before" ] || fail "a refused continuation changed the file"
   check 'written with -output_every 7, this run has 5' "${args[@]}" -output_every 5 -restart "$tmp/q.bin" -ts_max_steps 401 -output "$tmp/q.nc"
-  # this run's own file, gone on past the checkpoint: continuing it dropped the later steps (exit 0, no message)
+  # the batch requeue after a SIGKILL: stopped by SIGTERM (at step 1: already pending at the start), restarted, killed
+  # after a -checkpoint_every checkpoint, requeued with the same command: the run continues the file (the file on
+  # disk held the steps to the SIGTERM's, the checkpoint later ones: "holds 400 steps and 8 epochs, fewer than the
+  # checkpoint's 25 and 100", the step dimension read as the steps written), and it ends as the uninterrupted run
+  rq=("${args[@]}" -checkpoint "$tmp/k.bin" -checkpoint_every 25 -output "$tmp/k.nc" -summary "$tmp/k.yaml")
+  rm -f "$tmp/k.bin" "$tmp/k.nc"
+  rc=0; /usr/bin/python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); os.kill(os.getpid(), signal.SIGTERM); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$app" "${rq[@]}" > /dev/null 2> "$tmp/k.err" || rc=$?
+  [ $rc = 3 ] && [ -s "$tmp/k.nc" ] || { cat "$tmp/k.err"; fail "the requeue's first run: exit $rc, or no output file"; }
+  ckstep() { head -c 4096 "$1" | tr -d '\000' | sed -n 's/^step: //p' | head -1; }
+  "$app" "${rq[@]}" -restart "$tmp/k.bin" > /dev/null 2>&1 &
+  pid=$!
+  while [ "$(ckstep "$tmp/k.bin")" -lt 25 ] && kill -0 $pid 2> /dev/null; do sleep 0.02; done
+  kill -KILL $pid; wait $pid 2> /dev/null
+  ck=$(ckstep "$tmp/k.bin")
+  /usr/bin/python3 -c 'import sys, netCDF4; d = netCDF4.Dataset(sys.argv[1]); sys.exit(0 if int(d["last_step"][...]) >= int(sys.argv[2]) else 1)' "$tmp/k.nc" "$ck" ||
+    fail "killed after the step-$ck checkpoint: the file on disk is behind it"
+  rc=0; "$app" "${rq[@]}" -restart "$tmp/k.bin" > /dev/null 2> "$tmp/k.err" || rc=$?
+  [ $rc = 0 ] || { cat "$tmp/k.err"; fail "the requeue after SIGKILL (checkpoint at step $ck): exit $rc"; }
+  same "$tmp/full.yaml" "$tmp/k.yaml" "SIGTERM, restart, SIGKILL after the step-$ck checkpoint, requeue"
+  /usr/bin/python3 "$tmp/ncsame.py" "$tmp/full.nc" "$tmp/k.nc" || fail "the requeued run's NetCDF file differs from the uninterrupted run's"
+  # this run's own file, gone on past the checkpoint (its run was killed between committing the file and writing the
+  # checkpoint, or a longer run's): continued, those steps made again, when this run reaches them; else refused
   sm=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -coupling guess -replicas 2 -output_every 3 -threads 1)
   "$app" "${sm[@]}" -ts_max_steps 12 -output "$tmp/long.nc" > /dev/null 2>&1 || fail "the 12-step run failed"
   "$app" "${sm[@]}" -ts_max_steps 6 -checkpoint "$tmp/s6.bin" > /dev/null 2>&1 || fail "the 6-step run failed"
   before=$(md5sum < "$tmp/long.nc")
-  check 'long.nc: holds steps up to 12, past the checkpoint.s step 6' "${sm[@]}" -ts_max_steps 9 -restart "$tmp/s6.bin" -output "$tmp/long.nc"
+  check 'long.nc: holds steps up to 12, past this run.s last step 9: continuing it would drop steps 10..12' "${sm[@]}" -ts_max_steps 9 -restart "$tmp/s6.bin" -output "$tmp/long.nc"
   [ "$(md5sum < "$tmp/long.nc")" = "$before" ] || fail "a refused continuation changed the longer file"
+  cp "$tmp/long.nc" "$tmp/ahead.nc"
+  "$app" "${sm[@]}" -ts_max_steps 12 -restart "$tmp/s6.bin" -output "$tmp/ahead.nc" > "$tmp/ahead.out" 2>&1 || { cat "$tmp/ahead.out"; fail "the continuation of a file ahead of the checkpoint failed"; }
+  grep -q "^# -output $tmp/ahead.nc: held steps up to 12, past the checkpoint's step 6: this run makes steps 7..12 again" "$tmp/ahead.out" || fail "no note that steps 7..12 are made again"
+  /usr/bin/python3 "$tmp/ncsame.py" "$tmp/long.nc" "$tmp/ahead.nc" || fail "a file ahead of its checkpoint, continued: not the uninterrupted run's"
+  # a file behind the checkpoint (its steps past the file's end are in neither): refused with what to do, untouched
+  # (with -coupling none it said "holds another run (replica 0's state_hash at step 9 is , ...)")
+  for cpl in guess none; do
+    smc=(-scenario grayscott -da_grid_x 16 -da_grid_y 12 -coupling $cpl -replicas 2 -output_every 3 -threads 1)
+    "$app" "${smc[@]}" -ts_max_steps 6 -output "$tmp/b6.nc" > /dev/null 2>&1 || fail "the 6-step run failed"
+    "$app" "${smc[@]}" -ts_max_steps 9 -checkpoint "$tmp/s9.bin" > /dev/null 2>&1 || fail "the 9-step run failed"
+    before=$(md5sum < "$tmp/b6.nc")
+    check 'b6.nc: holds steps up to 6, behind the checkpoint.s step 9: steps 7..9 are in neither.*restart from a checkpoint of step 6 or before, or name another -output' \
+      "${smc[@]}" -ts_max_steps 12 -restart "$tmp/s9.bin" -output "$tmp/b6.nc"
+    [ "$(md5sum < "$tmp/b6.nc")" = "$before" ] || fail "a refused continuation changed the shorter file"
+  done
   # a run stopped early says where its file ends (last_step); miniapp-compare reads it only that far
   rc=0; "$app" "${sm[@]}" -ts_max_steps 8 -inject site=state,step=4,bit=62,entry=2,replica=0 -output "$tmp/nanrun.nc" > /dev/null 2>&1 || rc=$?
   [ $rc = 2 ] || fail "the run with a non-finite state: exit $rc, want 2"

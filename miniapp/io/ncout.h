@@ -8,6 +8,8 @@
  * after a successful close and fsync: an interrupted or failed run never
  * leaves a file that looks complete (ncout_close(&o, 0, ...) removes the
  * partial file, and the next writer of <path> removes those of killed runs).
+ * ncout_commit puts a copy of the records so far under <path> (at a
+ * checkpoint): such a file ends at its last_step, short of nsteps.
  *
  * Layout (docs/output.md documents it for users; CF-1.8, checked with IOOS
  * compliance-checker and cfchecker, tests/output):
@@ -129,8 +131,16 @@ int         ncout_write_final(ncout *o, const int *first_div_step, const int *fi
  * 0..upto_epoch-1 are copied into o bit for bit. prev must be the file of
  * this run: the same layout and output schedule, the steps and epochs from
  * 0 on, and (state_hash != NULL) replica r's state_hash at upto_step equal
- * to state_hash[r]; otherwise an error naming what differs. */
-int         ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash);
+ * to state_hash[r]; otherwise an error naming what differs. Its last written
+ * step (*prev_last) decides: from upto_step (the checkpoint's) to o's last
+ * step; one past upto_step (a run killed between its commit and its
+ * checkpoint) has its later records made again by this run. */
+int         ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash, int *prev_last);
+/* The records so far, with the final record as written so far, replace the
+ * file under o's path (a copy, kernels/atomicfile.h); o goes on writing its
+ * temporary. A run killed after it leaves a file that ends at its
+ * last_step, which a restart from the checkpoint of that step continues. */
+int         ncout_commit(ncout *o);
 /* More global attributes, known only at the end (e.g. the fault record). */
 int         ncout_write_attrs(ncout *o, const ncout_attr *attrs, int n);
 /* keep = 1: close and rename into place; 0: close and delete the partial

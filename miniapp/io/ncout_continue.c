@@ -4,10 +4,13 @@
  * steps 0..upto_step, of the snapshots among them and of epochs
  * 0..upto_epoch-1, bit for bit; the run then writes the rest. The old file
  * is only read: it is replaced when the new one is complete (ncout_close),
- * so a failed continuation loses nothing. Not here: deciding to continue
+ * so a failed continuation loses nothing. Also ncout_commit: the records so
+ * far under the file's name mid-run (at a checkpoint), so that a killed run
+ * leaves a file to continue. Not here: deciding to continue
  * (coupling_output.c). */
 #include "ncout_impl.h"
 
+#include <errno.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +79,8 @@ static int copy_rows(ncout *o, int pid, const char *prev, const char *name, cons
 /* The layouts the file's steps ran on: global attributes segment_first_step,
  * segment_mpi_ranks and segment_omp_threads, one entry per run that wrote
  * it (the old file's entries, or its own mpi_ranks and omp_threads as one,
- * then this run's from step upto_step + 1), and a line of history: the
+ * then this run's from step upto_step + 1; entries past upto_step dropped:
+ * those steps are this run's now), and a line of history: the
  * scalar mpi_ranks and omp_threads say only this run's. */
 static int add_segment(ncout *o, int pid, int upto_step)
 {
@@ -103,6 +107,7 @@ static int add_segment(ncout *o, int pid, int upto_step)
       else if (nc_get_att_longlong(pid, NC_GLOBAL, one[k], &v[k][0])) v[k][0] = 0; /* a file without it: 0, unknown */
     }
   }
+  while (!e && n > 1 && v[0][n - 1] > upto_step) n--; /* a run whose steps this one makes again (its file was ahead of the checkpoint) */
   if (!e && nc_inq_attlen(pid, NC_GLOBAL, "history", &len)) len = 0;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
   if (!e && !(hist = calloc(len + 200, 1))) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
@@ -120,9 +125,9 @@ static int add_segment(ncout *o, int pid, int upto_step)
   return e;
 }
 
-int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash)
+int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash, int *prev_last)
 {
-  int     pid, e = 0, nv, every = -1, *steps = NULL, *snaps = NULL, *epochs = NULL;
+  int     pid, e = 0, nv, every = -1, last = -1, *steps = NULL, *snaps = NULL, *epochs = NULL;
   size_t  nstep, nsnap, nepoch, *src = NULL, *dst = NULL, n = 0;
   nc_type t;
 
@@ -137,8 +142,14 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
                     o->nrep, o->nx, o->ny);
   else if (nc_inq_att(pid, NC_GLOBAL, "output_every", &t, NULL) || nc_get_att_int(pid, NC_GLOBAL, "output_every", &every) || every != o->every)
     e = ncout_fail_(o, NCOUT_EMISMATCH, "written with -output_every %d, this run has %d: continue it with the same, or name another -output", every, o->every);
-  else if (nstep < (size_t)upto_step + 1 || nepoch < (size_t)upto_epoch)
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds %zu steps and %zu epochs, fewer than the checkpoint's %d and %d: not the file of the run this one continues; name another -output", nstep ? nstep - 1 : 0, nepoch, upto_step, upto_epoch);
+  /* the last written step decides, not the step dimension (the whole run's): the file a run killed after its
+   * commit left (ncout_commit) holds the steps to that commit and ends there */
+  if (!e) last = last_written(pid, nstep);
+  if (!e && last < upto_step) /* no run of this version leaves it so: its file is committed before its checkpoint */
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, behind the checkpoint's step %d: steps %d..%d are in neither, and no restart from this checkpoint can make them; "
+                    "restart from a checkpoint of step %d or before, or name another -output (for the steps from %d on)", last, upto_step, last + 1, upto_step, last, upto_step + 1);
+  else if (!e && (nstep < (size_t)upto_step + 1 || nepoch < (size_t)upto_epoch))
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds %zu epochs by step %d, fewer than the checkpoint's %d: not the file of the run this one continues; name another -output", nepoch, last, upto_epoch);
   steps  = malloc((nstep + 1) * sizeof *steps);
   snaps  = malloc((nsnap + 1) * sizeof *snaps);
   epochs = malloc((nepoch + 1) * sizeof *epochs);
@@ -162,15 +173,14 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
       size_t start[3] = {(size_t)upto_step, (size_t)r, 0}, count[3] = {1, 1, NCOUT_HASH_LEN};
       ncout_format_hash(state_hash[r], want);
       if (nc_inq_varid(pid, "state_hash", &vh) || nc_get_vara_text(pid, vh, start, count, h)) e = ncout_fail_(o, NC_ENOTVAR, "cannot read its state_hash");
+      else if (!h[0]) /* "": never written */
+        e = ncout_fail_(o, NCOUT_EMISMATCH, "has no record of replica %d at step %d, the checkpoint's: not the file of the run this one continues; name another -output", r, upto_step);
       else if (memcmp(h, want, NCOUT_HASH_LEN))
         e = ncout_fail_(o, NCOUT_EMISMATCH, "holds another run (replica %d's state_hash at step %d is %.18s, the checkpoint's %s); name another -output", r, upto_step, h, want);
     }
   }
-  if (!e) { /* the file of this run, gone on past the checkpoint (a later run's): continuing it would drop its later records */
-    int last = last_written(pid, nstep);
-    if (last > upto_step)
-      e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, past the checkpoint's step %d: continuing it would drop steps %d..%d; name another -output", last, upto_step, upto_step + 1, last);
-  }
+  if (!e && last > o->nsteps) /* this run's file, gone on further than this run goes: its later steps would be lost */
+    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, past this run's last step %d: continuing it would drop steps %d..%d; name another -output", last, o->nsteps, o->nsteps + 1, last);
   if (!e && nc_inq_nvars(pid, &nv)) e = ncout_fail_(o, NC_EBADID, "cannot read it to continue it");
   for (int v = 0; !e && v < nv; v++) {
     char name[NC_MAX_NAME + 1], dname[NC_MAX_NAME + 1];
@@ -195,7 +205,22 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
   }
   if (!e) e = add_segment(o, pid, upto_step);
   if (!e) e = ncout_set_last_step_(o, upto_step); /* the records copied */
+  *prev_last = last;
   free(steps), free(snaps), free(epochs), free(src), free(dst);
   nc_close(pid);
+  return e;
+}
+
+int ncout_commit(ncout *o)
+{
+  int e;
+  errno = 0;
+  if ((e = nc_close(o->ncid))) return ncout_fail_(o, e, "cannot close %s", o->partial);
+  o->ncid = -1;
+  if ((e = afile_commit_copy(&o->af))) ncout_fail_(o, e, "cannot commit a copy of %s", o->partial);
+  /* the same file again: NetCDF-4 keeps the ids of dimensions and variables (their order of definition) */
+  int e2 = nc_open(o->partial, NC_WRITE, &o->ncid);
+  if (e2) o->ncid = -1;
+  if (!e && e2) e = ncout_fail_(o, e2, "cannot reopen %s", o->partial);
   return e;
 }

@@ -1,11 +1,16 @@
 /* miniapp/loop/checkpoint.c: checkpoint/restart of the coupled run.
  *
  *   -checkpoint FILE        write FILE at the end of the run, every
- *                           -checkpoint_every N steps, and when SIGTERM or
- *                           SIGUSR1 arrives (what batch schedulers send before
- *                           an allocation ends): the current step finishes,
- *                           the checkpoint is written and the run exits with
- *                           code 3 (CHECKPOINT_EXIT_SIGNAL)
+ *                           -checkpoint_every N steps, and when SIGTERM,
+ *                           SIGUSR1 (what batch schedulers send before an
+ *                           allocation ends) or SIGXCPU (a CPU-time limit,
+ *                           ulimit -S -t) arrives: the current step finishes,
+ *                           the -output file and the checkpoint are written
+ *                           and the run exits with code 3. Each
+ *                           -checkpoint_every checkpoint commits the -output
+ *                           file first (coupling_output.c), so that a run
+ *                           killed at any moment leaves a file that a restart
+ *                           from its checkpoint continues
  *   -restart FILE           continue the run FILE holds; -ts_max_steps stays
  *                           the total number of steps counted from the start
  *
@@ -24,6 +29,7 @@
  * comes next (-ts_max_steps, -train_every, -surrogate_lr, outputs ...) may
  * change. Timings are of the process that measured them and start again. */
 #include "coupling_impl.h"
+#include "atomicfile.h"
 #include "buildinfo.h"
 #include "outpath.h"
 #include "report.h"
@@ -42,6 +48,51 @@ static volatile sig_atomic_t pending_signal;
 
 static void OnSignal(int sig) { pending_signal = sig; }
 
+/* The signals that ask for a checkpoint (with -checkpoint). */
+static const int ckpt_signals[] = {SIGTERM, SIGUSR1, SIGXCPU};
+#define NCKPT (sizeof ckpt_signals / sizeof *ckpt_signals)
+
+static void CheckpointSignalSet(sigset_t *set)
+{
+  sigemptyset(set);
+  for (size_t k = 0; k < NCKPT; k++) sigaddset(set, ckpt_signals[k]);
+}
+
+const char *CheckpointSignalName(int sig)
+{
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : sig == SIGXCPU ? "SIGXCPU" : "a signal";
+}
+
+/* What every signal does that PETSc's handler takes and that is no fault of
+ * the program (PETSc 3.18 catches HUP, QUIT, TERM where MPI is not Open MPI,
+ * URG, PIPE; it printed a stack trace and aborted MPI, exit 59, leaving the
+ * outputs' partial files): SIGPIPE (stdout closed early, miniapp | head) and
+ * SIGXFSZ (past a ulimit -f) ignored, the failed write says it in one line;
+ * SIGURG ignored, its default; the signals that stop a run (HUP, INT, QUIT,
+ * USR1/2, ALRM, TERM, XCPU, VTALRM, PROF) stop it with one line, the partial
+ * files removed and exit 128 + the signal's number (kernels/atomicfile.c),
+ * where -checkpoint does not take them (CheckpointSetFromOptions). Called
+ * again wherever PETSc's handler is removed: PetscPopSignalHandler restores
+ * the default of each signal it took. Faults (SEGV, BUS, FPE, ILL, SYS,
+ * TRAP) stay PETSc's: its trace says where. A signal the process was
+ * started with ignored (nohup, a shell's background job) stays ignored,
+ * except that -checkpoint takes SIGTERM, SIGUSR1 and SIGXCPU. */
+static const int petsc_takes[] = {SIGHUP, SIGQUIT, SIGTERM};
+static int        ignored_at_start[sizeof petsc_takes / sizeof *petsc_takes]; /* nohup, a shell's background job */
+
+void CheckpointDefaultSignals(void)
+{
+  for (size_t k = 0; k < sizeof petsc_takes / sizeof *petsc_takes; k++) {
+    struct sigaction old;
+    if (!sigaction(petsc_takes[k], NULL, &old) && old.sa_handler != SIG_IGN && old.sa_handler != OnSignal)
+      signal(petsc_takes[k], ignored_at_start[k] ? SIG_IGN : SIG_DFL);
+  }
+  signal(SIGURG, SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+  afile_handle_signals("miniapp");
+}
+
 /* The counters and records of the run that later steps and the summary use. */
 typedef struct {
   int64_t epoch, switches, last_switch, active_steps, inc_err_n[2];
@@ -55,14 +106,15 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
   PetscFunctionBegin;
   c->checkpoint_every = 0, c->restart_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Checkpoint/restart", NULL);
-  PetscCall(PetscOptionsString("-checkpoint", "Write a checkpoint to this file at the end, every -checkpoint_every steps and on SIGTERM/SIGUSR1 (then exit 3)", NULL, c->checkpoint, c->checkpoint, sizeof c->checkpoint, &set_ck));
-  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
+  PetscCall(PetscOptionsString("-checkpoint", "Write a checkpoint to this file at the end, every -checkpoint_every steps and on SIGTERM/SIGUSR1/SIGXCPU (then exit 3)", NULL, c->checkpoint, c->checkpoint, sizeof c->checkpoint, &set_ck));
+  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
   PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart, c->restart, sizeof c->restart, &set_rs));
   PetscOptionsEnd();
   PetscCheck(!set_ck || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint: needs a file name");
   PetscCheck(!set_rs || c->restart[0], c->comm, PETSC_ERR_ARG_WRONG, "-restart: needs a file name");
   PetscCheck(c->checkpoint_every >= 0, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every %" PetscInt_FMT ": must be >= 0", c->checkpoint_every);
   PetscCheck(!c->checkpoint_every || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint_every %" PetscInt_FMT ": needs -checkpoint FILE", c->checkpoint_every);
+  c->commit_output = (PetscBool)(c->checkpoint_every > 0); /* as given: -fault_action rollback may add its own */
   if (c->checkpoint[0]) PetscCall(OutPathRegisterOutput("-checkpoint", c->checkpoint));
   if (c->restart[0]) {
     /* continuing in place (-restart ck -checkpoint ck) is safe: the file is
@@ -80,12 +132,11 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
     sa.sa_handler = OnSignal;
     sa.sa_flags   = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
+    for (size_t k = 0; k < NCKPT; k++) sigaction(ckpt_signals[k], &sa, NULL);
   }
-  { /* a signal held since start-up is delivered now: to OnSignal with -checkpoint, else as before */
+  { /* a signal held since start-up is delivered now: to OnSignal with -checkpoint, else it stops the run */
     sigset_t set;
-    sigemptyset(&set), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+    CheckpointSignalSet(&set);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -94,7 +145,11 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
 void CheckpointBlockSignals(void)
 {
   sigset_t set;
-  sigemptyset(&set), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+  for (size_t k = 0; k < sizeof petsc_takes / sizeof *petsc_takes; k++) { /* as given, before PETSc takes them */
+    struct sigaction old;
+    ignored_at_start[k] = !sigaction(petsc_takes[k], NULL, &old) && old.sa_handler == SIG_IGN;
+  }
+  CheckpointSignalSet(&set);
   pthread_sigmask(SIG_BLOCK, &set, NULL); /* before MPI starts its threads: they inherit it */
 }
 
@@ -315,27 +370,26 @@ PetscErrorCode CheckpointRollback(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The stop decision is taken (or the run completed): from here on SIGTERM
- * and SIGUSR1 are ignored until exit, so that the exit code stays the one
- * decided (3 after the checkpoint, or 0/2). PETSc's signal handler is
+/* The stop decision is taken (or the run completed): from here on SIGTERM,
+ * SIGUSR1 and SIGXCPU are ignored until exit, so that the exit code stays the
+ * one decided (3 after the checkpoint, or 0/2). PETSc's signal handler is
  * removed first: PetscFinalize would otherwise pop it and restore the
- * default action (death, exit 143) while MPI finalizes. The main thread
- * blocks the two signals while the dispositions change. */
+ * default action (death, exit 143) while MPI finalizes; the other signals it
+ * took get the miniapp's handling again. The main thread blocks the three
+ * while the dispositions change. */
 void CheckpointIgnoreSignals(void)
 {
   struct sigaction sa;
   sigset_t         set, old;
 
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGUSR1);
+  CheckpointSignalSet(&set);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   for (int k = 0; k < 4; k++) (void)PetscPopSignalHandler(); /* an empty stack returns at once */
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGUSR1, &sa, NULL);
+  for (size_t k = 0; k < NCKPT; k++) sigaction(ckpt_signals[k], &sa, NULL);
+  CheckpointDefaultSignals(); /* after: the three stay ignored */
   pthread_sigmask(SIG_SETMASK, &old, NULL); /* pending ones are discarded: ignored */
 }
 

@@ -467,8 +467,11 @@ PetscErrorCode CoupledRun(Coupled c)
     }
     Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
     PetscCall(CheckpointSignalled(c, &c->stop_signal));
-    if (c->stop_signal || (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps)) PetscCall(CheckpointWrite(c));
-    if (c->stop_signal) break;
+    if (c->stop_signal) break; /* its checkpoint below, after the run file */
+    if (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps) {
+      if (c->output[0] && c->commit_output) PetscCall(OutputCommit(c));
+      PetscCall(CheckpointWrite(c));
+    }
   }
   if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
   {
@@ -477,13 +480,17 @@ PetscErrorCode CoupledRun(Coupled c)
     Progress(c, done, first, nsteps, t0, PETSC_TRUE);
   }
   if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c)); /* a fault past the detectors, before the record is written out */
-  if (c->checkpoint[0] && !c->stop_signal) { /* always at the end */
+  /* the run file before the checkpoint, here and at every -checkpoint_every: a run killed between the two leaves
+   * its file ahead of its checkpoint, and a restart from it makes those steps again; the other way round they
+   * would be in neither */
+  if (c->output[0]) PetscCall(OutputFinish(c));
+  if (c->stop_signal) PetscCall(CheckpointWrite(c));
+  else if (c->checkpoint[0]) { /* always at the end */
     PetscBool failed;
     char      why[640];
     PetscCall(SolvesFailed(c, &failed, why, sizeof why));
     PetscCall(CheckpointWriteLast(c, failed));
   }
-  if (c->output[0]) PetscCall(OutputFinish(c));
   red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */
   c->times.total = MPI_Wtime() - t0;
 

@@ -47,16 +47,22 @@ PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replic
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
 PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f); /* the report's coupling section: guesses side by side, net time, closure */
-/* The run stopped early: a signal (SIGTERM, SIGUSR1) asked for a
+/* The run stopped early: a signal (SIGTERM, SIGUSR1, SIGXCPU) asked for a
  * checkpoint, which was written; sig = 0 when the run went to its end. */
 PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint);
-/* From the stop decision (or the end of the run) on, SIGTERM and SIGUSR1
- * are ignored, so that the exit code stays the decided one (with -checkpoint). */
+/* "SIGTERM", "SIGUSR1" or "SIGXCPU". */
+const char *CheckpointSignalName(int sig);
+/* From the stop decision (or the end of the run) on, SIGTERM, SIGUSR1 and
+ * SIGXCPU are ignored, so that the exit code stays the decided one (with -checkpoint). */
 void CheckpointIgnoreSignals(void);
 /* From the start of main until -checkpoint is read (CheckpointSetFromOptions),
- * SIGTERM and SIGUSR1 wait (blocked): one that arrives during start-up
- * becomes a checkpoint after the first step, not a death with none. */
+ * SIGTERM, SIGUSR1 and SIGXCPU wait (blocked): one that arrives during start-up
+ * becomes a checkpoint after the first step, not a death with none. It also
+ * notes the signals the process was started with ignored, before PETSc takes them. */
 void CheckpointBlockSignals(void);
+/* After PetscInitialize: each signal PETSc's handler takes that is no fault
+ * of the program, and each that stops the run, handled as checkpoint.c says. */
+void CheckpointDefaultSignals(void);
 PetscErrorCode CoupledDestroy(Coupled *c);
 
 #endif

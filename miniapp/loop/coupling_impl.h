@@ -131,6 +131,8 @@ struct _p_Coupled {
   char         checkpoint[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
   PetscInt     checkpoint_every, restart_step; /* restart_step -1: a fresh run */
   int          stop_signal;     /* the run stopped after a checkpoint on this signal */
+  PetscBool    commit_output;   /* -checkpoint_every given: its checkpoints commit the -output file first (not the
+                                 * every-step ones of -fault_action rollback, which would copy it every step) */
   FaultState   fault;
   ncout       *nc;
   VecScatter   tozero;
@@ -179,6 +181,7 @@ PetscErrorCode OutputCreate(Coupled c);
 PetscErrorCode OutputStep(Coupled c, PetscInt step, const ncout_step_rec *rec);
 PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec);
 PetscErrorCode OutputFinish(Coupled c);
+PetscErrorCode OutputCommit(Coupled c);
 PetscErrorCode OutputDestroy(Coupled c);
 
 /* checkpoint.c */

@@ -28,7 +28,7 @@ PetscErrorCode OutputCreate(Coupled c)
   static const char *const names1[] = {"u"}, *const names2[] = {"u", "v"};
   ncout_info  info;
   ncout_attr  at[28];
-  int         na = 0, err = 0;
+  int         na = 0, err = 0, last = -1;
   char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512], settings[4096];
   char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
   const char *sc;
@@ -127,7 +127,7 @@ PetscErrorCode OutputCreate(Coupled c)
   }
   if (c->rank == 0) {
     err = ncout_create(c->output, &info, &c->nc);
-    if (!err && cont) err = ncout_continue(c->nc, c->output, (int)c->restart_step, (int)c->epoch, hashes);
+    if (!err && cont) err = ncout_continue(c->nc, c->output, (int)c->restart_step, (int)c->epoch, hashes, &last);
     if (err) PetscCall(PetscStrncpy(errmsg, ncout_errmsg(c->nc), sizeof errmsg)); /* names the file */
     if (err && c->nc) {
       char dummy[8];
@@ -137,6 +137,10 @@ PetscErrorCode OutputCreate(Coupled c)
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, c->comm));
   PetscCallMPI(MPI_Bcast(errmsg, sizeof errmsg, MPI_CHAR, 0, c->comm));
   PetscCheck(!err, c->comm, PETSC_ERR_FILE_OPEN, "-output: %s", errmsg);
+  PetscCallMPI(MPI_Bcast(&last, 1, MPI_INT, 0, c->comm));
+  if (last > c->restart_step) /* its run was killed between committing it and writing its checkpoint */
+    PetscCall(PetscPrintf(c->comm, "# -output %s: held steps up to %d, past the checkpoint's step %" PetscInt_FMT ": this run makes steps %" PetscInt_FMT "..%d again\n",
+                          c->output, last, c->restart_step, c->restart_step + 1, last));
   /* gather fields to rank 0 in natural order */
   PetscCall(DMDACreateNaturalVector(da, &c->natural));
   PetscCall(VecScatterCreateToZero(c->natural, &c->tozero, &c->seq));
@@ -198,11 +202,14 @@ PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode OutputFinish(Coupled c)
+/* The final record (as it stands) and the fault attributes, then: finish, the
+ * file closed and renamed into place; or not, a copy of it committed. */
+static PetscErrorCode Write(Coupled c, PetscBool finish)
 {
   int        fds[MAX_REPLICAS], fde[MAX_REPLICAS], err = 0, nfat;
   char       msg[PETSC_MAX_PATH_LEN + 256] = "", ftext[FAULTS_NATTRS][64];
   ncout_attr fat[FAULTS_NATTRS];
+  double     t0 = MPI_Wtime();
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < c->nrep; r++) fds[r] = (int)c->first_div_step[r], fde[r] = (int)c->first_div_epoch[r];
@@ -210,12 +217,31 @@ PetscErrorCode OutputFinish(Coupled c)
   if (c->rank == 0) {
     err = ncout_write_final(c->nc, fds, fde);
     if (!err && nfat) err = ncout_write_attrs(c->nc, fat, nfat);
-    if (err) PetscCall(PetscStrncpy(msg, ncout_errmsg(c->nc), sizeof msg));
-    if (!err) err = ncout_close(&c->nc, 1, msg, sizeof msg);
+    if (err || !finish) {
+      if (!err) err = ncout_commit(c->nc);
+      if (err) PetscCall(PetscStrncpy(msg, ncout_errmsg(c->nc), sizeof msg));
+    } else err = ncout_close(&c->nc, 1, msg, sizeof msg);
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, c->comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, c->comm));
   PetscCheck(!err, c->comm, PETSC_ERR_FILE_WRITE, "-output %s: %s", c->output, msg);
+  if (!finish) c->times.output += MPI_Wtime() - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OutputFinish(Coupled c)
+{
+  PetscFunctionBegin;
+  PetscCall(Write(c, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* At a -checkpoint_every checkpoint, before it is written: a run killed after
+ * it leaves the file a restart from that checkpoint continues. */
+PetscErrorCode OutputCommit(Coupled c)
+{
+  PetscFunctionBegin;
+  PetscCall(Write(c, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
