@@ -23,84 +23,104 @@ static PetscErrorCode Check(Coupled c, int err)
   SETERRQ(c->comm, PETSC_ERR_FILE_WRITE, "-output %s", msg); /* msg starts with the path */
 }
 
-PetscErrorCode OutputCreate(Coupled c)
+/* The run's description as global attributes: the build, the problem, the
+ * decomposition, the options and settings in effect (at[] points into t). */
+typedef struct {
+  char restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096], every[16], steps_s[16];
+  char gsseed[32], params[512], settings[4096], petscver[64];
+} RunAttrText;
+
+static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, RunAttrText *t, ncout_attr at[], int *nattrs)
 {
-  static const char *const names1[] = {"u"}, *const names2[] = {"u", "v"};
-  ncout_info  info;
-  ncout_attr  at[28];
-  int         na = 0, err = 0, last = -1;
-  char        restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096] = "", every[16], steps_s[16], gsseed[32] = "n/a", params[512], settings[4096];
-  char       *all = NULL, errmsg[PETSC_MAX_PATH_LEN + 256] = "";
-  const char *sc;
-  PetscReal   dt;
-  PetscInt    steps, gs;
-  PetscBool   gsset, cont = PETSC_FALSE;
-  uint64_t    hashes[MAX_REPLICAS];
-  char        petscver[64];
-  DM          da;
+  char     *all = NULL;
+  PetscInt  gs;
+  PetscBool gsset;
+  int       na = 0;
 
   PetscFunctionBegin;
-  PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
-  PetscCall(SolverGetParameters(c->rep[0].solver, params, sizeof params));
-  PetscCall(CoupledSettings(c, settings, sizeof settings - 256)); /* room for a "; " in place of each newline */
-  for (char *p = settings; (p = strchr(p, '\n'));) { /* one line: "key: value; key: value" */
+  PetscCall(PetscStrncpy(t->gsseed, "n/a", sizeof t->gsseed));
+  PetscCall(SolverGetParameters(c->rep[0].solver, t->params, sizeof t->params));
+  PetscCall(CoupledSettings(c, t->settings, sizeof t->settings - 256)); /* room for a "; " in place of each newline */
+  for (char *p = t->settings; (p = strchr(p, '\n'));) { /* one line: "key: value; key: value" */
     if (!p[1]) *p = 0;
     else memmove(p + 2, p + 1, strlen(p + 1) + 1), p[0] = ';', p[1] = ' ', p += 2;
   }
-  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &steps, NULL, &dt));
-  PetscCall(PetscGetVersion(petscver, sizeof petscver));
+  PetscCall(PetscGetVersion(t->petscver, sizeof t->petscver));
   PetscCall(PetscOptionsGetAll(NULL, &all));
-  PetscCall(PetscStrncpy(opts, all ? all : "", sizeof opts));
+  PetscCall(PetscStrncpy(t->opts, all ? all : "", sizeof t->opts));
   PetscCall(PetscFree(all));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-gs_seed", &gs, &gsset));
-  if (!strcmp(sc, "grayscott")) PetscCall(PetscSNPrintf(gsseed, sizeof gsseed, "%" PetscInt_FMT, gsset ? gs : (PetscInt)1));
-  PetscCall(PetscSNPrintf(grid, sizeof grid, "%" PetscInt_FMT " x %" PetscInt_FMT, c->M, c->N));
-  PetscCall(PetscSNPrintf(reps, sizeof reps, "%" PetscInt_FMT, c->nrep));
-  PetscCall(PetscSNPrintf(ranks, sizeof ranks, "%d", c->size));
-  PetscCall(PetscSNPrintf(threads, sizeof threads, "%d", omp_get_max_threads()));
-  PetscCall(PetscSNPrintf(seed, sizeof seed, "%llu", (unsigned long long)c->rep[0].order.seed));
-  PetscCall(PetscSNPrintf(every, sizeof every, "%" PetscInt_FMT, c->output_every));
-  PetscCall(PetscSNPrintf(steps_s, sizeof steps_s, "%" PetscInt_FMT, steps));
+  if (!strcmp(sc, "grayscott")) PetscCall(PetscSNPrintf(t->gsseed, sizeof t->gsseed, "%" PetscInt_FMT, gsset ? gs : (PetscInt)1));
+  PetscCall(PetscSNPrintf(t->grid, sizeof t->grid, "%" PetscInt_FMT " x %" PetscInt_FMT, c->M, c->N));
+  PetscCall(PetscSNPrintf(t->reps, sizeof t->reps, "%" PetscInt_FMT, c->nrep));
+  PetscCall(PetscSNPrintf(t->ranks, sizeof t->ranks, "%d", c->size));
+  PetscCall(PetscSNPrintf(t->threads, sizeof t->threads, "%d", omp_get_max_threads()));
+  PetscCall(PetscSNPrintf(t->seed, sizeof t->seed, "%llu", (unsigned long long)c->rep[0].order.seed));
+  PetscCall(PetscSNPrintf(t->every, sizeof t->every, "%" PetscInt_FMT, c->output_every));
+  PetscCall(PetscSNPrintf(t->steps_s, sizeof t->steps_s, "%" PetscInt_FMT, steps));
   const char *kernels = "none";
-  PetscCall(PetscStrncpy(dev, "none", sizeof dev));
+  PetscCall(PetscStrncpy(t->dev, "none", sizeof t->dev));
   if (c->rep[0].net) {
     SurrogateDevice d;
     PetscCall(SurrogateGetCudaKernels(c->rep[0].net, &kernels));
     PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
-    PetscCall(PetscStrncpy(dev, d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", sizeof dev));
+    PetscCall(PetscStrncpy(t->dev, d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", sizeof t->dev));
   }
 #define ATTR(n, v)  (at[na].name = (n), at[na].value = (v), at[na].numeric = 0, na++)
 #define ATTRN(n, v) (at[na].name = (n), at[na].value = (v), at[na].numeric = 1, na++) /* an integer: written as a number */
   ATTR("solver_reduction", VecFPNACompiledStrategy());
   ATTR("surrogate_reduction", SurrogateGetStrategyName());
   ATTR("scenario", sc);
-  ATTR("grid", grid);
+  ATTR("grid", t->grid);
   ATTR("coupling", CouplingModeNames[c->mode]);
-  ATTRN("replicas", reps);
-  ATTRN("nsteps", steps_s);
-  ATTRN("output_every", every);
-  ATTRN("mpi_ranks", ranks);
-  ATTRN("omp_threads", threads);
-  ATTR("device", dev);
+  ATTRN("replicas", t->reps);
+  ATTRN("nsteps", t->steps_s);
+  ATTRN("output_every", t->every);
+  ATTRN("mpi_ranks", t->ranks);
+  ATTRN("omp_threads", t->threads);
+  ATTR("device", t->dev);
   ATTR("cuda_kernels", kernels);
-  ATTRN("atomic_order_seed", seed);
-  ATTRN("gs_seed", gsseed);
-  ATTR("parameters", params);
-  ATTR("options", opts);
-  ATTR("settings", settings);
+  ATTRN("atomic_order_seed", t->seed);
+  ATTRN("gs_seed", t->gsseed);
+  ATTR("parameters", t->params);
+  ATTR("options", t->opts);
+  ATTR("settings", t->settings);
   ATTR("miniapp_version", MINIAPP_VERSION);
   ATTR("source_revision", MINIAPP_REVISION);
-  ATTR("petsc_version", petscver);
+  ATTR("petsc_version", t->petscver);
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
   if (c->restart_step >= 0) { /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
-    PetscCall(PetscSNPrintf(restart_s, sizeof restart_s, "%" PetscInt_FMT, c->restart_step));
-    ATTRN("restarted_from_step", restart_s);
+    PetscCall(PetscSNPrintf(t->restart_s, sizeof t->restart_s, "%" PetscInt_FMT, c->restart_step));
+    ATTRN("restarted_from_step", t->restart_s);
     ATTR("restarted_from", c->restart);
   }
 #undef ATTR
 #undef ATTRN
+  *nattrs = na;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode OutputCreate(Coupled c)
+{
+  static const char *const names1[] = {"u"}, *const names2[] = {"u", "v"};
+  ncout_info  info;
+  ncout_attr  at[28];
+  RunAttrText text;
+  int         na = 0, err = 0, last = -1;
+  char        errmsg[PETSC_MAX_PATH_LEN + 256] = "";
+  const char *sc;
+  PetscReal   dt;
+  PetscInt    steps;
+  PetscBool   cont = PETSC_FALSE;
+  uint64_t    hashes[MAX_REPLICAS];
+  DM          da;
+
+  PetscFunctionBegin;
+  PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
+  PetscCall(SolverGetStep(c->rep[0].solver, NULL, &steps, NULL, &dt));
+  PetscCall(RunAttributes(c, sc, steps, &text, at, &na));
   PetscCall(SolverGetDM(c->rep[0].solver, &da));
   {
     PetscReal hx = 1, hy = 1;
