@@ -4,46 +4,90 @@ from plot_common import *  # noqa: F401,F403 (numpy, matplotlib and the shared h
 
 # ---- --overlay: several runs' replica 1 against replica 0 on one axes --------
 
-def growth_fit(step, rel):
+SATURATION, GROWTH_POINTS, GROWTH_DECADES, GROWTH_STEADY, GROWTH_SPREAD = 1e-2, 8, 2.0, 2.0, 1.0  # metrics.h
+GROWTH_WHY = ("too few points", "rises under 2 decades", "rate not steady", "points off its line")
+
+
+def _judge(x, y):
+    """metrics.c's judge(): how far the window (x, y = log10 rel) gets through
+    the conditions (0 too short .. 4 one exponential), with its line."""
+    if len(x) < GROWTH_POINTS or not x[-1] > x[0]:
+        return 0, None
+    xm, h = 0.5 * (x[0] + x[-1]), 0.5 * (x[-1] - x[0])
+    u = (x - xm) / h
+    u2 = u * u
+    s0, s1, s2, s3, s4 = float(len(u)), u.sum(), u2.sum(), (u2 * u).sum(), (u2 * u2).sum()
+    t0, t1, t2 = y.sum(), (u * y).sum(), (u2 * y).sum()
+    dl = s0 * s2 - s1 * s1
+    if not dl > 0:
+        return 0, None
+    c1 = (s0 * t1 - s1 * t0) / dl
+    c0 = (t0 - c1 * s1) / s0
+    if not 2 * c1 >= GROWTH_DECADES:  # the rise along the line
+        return 1, None
+    a = np.array([[s0, s1, s2], [s1, s2, s3], [s2, s3, s4]])
+    q = np.linalg.solve(a, np.array([t0, t1, t2]))  # the parabola's coefficients
+    e0, e1 = q[1] - 2 * q[2], q[1] + 2 * q[2]  # its slopes at the two ends
+    if not (min(e0, e1) > 0 and max(e0, e1) <= GROWTH_STEADY * min(e0, e1)):
+        return 2, None
+    if not np.all(np.abs(y - (c0 + c1 * u)) <= GROWTH_SPREAD):
+        return 3, None
+    rate = c1 / h
+    return 4, (rate, c0 - rate * xm)
+
+
+def growth_window(step, rel, floor=0.0):
     """The growth rate of miniapp's summary and miniapp-compare (metrics_growth
-    in miniapp/io/metrics.c, the one definition; docs/metrics.md): least-squares
-    line of log10(rel_l2) against the step over the exponential window only,
-    from the first point at 100x the first nonzero difference to the last one
-    below 1e-2 (saturation), or to its largest value where the difference
-    decays before it saturates. (slope per step, intercept, first, last step),
-    or None when there is no window of 5 points spanning 2 decades, or it does
-    not grow."""
+    in miniapp/io/metrics.c, the one definition; docs/metrics.md): the
+    least-squares line of log10(rel_l2) against the step over the longest
+    window that ends where the record ends (before its first point at 1e-2 or
+    not finite), holds no point below floor, has 8 points, rises 2 decades
+    along its line, grows steadily (the parabola's end slopes positive and
+    within a factor 2) and keeps every point within a decade of its line.
+    Returns ((slope per step, intercept, first step, last step), None), or
+    (None, why) when no window qualifies."""
+    step, rel = np.asarray(step, dtype=float), np.asarray(rel, dtype=float)
     n, i = len(rel), 0
     while i < n and not (np.isfinite(rel[i]) and rel[i] > 0):
         i += 1
     if i == n:
-        return None
-    first = rel[i]
-    while i < n and not (rel[i] >= 100 * first):
-        i += 1
-    if i == n:
-        return None
-    end, top = i, i  # the window ends at its largest value when the difference decays before saturating
-    while end < n and np.isfinite(rel[end]) and rel[end] < 1e-2:
-        if rel[end] > rel[top]:
-            top = end
+        return None, "no difference"
+    first, end = n, i
+    while end < n and np.isfinite(rel[end]) and rel[end] < SATURATION:
+        if rel[end] < floor:
+            first = n  # the window holds no point below the floor
+        elif first == n and rel[end] > 0:
+            first = end
         end += 1
-    stop = end if end < n and np.isfinite(rel[end]) else top + 1
-    xs, ys = [], []
-    while i < stop:
-        if rel[i] > 0:
-            xs.append(float(step[i])), ys.append(float(np.log10(rel[i])))
-        i += 1
-    if len(xs) < 5 or max(ys) - min(ys) < 2:
-        return None
-    x, y = np.array(xs), np.array(ys)
-    npt, sx, sy, sxx, sxy = len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()
-    den = npt * sxx - sx * sx
-    if den == 0:
-        return None
-    slope = (npt * sxy - sx * sy) / den
-    icpt = (sy - slope * sx) / npt
-    return (slope, icpt, xs[0], xs[-1]) if slope > 0 else None
+    if end == i:
+        return None, "saturated"
+    if first == n:
+        return None, "below the floor"  # its last points, at least
+    keep = np.arange(n)[first:end]
+    keep = keep[rel[keep] > 0]
+    x, y = step[keep], np.log10(rel[keep])
+    best = 0
+    for a in range(0, len(x) - GROWTH_POINTS + 1):  # the longest window first
+        v, line = _judge(x[a:], y[a:])
+        best = max(best, v)
+        if line:
+            return (line[0], line[1], float(x[a]), float(x[-1])), None
+    return None, GROWTH_WHY[best]
+
+
+def growth_fit(step, rel, floor=0.0):
+    """growth_window's line, or None."""
+    return growth_window(step, rel, floor)[0]
+
+
+def growth_floor(ds):
+    """The floor the summary uses for this run file: the Krylov relative
+    tolerance of a run coupled through a learned guess (its `settings`
+    attribute, `ksp_tolerances: rtol ...`), else 0."""
+    if attr(ds, "coupling") != "guess":
+        return 0.0
+    m = re.search(r"ksp_tolerances: *([0-9.eE+-]+)", attr(ds, "settings") or "")
+    return float(m.group(1)) if m else 1e-10  # files without it: the solver's default rtol
 
 
 def overlay(paths, labels, outdir, list_only):
@@ -60,7 +104,7 @@ def overlay(paths, labels, outdir, list_only):
                                      f"-coupling {coupling}" if coupling else None) if s)
         runs.append(dict(path=p, label=auto, step=var(ds, "step"), time=var(ds, "time"),
                          rel=var(ds, "rel_l2")[:, 1], dig=var(ds, "digits")[:, 1],
-                         fds=var(ds, "first_divergent_step")[1]))
+                         fds=var(ds, "first_divergent_step")[1], floor=growth_floor(ds)))
         ds.close()
     if labels is not None:
         labels = labels.split(",")
@@ -75,7 +119,7 @@ def overlay(paths, labels, outdir, list_only):
                 r["label"] += f" ({os.path.basename(r['path'])})"
     for r in runs:
         r["equal"] = not np.any(np.nan_to_num(r["rel"], nan=0.0) > 0)
-        r["fit"] = None if r["equal"] else growth_fit(r["step"], r["rel"])
+        r["fit"], r["why"] = (None, "no difference") if r["equal"] else growth_window(r["step"], r["rel"], r["floor"])
     if list_only:
         print("\n".join(r["label"] for r in runs))
         return
@@ -127,6 +171,8 @@ def overlay(paths, labels, outdir, list_only):
             ax.plot([s_hit], [DIVERGED], marker="x", color=kw["color"], markersize=8, zorder=kw["zorder"])
             xmax = max(xmax, s_hit)
             vals.append([DIVERGED])
+        else:  # no exponential window: no forecast either
+            lab += f": growth not measurable ({r['why']})"
         series(ax, r["step"], r["rel"], log=True, label=lab, **kw)
         vals.append(r["rel"])
     if vals:
@@ -139,7 +185,8 @@ def overlay(paths, labels, outdir, list_only):
     measured = max(np.nanmax(r["step"]) for r in runs)
     if xmax > measured * 1.05:
         ax.axvspan(measured, xmax * 1.02, color="0.92", zorder=0)
-        ax.text(measured, 0.98, "  extrapolated (dotted: fit over the second half of each run)", fontsize="x-small",
+        ax.text(measured, 0.98, "  extrapolated (dotted: the line fitted over each run's exponential window)",
+                fontsize="x-small",
                 color="0.35", va="top", transform=ax.get_xaxis_transform())
     title = "Relative L2 difference of two replicas, per step, one line per run"
     if len(reach) >= 2:

@@ -2,6 +2,7 @@
 #include "metrics.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void metrics_reset(metrics_acc *acc) { memset(acc, 0, sizeof *acc); }
@@ -92,38 +93,88 @@ size_t metrics_churn_count(size_t n, int n_out, const float *a, const float *b, 
   return c;
 }
 
-/* The exponential window: from the first point at least 100 times the first
- * nonzero value (past the jump to the noise floor a run starts with) up to,
- * not including, the first point at METRICS_SATURATION or more (the fields
- * differ visibly: growth stops being exponential). */
-double metrics_growth(size_t n, const double *step, const double *rel, metrics_growth_t *g)
-{
-  double first = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, np = 0, ymin = INFINITY, ymax = -INFINITY;
-  size_t i;
+/* One candidate window x[0..m), y = log10(rel): its line (slope and value at
+ * the window's middle xm, in units of the half width h) and the parabola's
+ * slopes at its two ends, from the sums over u = (x - xm) / h in [-1, 1]. */
+typedef struct {
+  double xm, h, c0, c1, end0, end1;
+} window_fit;
 
-  g->rate = g->efold = NAN, g->from = g->to = -1, g->points = 0;
-  for (i = 0; i < n && !(rel[i] > 0 && isfinite(rel[i])); i++) {}
-  if (i == n) return NAN;
-  first = rel[i];
-  for (; i < n && !(rel[i] >= 100 * first); i++) {}
-  if (i == n) return NAN; /* never 100x its first difference */
-  size_t end = i, top = i; /* the window ends at its largest value: a difference that rose and decayed again (it fitted the decay too: a negative rate) */
-  for (; end < n && isfinite(rel[end]) && rel[end] < METRICS_SATURATION; end++)
-    if (rel[end] > rel[top]) top = end;
-  size_t stop = end < n && isfinite(rel[end]) ? end : top + 1; /* saturated: every point below it */
-  for (; i < stop; i++) {
-    if (!(rel[i] > 0)) continue;
-    double x = step[i], y = log10(rel[i]);
-    if (g->from < 0) g->from = step[i];
-    g->to = step[i];
-    sx += x, sy += y, sxx += x * x, sxy += x * y, np += 1;
-    ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+static int fit_window(size_t m, const double *x, const double *y, window_fit *w)
+{
+  double s[5] = {0}, t[3] = {0};
+  w->xm = 0.5 * (x[0] + x[m - 1]), w->h = 0.5 * (x[m - 1] - x[0]);
+  if (!(w->h > 0)) return 0;
+  for (size_t k = 0; k < m; k++) {
+    double u = (x[k] - w->xm) / w->h, u2 = u * u;
+    s[0] += 1, s[1] += u, s[2] += u2, s[3] += u2 * u, s[4] += u2 * u2;
+    t[0] += y[k], t[1] += u * y[k], t[2] += u2 * y[k];
   }
-  g->points = (size_t)np;
-  double den = np * sxx - sx * sx;
-  if (np < 5 || ymax - ymin < 2 || den == 0) return NAN; /* no exponential window seen */
-  if (!(np * sxy - sx * sy > 0)) return NAN; /* not growing (its window ends at its largest value) */
-  g->rate  = (np * sxy - sx * sy) / den;
-  g->efold = g->rate > 0 ? 1.0 / (g->rate * log(10.0)) : NAN;
+  double dl = s[0] * s[2] - s[1] * s[1];
+  if (!(dl > 0)) return 0;
+  w->c1 = (s[0] * t[1] - s[1] * t[0]) / dl, w->c0 = (t[0] - w->c1 * s[1]) / s[0];
+  /* the parabola q0 + q1 u + q2 u^2 by Cramer's rule on its normal equations */
+  double a[3][3] = {{s[0], s[1], s[2]}, {s[1], s[2], s[3]}, {s[2], s[3], s[4]}}, det = 0, d1 = 0, d2 = 0;
+  for (int r = 0; r < 3; r++) {
+    int r1 = (r + 1) % 3, r2 = (r + 2) % 3;
+    det += a[0][r] * (a[1][r1] * a[2][r2] - a[1][r2] * a[2][r1]);
+  }
+  /* columns 1 and 2 replaced by t (the system is symmetric) */
+  d1 = a[0][0] * (t[1] * a[2][2] - a[1][2] * t[2]) - t[0] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+       a[0][2] * (a[1][0] * t[2] - t[1] * a[2][0]);
+  d2 = a[0][0] * (a[1][1] * t[2] - t[1] * a[2][1]) - a[0][1] * (a[1][0] * t[2] - t[1] * a[2][0]) +
+       t[0] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  if (!(det != 0)) return 0;
+  w->end0 = (d1 - 2 * d2) / det, w->end1 = (d1 + 2 * d2) / det;
+  return 1;
+}
+
+/* How far a window got through the conditions of metrics.h, in order. */
+enum { W_SHORT, W_FLAT, W_BENT, W_SPREAD, W_OK };
+
+static int judge(size_t m, const double *x, const double *y, window_fit *w)
+{
+  if (m < METRICS_GROWTH_POINTS || !fit_window(m, x, y, w)) return W_SHORT;
+  if (!(2 * w->c1 >= METRICS_GROWTH_DECADES)) return W_FLAT; /* the rise along the line, u from -1 to 1 */
+  double lo = fmin(w->end0, w->end1), hi = fmax(w->end0, w->end1);
+  if (!(lo > 0 && hi <= METRICS_GROWTH_STEADY * lo)) return W_BENT;
+  for (size_t k = 0; k < m; k++)
+    if (!(fabs(y[k] - (w->c0 + w->c1 * (x[k] - w->xm) / w->h)) <= METRICS_GROWTH_SPREAD)) return W_SPREAD;
+  return W_OK;
+}
+
+double metrics_growth(size_t n, const double *step, const double *rel, double floor, metrics_growth_t *g)
+{
+  static const char *const why[] = {"too few points", "rises under 2 decades", "rate not steady",
+                                    "points off its line"};
+  size_t i, first = n, end;
+
+  g->rate = g->efold = g->icpt = NAN, g->from = g->to = -1, g->points = 0, g->why = NULL;
+  for (i = 0; i < n && !(rel[i] > 0 && isfinite(rel[i])); i++) {}
+  if (i == n) return g->why = "no difference", NAN;
+  for (end = i; end < n && isfinite(rel[end]) && rel[end] < METRICS_SATURATION; end++)
+    if (rel[end] < floor) first = n; /* the window holds no point below the floor */
+    else if (first == n && rel[end] > 0) first = end;
+  if (end == i) return g->why = "saturated", NAN;
+  if (first == n) return g->why = "below the floor", NAN; /* its last points, at least */
+  size_t m = 0;
+  double *x = first < end ? malloc(2 * (end - first) * sizeof *x) : NULL, *y = x ? x + (end - first) : NULL;
+  if (first < end && !x) return g->why = "out of memory", NAN;
+  for (i = first; i < end; i++)
+    if (rel[i] > 0) x[m] = step[i], y[m] = log10(rel[i]), m++;
+  int best = W_SHORT;
+  window_fit w;
+  for (size_t a = 0; a + METRICS_GROWTH_POINTS <= m; a++) { /* the longest window first */
+    int v = judge(m - a, x + a, y + a, &w);
+    if (v > best) best = v;
+    if (v == W_OK) {
+      g->rate = w.c1 / w.h, g->icpt = w.c0 - g->rate * w.xm;
+      g->from = x[a], g->to = x[m - 1], g->points = m - a;
+      g->efold = 1.0 / (g->rate * log(10.0));
+      break;
+    }
+  }
+  free(x);
+  if (best != W_OK) g->why = why[best];
   return g->rate;
 }

@@ -40,17 +40,32 @@ uint64_t metrics_ulp_distance(double a, double b);  /* NaN involved: UINT64_MAX 
 double   metrics_digits(double rel);                /* -log10(rel), capped */
 double   metrics_vs(double a, double b);            /* V_s = 1 - |b / a| */
 /* Growth of a difference series rel[i] at step[i] (e.g. rel_l2 between two
- * runs): least-squares slope of log10(rel) on step over its exponential
- * window only (metrics.c says which points), in decades per step, with the
- * e-folding time in steps. NaN when there is no window of at least 5 points
- * spanning 2 decades: a jump to a noise floor, or a flat difference, is not
- * exponential growth. */
-#define METRICS_SATURATION 1e-2
+ * runs; docs/metrics.md, "growth rate"): the least-squares line of log10(rel)
+ * against the step over the longest window that is one exponential. The
+ * window ends where the record ends, at the last point before the first one
+ * at METRICS_SATURATION or more (or not finite): a forecast needs the rate the
+ * record ends with. It holds no point below floor (the summary passes the
+ * Krylov tolerance of runs coupled through a learned guess: below it the
+ * difference climbs from rounding level to where the solves stop, a rise the
+ * dynamics do not continue; 0: every point). It must have at least
+ * METRICS_GROWTH_POINTS points, rise METRICS_GROWTH_DECADES along its line,
+ * grow steadily (the least-squares parabola's slopes at its two ends
+ * positive and within a factor METRICS_GROWTH_STEADY: a bend, such as a fast
+ * rise followed by a slow one, fails) and keep every point within
+ * METRICS_GROWTH_SPREAD decades of its line. Returns the rate in decades per
+ * step, NaN with g->why (a static string) when no window qualifies. */
+#define METRICS_SATURATION     1e-2
+#define METRICS_GROWTH_POINTS  8
+#define METRICS_GROWTH_DECADES 2.0
+#define METRICS_GROWTH_STEADY  2.0
+#define METRICS_GROWTH_SPREAD  1.0
 typedef struct {
-  double rate, efold, from, to; /* decades/step, steps; the window's first and last step (-1: none) */
-  size_t points;
+  double      rate, efold, icpt; /* decades/step, steps, the line's log10(rel) at step 0 */
+  double      from, to;          /* the window's first and last step (-1: none) */
+  size_t      points;
+  const char *why; /* NULL when measured, else which condition no window met */
 } metrics_growth_t;
-double metrics_growth(size_t n, const double *step, const double *rel, metrics_growth_t *g);
+double metrics_growth(size_t n, const double *step, const double *rel, double floor, metrics_growth_t *g);
 /* Number of the n points (n_out values each) whose predictions churn: some
  * output k moved by more than tol * scale[k] (the caller passes the RMS of
  * the reference's output k over all points, so that near-zero background

@@ -6,6 +6,7 @@
  * replica 0's is kept for the verdict. Records go to the NetCDF file when
  * there is one (coupling_output.c). */
 #include "coupling_impl.h"
+#include "yamlfmt.h"
 
 #include <math.h>
 
@@ -203,20 +204,36 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
   PetscCall(PrintList(c->comm, f, "replica_final_rel_l2", c->nrep, v[1], "%.6e"));
   PetscCall(PrintList(c->comm, f, "replica_final_digits", c->nrep, v[2], "%.3f"));
   PetscCall(PrintList(c->comm, f, "replica_first_divergent_step", c->nrep, v[3], "%.0f"));
-  { /* growth of rel_l2 over its exponential window (metrics_growth) */
-    PetscInt nsteps;
-    double  *st, *rel;
+  { /* growth of rel_l2 over its exponential window (metrics_growth); with a learned guess the difference
+     * enters at the Krylov tolerance, which is then the window's floor (metrics.h) */
+    PetscInt    nsteps;
+    PetscReal   rtol = 0;
+    double     *st, *rel;
+    const char *why[MAX_REPLICAS];
     PetscCall(SolverGetStep(c->rep[0].solver, &nsteps, NULL, NULL, NULL));
+    if (c->mode == COUPLING_GUESS) { /* the tolerance of the solver's own KSP */
+      KSP ksp;
+      PetscCall(SolverGetKSP(c->rep[0].solver, &ksp));
+      PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
+    }
     PetscCall(PetscMalloc2(nsteps + 1, &st, nsteps + 1, &rel));
     for (PetscInt r = 0; r < c->nrep; r++) {
       metrics_growth_t g;
       for (PetscInt i = 0; i <= nsteps; i++) st[i] = (double)i, rel[i] = c->rel_hist[(size_t)i * c->nrep + r];
-      v[0][r] = r ? metrics_growth((size_t)nsteps + 1, st, rel, &g) * 1000 : NAN;
+      v[0][r] = r ? metrics_growth((size_t)nsteps + 1, st, rel, (double)rtol, &g) * 1000 : NAN;
       v[1][r] = r ? g.efold : NAN;
+      v[2][r] = r ? g.from : NAN, v[3][r] = r ? g.to : NAN;
+      why[r]  = !r ? "reference" : g.why ? g.why : "measured";
     }
     PetscCall(PetscFree2(st, rel));
     PetscCall(PrintList(c->comm, f, "replica_growth_decades_per_1000_steps", c->nrep, v[0], "%.4g"));
     PetscCall(PrintList(c->comm, f, "replica_efolding_steps", c->nrep, v[1], "%.4g"));
+    PetscCall(PrintList(c->comm, f, "replica_growth_window_from", c->nrep, v[2], "%.0f"));
+    PetscCall(PrintList(c->comm, f, "replica_growth_window_to", c->nrep, v[3], "%.0f"));
+    PetscCall(PetscFPrintf(c->comm, f, "replica_growth_why: ["));
+    for (PetscInt r = 0; r < c->nrep; r++) PetscCall(PetscFPrintf(c->comm, f, "%s%s", r ? ", " : "", yaml_str(why[r])));
+    PetscCall(PetscFPrintf(c->comm, f, "]\n"));
+    PetscCall(PetscFPrintf(c->comm, f, "growth_floor: %s\n", yaml_num("%.6e", (double)rtol)));
   }
   if (c->rep[0].net) {
     PetscCall(PrintList(c->comm, f, "replica_first_divergent_epoch", c->nrep, v[4], "%.0f"));

@@ -261,7 +261,8 @@ static void compare(const run *a, const run *b, result *res)
   }
   if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt || a->stopped || b->stopped)) res->fds = UNKNOWN; /* "never" only when every step of two whole runs was compared */
   metrics_growth_t g;
-  res->growth = metrics_growth(np, xs, ys, &g); /* over the exponential window only */
+  /* over the exponential window only; no floor: two files do not say where their difference entered */
+  res->growth = metrics_growth(np, xs, ys, 0, &g);
   res->efold  = g.efold;
   free(xs), free(ys);
 

@@ -93,22 +93,33 @@ plot)
     fail "$py lacks the netCDF4/matplotlib modules: install python3-netcdf4 python3-matplotlib (scripts/setup.sh)"
   "$compare" ref.nc same.nc div.nc -o cmp.nc > /dev/null || fail "miniapp-compare failed"
   # one growth-rate definition: the figures' fit gives what metrics_growth
-  # (summary, miniapp-compare) gives on test_metrics.c's series
+  # (summary, miniapp-compare) gives on test_metrics.c's series (the same cases)
   PYTHONPATH="$(dirname "$plot")" "$py" - <<'PY' || fail "plot.py's growth fit is not metrics_growth's"
 import math, sys
 import numpy as np
 sys.argv = ["plot.py"]
 import plot
-st = np.array([50.0 * i for i in range(200)])
-rel = np.array([0 if i == 0 else min(1e-16 * 10 ** (0.002 * st[i]), 0.3) for i in range(200)])
-f = plot.growth_fit(st, rel)
-assert f and abs(f[0] - 0.002) < 1e-9 and f[2] == 1050 and f[3] < 7000, f
-rel = np.array([0 if i < 10 else 1e-16 if i == 10 else 3e-12 * (1 + 0.1 * math.sin(i)) for i in range(200)])
-assert plot.growth_fit(st, rel) is None  # a jump, then flat: no growth
-assert plot.growth_fit(st, np.zeros(200)) is None  # bitwise equal
-rel = np.array([1e-16 * 10 ** (0.002 * (st[i] if i <= 100 else 2 * st[100] - st[i])) for i in range(200)])
-f = plot.growth_fit(st, rel)  # rose 10 decades, decayed again: the rise's rate, as metrics_growth (test_metrics.c)
-assert f and abs(f[0] - 0.002) < 1e-9 and f[3] == st[100], f
+st = np.array([50.0 * i for i in range(300)])
+rel = np.array([0 if i == 0 else min(1e-16 * 10 ** (0.002 * st[i]), 0.3) for i in range(300)])
+f = plot.growth_fit(st, rel)  # a pure exponential: exactly, from the first nonzero point to the last below 1e-2
+assert f and abs(f[0] / 0.002 - 1) < 1e-12 and abs(f[1] + 16) < 1e-9 and f[2] == 50 and 6900 <= f[3] < 7000, f
+st2 = np.array([20.0 * i for i in range(300)])
+rel = np.array([1e-21 * 10 ** (0.05 * x) if x < 200 else 1e-11 * 10 ** (0.001 * (x - 200)) for x in st2])
+f = plot.growth_fit(st2, rel)  # a fast rise, then a slow one: the slow one
+assert f and abs(f[0] / 0.001 - 1) < 0.02 and 160 <= f[2] <= 400, f
+f = plot.growth_fit(st2, rel, 1e-11)  # ... exactly from the floor
+assert f and abs(f[0] / 0.001 - 1) < 1e-12 and f[2] == 200, f
+st3 = np.arange(300.0)
+rel = np.array([1e-21 * 10 ** (0.05 * x) if x < 200 else 1e-11 * 10 ** (0.001 * (x - 200)) for x in st3])
+assert plot.growth_window(st3, rel) == (None, "rate not steady")  # the slow part under 2 decades
+assert plot.growth_window(st3, rel, 1e-11) == (None, "rises under 2 decades")
+rel = np.array([0 if i < 10 else 1e-16 if i == 10 else 3e-12 * (1 + 0.1 * math.sin(i)) for i in range(300)])
+assert plot.growth_window(st, rel) == (None, "rises under 2 decades")  # a jump, then flat
+rel = np.array([1e-16 * 10 ** (0.0008 * st[i] + (1.5 if i % 2 else -1.5)) for i in range(300)])
+assert plot.growth_window(st, rel) == (None, "points off its line")
+assert plot.growth_window(st, np.zeros(300)) == (None, "no difference")  # bitwise equal
+assert plot.growth_window(st, np.full(300, 0.5)) == (None, "saturated")
+assert plot.growth_window(st, 1e-13 * 10 ** (0.0001 * st), 1e-10) == (None, "below the floor")
 # the secondary axes continue the mapping outside the data (np.interp clamps: time 0 sat over step -450)
 s, t = np.array([0.0, 10, 20]), np.array([0.0, 5, 10])
 assert list(plot.interp_lin([-10, 5, 30], s, t)) == [-5, 2.5, 15] and list(plot.interp_lin([-5, 2.5, 15], t, s)) == [-10, 5, 30]

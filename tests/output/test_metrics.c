@@ -121,22 +121,59 @@ int main(void)
   CHECK(metrics_churn_count(3, 2, ca, ca, sc, 0) == 0);
   CHECK(metrics_churn_count(1, 2, ca + 4, cb + 4, sc, 1e-6) == 1 && metrics_churn_count(1, 1, ca + 4, cb + 4, sc, 1e-6) == 0); /* only the NaN of point 2 */
 
-  /* growth over the exponential window only */
+  /* growth over the exponential window only (metrics.h's rule) */
   {
-    enum { NG = 200 };
+    enum { NG = 300 };
     double st[NG], rel[NG];
     metrics_growth_t g;
-    for (int i = 0; i < NG; i++) st[i] = 50.0 * i, rel[i] = i == 0 ? 0 : fmin(1e-16 * pow(10, 0.002 * st[i]), 0.3); /* 2 decades / 1000 steps, saturating */
-    NEAR(metrics_growth(NG, st, rel, &g), 0.002, 1e-9);
+#define GROWTH(fl) metrics_growth(NG, st, rel, fl, &g)
+#define WHY(w) (g.why && !strcmp(g.why, w) && isnan(g.rate) && isnan(g.efold) && g.from == -1)
+    /* a pure exponential, 2 decades / 1000 steps, saturating: fitted exactly, from the first nonzero point to
+     * the last below 1e-2 */
+    for (int i = 0; i < NG; i++) st[i] = 50.0 * i, rel[i] = i == 0 ? 0 : fmin(1e-16 * pow(10, 0.002 * st[i]), 0.3);
+    NEAR(GROWTH(0), 0.002, 1e-12);
     NEAR(g.efold, 1 / (0.002 * log(10.0)), 1e-6);
-    CHECK(g.from == 1050 && g.to < 7000 && g.points > 50); /* from 100x the first nonzero (1.26e-16 at step 50); below 1e-2 */
-    for (int i = 0; i < NG; i++) rel[i] = i < 10 ? 0 : i == 10 ? 1e-16 : 3e-12 * (1 + 0.1 * sin(i)); /* a jump, then flat */
-    CHECK(isnan(metrics_growth(NG, st, rel, &g)) && isnan(g.efold));
-    for (int i = 0; i < NG; i++) rel[i] = 1e-16 * pow(10, 0.002 * (i <= 100 ? st[i] : 2 * st[100] - st[i])); /* rose 10 decades, decayed again */
-    NEAR(metrics_growth(NG, st, rel, &g), 0.002, 1e-9); /* the rise's rate: it fitted the decay too (-0.0003) */
-    CHECK(g.to == st[100]);
-    for (int i = 0; i < NG; i++) rel[i] = 0; /* bitwise equal */
-    CHECK(isnan(metrics_growth(NG, st, rel, &g)) && g.from == -1);
+    NEAR(g.icpt, -16, 1e-9);
+    CHECK(g.why == NULL && g.from == 50 && g.to >= 6900 && g.to < 7000 && g.points == (size_t)(g.to / 50));
+    /* the same with noise of up to 0.3 decades: the rate within 2% */
+    for (int i = 1; i < NG; i++) rel[i] = fmin(1e-16 * pow(10, 0.002 * st[i] + 0.3 * sin(2.7 * i)), 0.3);
+    NEAR(GROWTH(0), 0.002, 0.02);
+    /* a fast rise (50 decades / 1000 steps, to 1e-11 at step 200) and then a slow one (1 decade / 1000 steps,
+     * 5 decades): fitted on the slow part, which the fast one bends */
+#define TWO_RATES(x) ((x) < 200 ? 1e-21 * pow(10, 0.05 * (x)) : 1e-11 * pow(10, 0.001 * ((x) - 200)))
+    for (int i = 0; i < NG; i++) st[i] = 20.0 * i, rel[i] = TWO_RATES(st[i]);
+    NEAR(GROWTH(0), 0.001, 0.02);
+    CHECK(g.from >= 160 && g.from <= 400 && g.to == st[NG - 1]);
+    /* ... exactly, from the floor on, with the floor where the fast rise ends (the solver tolerance of a
+     * coupled run) */
+    NEAR(GROWTH(1e-11), 0.001, 1e-12);
+    CHECK(g.from == 200);
+    /* ... and not at all when the slow part spans under 2 decades (the default deck: 300 steps): the window
+     * that rises 2 decades takes in the bend */
+    for (int i = 0; i < NG; i++) st[i] = i, rel[i] = TWO_RATES(st[i]);
+    CHECK(isnan(GROWTH(0)) && WHY("rate not steady"));
+    CHECK(isnan(GROWTH(1e-11)) && WHY("rises under 2 decades"));
+    /* a jump to a level that then stays flat and noisy: no growth */
+    for (int i = 0; i < NG; i++) st[i] = 50.0 * i, rel[i] = i < 10 ? 0 : i == 10 ? 1e-16 : 3e-12 * (1 + 0.1 * sin(i));
+    CHECK(isnan(GROWTH(0)) && WHY("rises under 2 decades"));
+    /* rose 10 decades, then decayed: the record ends decaying, no growth to forecast */
+    for (int i = 0; i < NG; i++) rel[i] = 1e-16 * pow(10, 0.002 * (i <= 100 ? st[i] : 2 * st[100] - st[i]));
+    CHECK(isnan(GROWTH(0)) && WHY("rises under 2 decades"));
+    /* steady on average, but every point 1.5 decades above or below its line */
+    for (int i = 0; i < NG; i++) rel[i] = 1e-16 * pow(10, 0.0008 * st[i] + (i % 2 ? 1.5 : -1.5));
+    CHECK(isnan(GROWTH(0)) && WHY("points off its line"));
+    /* bitwise equal; saturated from the first difference; too few points below saturation or above the floor */
+    for (int i = 0; i < NG; i++) rel[i] = 0;
+    CHECK(isnan(GROWTH(0)) && WHY("no difference"));
+    for (int i = 0; i < NG; i++) rel[i] = 0.5;
+    CHECK(isnan(GROWTH(0)) && WHY("saturated"));
+    for (int i = 0; i < NG; i++) rel[i] = 1e-16 * pow(10, 0.05 * st[i]);
+    CHECK(isnan(GROWTH(0)) && WHY("too few points")); /* 1e-2 at step 280: 6 points below it */
+    for (int i = 0; i < NG; i++) rel[i] = 1e-13 * pow(10, 0.0001 * st[i]);
+    CHECK(isnan(GROWTH(1e-10)) && WHY("below the floor")); /* never up to it */
+#undef GROWTH
+#undef WHY
+#undef TWO_RATES
   }
 
   printf("%s: %d failed checks\n", nfail ? "FAIL" : "PASS", nfail);
