@@ -82,7 +82,7 @@ static int rsum_paths(size_t rounds)
       hash[p] = (bits_of(rsum_value(&a)) * 31 + bits_of(rsum_value(&zz))) * 31 + bits_of(rsum_value(&zr));
     }
     double t = now();
-    for (size_t q = 0; q < reps; q++) sink += red_reduce(RED_DETERMINISTIC, RED_OP_DOT, L, x, y);
+    for (size_t q = 0; q < reps; q++) sink += red_reduce(RED_DETERMINISTIC, RED_OP_DOT, L, x, y, NULL);
     t   = now() - t;
     det = t < det ? t : det;
   }

@@ -63,23 +63,13 @@ static double sum_deterministic(red_op_t op, size_t n, const double *x, const do
 
 /* ---- atomic ------------------------------------------------------------ */
 
-static uint64_t atomic_seed  = 0;
-static uint64_t atomic_calls = 0; /* advances the seeded order call by call */
-
-void     red_set_atomic_order_seed(uint64_t seed) { atomic_seed = seed, atomic_calls = 0; }
-uint64_t red_get_atomic_order_seed(void) { return atomic_seed; }
-void     red_get_atomic_order_state(red_atomic_state *st) { st->seed = atomic_seed, st->calls = atomic_calls; }
-void     red_set_atomic_order_state(const red_atomic_state *st) { atomic_seed = st->seed, atomic_calls = st->calls; }
-
-uint64_t red_atomic_next_call(void) { return atomic_calls++; }
-
 /* A permutation of 0..n-1 drawn from (seed, call): Fisher-Yates. */
-static void seeded_permutation(size_t n, size_t *perm)
+static void seeded_permutation(red_atomic_state *ord, size_t n, size_t *perm)
 {
-  uint64_t call = red_atomic_next_call();
+  uint64_t call = red_atomic_next_call(ord);
   for (size_t i = 0; i < n; i++) perm[i] = i;
   for (size_t i = n; i > 1; i--) {
-    size_t j = (size_t)(mix64(atomic_seed ^ mix64(call * 0x100000001b3ULL + i)) % i);
+    size_t j = (size_t)(mix64(ord->seed ^ mix64(call * 0x100000001b3ULL + i)) % i);
     size_t t = perm[i - 1];
     perm[i - 1] = perm[j], perm[j] = t;
   }
@@ -87,28 +77,28 @@ static void seeded_permutation(size_t n, size_t *perm)
 
 /* Seeded replay: block partials p[0..nb) combined in a drawn order. With one
  * block the order cannot matter, so the elements are permuted instead. */
-static double seeded_combine(red_op_t op, size_t n, const double *x, const double *y, size_t nb, const double *p)
+static double seeded_combine(red_atomic_state *ord, red_op_t op, size_t n, const double *x, const double *y, size_t nb, const double *p)
 {
   double s = 0.0;
   if (nb == 1) {
     size_t stackperm[RED_BLOCK];
-    seeded_permutation(n, stackperm);
+    seeded_permutation(ord, n, stackperm);
     for (size_t i = 0; i < n; i++) s += red_elem(op, x, y, stackperm[i]);
     return s;
   }
   size_t stackperm[256], *perm = nb <= 256 ? stackperm : malloc(nb * sizeof *perm);
   if (!perm) return NAN;
-  seeded_permutation(nb, perm);
+  seeded_permutation(ord, nb, perm);
   for (size_t b = 0; b < nb; b++) s += p[perm[b]];
   if (perm != stackperm) free(perm);
   return s;
 }
 
-static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y)
+static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y, red_atomic_state *ord)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   double s  = 0.0;
-  if (atomic_seed == 0) {
+  if (!red_seeded(ord)) {
     /* Many small dynamic chunks, each added when it completes: with two or
      * more threads the order of the additions (and so the bits) varies. */
 #pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
@@ -123,7 +113,7 @@ static double sum_atomic(red_op_t op, size_t n, const double *x, const double *y
   double  stackbuf[256], *p = nb <= 256 ? stackbuf : malloc(nb * sizeof *p);
   if (!p) return NAN;
   block_partials(op, n, x, y, nb, p);
-  s = seeded_combine(op, n, x, y, nb, p);
+  s = seeded_combine(ord, op, n, x, y, nb, p);
   if (p != stackbuf) free(p);
   return s;
 }
@@ -181,7 +171,7 @@ static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, cons
   cg_tail_block(i0, m, a, x, p, r, w, dinv, dp, z, &unused_zz, &unused_zr);
 }
 
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr)
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   zz->d = zr->d = 0.0;
@@ -202,7 +192,7 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
     }
     return;
   }
-  if (s == RED_ATOMIC && atomic_seed == 0) { /* block partials added as they complete */
+  if (s == RED_ATOMIC && !red_seeded(ord)) { /* block partials added as they complete */
     double szz = 0.0, szr = 0.0;
 #pragma omp parallel for schedule(dynamic, 1) if (nb >= RED_PAR_MIN_BLOCKS)
     for (size_t b = 0; b < nb; b++) {
@@ -231,15 +221,15 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
   }
   if (s == RED_DETERMINISTIC) zz->d = pairwise(nb, pb), zr->d = pairwise(nb, pb + nb);
   else { /* seeded: the norm's order is drawn first, then the dot's, as in the unfused order */
-    zz->d = seeded_combine(RED_OP_SUMSQ, n, z, NULL, nb, pb);
-    zr->d = seeded_combine(RED_OP_DOT, n, z, r, nb, pb + nb);
+    zz->d = seeded_combine(ord, RED_OP_SUMSQ, n, z, NULL, nb, pb);
+    zr->d = seeded_combine(ord, RED_OP_DOT, n, z, r, nb, pb + nb);
   }
   if (pb != stackbuf) free(pb);
 }
 
 /* ---- a producer of blocks fused with a dot -------------------------------- */
 
-void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p)
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   p->d      = 0.0;
@@ -260,7 +250,7 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
     }
     return;
   }
-  if (s == RED_ATOMIC && atomic_seed == 0) { /* block partials added as they complete */
+  if (s == RED_ATOMIC && !red_seeded(ord)) { /* block partials added as they complete */
     double sum = 0.0;
 #pragma omp parallel if (nb >= RED_PAR_MIN_BLOCKS)
     {
@@ -291,13 +281,13 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
       pb[b] = block_sum(RED_OP_DOT, m, fn(ctx, i0, m, xs), y + i0);
     }
   }
-  p->d = s == RED_DETERMINISTIC ? pairwise(nb, pb) : seeded_combine(RED_OP_DOT, n, x, y, nb, pb);
+  p->d = s == RED_DETERMINISTIC ? pairwise(nb, pb) : seeded_combine(ord, RED_OP_DOT, n, x, y, nb, pb);
   if (pb != stackbuf) free(pb);
 }
 
 /* ---- strategy-generic entry points -------------------------------------- */
 
-void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p)
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord)
 {
   p->d = 0.0;
   switch (s) {
@@ -306,13 +296,13 @@ void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const d
     rsum_add(&p->r, op, n, x, y);
     break;
   case RED_DETERMINISTIC: p->d = sum_deterministic(op, n, x, y); break;
-  default: p->d = sum_atomic(op, n, x, y); break;
+  default: p->d = sum_atomic(op, n, x, y, ord); break;
   }
 }
 
-void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p)
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p, red_atomic_state *ord)
 {
-  for (int j = 0; j < nv; j++) red_local(s, RED_OP_DOT, n, x, y[j], &p[j]);
+  for (int j = 0; j < nv; j++) red_local(s, RED_OP_DOT, n, x, y[j], &p[j], ord);
 }
 
 double red_combine(red_strategy_t s, int np, const red_partial_t *p)
@@ -334,10 +324,10 @@ double red_combine(red_strategy_t s, int np, const red_partial_t *p)
   return r;
 }
 
-double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y)
+double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_atomic_state *ord)
 {
   red_partial_t p;
-  red_local(s, op, n, x, y, &p);
+  red_local(s, op, n, x, y, &p, ord);
   return red_combine(s, 1, &p);
 }
 

@@ -5,10 +5,11 @@
  *
  * Strategies (see docs/reductions.md for the algorithms and error bounds):
  *   RED_ATOMIC        chunk partials added to one shared sum in completion order
- *                     (#pragma omp atomic); bits may change run to run. With
- *                     red_set_atomic_order_seed(s != 0) the combination order is
- *                     a pseudo-random permutation drawn from s instead, so the
- *                     variability of GPU atomics can be replayed on a CPU.
+ *                     (#pragma omp atomic); bits may change run to run. Given
+ *                     an order (red_atomic_state) with seed s != 0, the
+ *                     combination order is a pseudo-random permutation drawn
+ *                     from (s, its call counter) instead, so the variability
+ *                     of GPU atomics can be replayed on a CPU.
  *   RED_DETERMINISTIC fixed blocks of RED_BLOCK elements summed with a fixed
  *                     lane pattern, block partials combined by a pairwise tree.
  *                     Same bits for the same data split, any thread count.
@@ -31,6 +32,15 @@ typedef enum { RED_ATOMIC = 0, RED_DETERMINISTIC = 1, RED_REPRODUCIBLE = 2 } red
 
 #define RED_BLOCK 1024 /* deterministic block length and atomic chunk length */
 
+/* The seeded atomic order: a context its owner (a solver, a network, a
+ * replica) passes to every reduction. seed 0: real atomics (completion
+ * order); otherwise each call that combines in a drawn order draws the
+ * permutation of (seed, calls) and advances calls. NULL where an order is
+ * asked for means real atomics too; the other strategies ignore it. */
+typedef struct {
+  uint64_t seed, calls;
+} red_atomic_state;
+
 /* A rank-local partial of one reduction, in the form its strategy combines. */
 typedef struct {
   double d; /* atomic, deterministic */
@@ -38,9 +48,9 @@ typedef struct {
 } red_partial_t;
 
 /* Local partial of sum_i op(x_i, y_i) over n elements (y ignored unless DOT). */
-void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p);
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord);
 /* p[j] = local partial of x . y[j], j < nv: one pass over x per group of vectors. */
-void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p);
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p, red_atomic_state *ord);
 /* The tail of a preconditioned CG iteration in one pass, for i < n:
  *   x_i += a p_i;  r_i += (-a) w_i;  z_i = r_i dinv_i   (each rounded as the
  *   separate element-wise ops round it; w may be z: w_i is read first;
@@ -49,7 +59,7 @@ void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const d
  * with the local partials zz of sum z_i^2 and zr of sum z_i r_i formed while
  * each block is in cache: bitwise the partials red_local would give on the
  * updated z and r (the seeded atomic order draws the zz order first). */
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr);
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord);
 /* A pass that produces y block by block, fused with the local partial of
  * x . y: fn(ctx, i0, m, xs) writes y[i0 .. i0+m) (blocks of RED_BLOCK
  * elements, the last one shorter; distinct blocks may run in parallel, so fn
@@ -59,23 +69,11 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
  * cache. *p is bitwise red_local(s, RED_OP_DOT, n, x, y, p) on the finished
  * y, with the same seeded atomic draw. */
 typedef const double *(*red_block_fn)(void *ctx, size_t i0, size_t m, double *xs);
-void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p);
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord);
 /* Combine np partials in array order (the caller passes them in rank order). */
 double red_combine(red_strategy_t s, int np, const red_partial_t *p);
 /* Convenience: the whole reduction on one rank. */
-double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y);
-
-/* Atomic strategy: 0 = real OpenMP atomics (completion order); otherwise
- * combine chunk partials in an order drawn from (seed, call counter). */
-void     red_set_atomic_order_seed(uint64_t seed);
-uint64_t red_get_atomic_order_seed(void);
-/* The whole seeded-order state (seed + call counter), so that several
- * independent runs in one process (replicas) can each replay their own. */
-typedef struct {
-  uint64_t seed, calls;
-} red_atomic_state;
-void red_get_atomic_order_state(red_atomic_state *st);
-void red_set_atomic_order_state(const red_atomic_state *st);
+double red_reduce(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_atomic_state *ord);
 
 /* Scatter-add y[target[k]] += val[k] for k < ncontrib (a finite-volume face
  * loop adds each flux to both neighbouring cells this way). The plan groups
@@ -84,7 +82,7 @@ void red_set_atomic_order_state(const red_atomic_state *st);
 typedef struct scatter_plan scatter_plan;
 int  scatter_plan_create(size_t ntarget, size_t ncontrib, const int64_t *target, scatter_plan **plan);
 void scatter_plan_destroy(scatter_plan **plan);
-void scatter_add(red_strategy_t s, const scatter_plan *plan, const double *val, double *y);
+void scatter_add(red_strategy_t s, const scatter_plan *plan, const double *val, double *y, red_atomic_state *ord);
 
 const char *red_strategy_name(red_strategy_t s);
 int         red_strategy_parse(const char *name, red_strategy_t *s); /* 0 on success */

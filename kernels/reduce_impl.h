@@ -2,7 +2,7 @@
 #ifndef MINIAPP_KERNELS_REDUCE_IMPL_H
 #define MINIAPP_KERNELS_REDUCE_IMPL_H
 
-#include "rsum.h" /* not reduce.h: rsum.c and gsum.c use these too */
+#include "reduce.h" /* red_atomic_state; rsum.h (rsum.c and gsum.c use these too) */
 #include <math.h>
 #include <string.h>
 
@@ -10,9 +10,9 @@
  * OpenMP fork costs more than it saves. Never affects the bits. */
 #define RED_PAR_MIN_BLOCKS 8
 
-/* Seeded atomic replay: the next call number (advances the shared counter
- * that red_get/set_atomic_order_state save and restore). */
-uint64_t red_atomic_next_call(void);
+/* Seeded atomic replay: does ord draw its orders, and its next call number. */
+static inline int red_seeded(const red_atomic_state *ord) { return ord && ord->seed; }
+static inline uint64_t red_atomic_next_call(red_atomic_state *ord) { return ord->calls++; }
 
 /* rsum internal shared by rsum.c and gsum.c: adding bins c[0..2] (bin index
  * top, top-1, top-2) to a state. */

@@ -57,10 +57,9 @@ void scatter_plan_destroy(scatter_plan **plan)
   *plan = NULL;
 }
 
-static void scatter_atomic(const scatter_plan *p, const double *val, double *y)
+static void scatter_atomic(const scatter_plan *p, const double *val, double *y, red_atomic_state *ord)
 {
-  uint64_t seed = red_get_atomic_order_seed();
-  if (seed == 0) {
+  if (!red_seeded(ord)) {
 #pragma omp parallel for schedule(dynamic, 64) if (p->ncontrib >= 4 * RED_BLOCK)
     for (size_t k = 0; k < p->ncontrib; k++) {
 #pragma omp atomic
@@ -70,7 +69,7 @@ static void scatter_atomic(const scatter_plan *p, const double *val, double *y)
   }
   /* Seeded replay: per target, its contributions in a drawn order (a GPU's
    * atomics arrive in some order per address; this draws one). */
-  uint64_t call = red_atomic_next_call();
+  uint64_t seed = ord->seed, call = red_atomic_next_call(ord);
 #pragma omp parallel for schedule(static) if (p->ntarget >= 4 * RED_BLOCK)
   for (size_t t = 0; t < p->ntarget; t++) {
     size_t  m = p->start[t + 1] - p->start[t];
@@ -92,10 +91,10 @@ static void scatter_atomic(const scatter_plan *p, const double *val, double *y)
   }
 }
 
-void scatter_add(red_strategy_t s, const scatter_plan *p, const double *val, double *y)
+void scatter_add(red_strategy_t s, const scatter_plan *p, const double *val, double *y, red_atomic_state *ord)
 {
   if (s == RED_ATOMIC) {
-    scatter_atomic(p, val, y);
+    scatter_atomic(p, val, y, ord);
     return;
   }
   if (s == RED_DETERMINISTIC) {

@@ -55,7 +55,7 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   PetscCall(PetscOptionsHasHelp(NULL, &in->help));
   PetscCheck(in->threads >= 0 && in->threads <= 1024, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %" PetscInt_FMT ": must be in [0, 1024]", in->threads);
   if (in->threads > 0) omp_set_num_threads((int)in->threads);
-  PetscCall(ReportApplyAtomicSeed());
+  PetscCall(ReportCheckAtomicSeed());
   if (set) PetscCall(OutPathRegisterOutput("-summary", in->summary));
   PetscCall(ReportGetOptions(&in->report)); /* registers -report */
   /* -output is the coupled loop's; registered here so that it is checked with the others */

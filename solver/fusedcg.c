@@ -93,13 +93,15 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   Mat         Amat, Pmat;
   PetscBool   diagonalscale, fused;
   PetscErrorCode (*multdot)(Mat, Vec, Vec, PetscScalar *); /* w = A p with p.w in the same pass, or NULL */
-  red_atomic_state drawn = {0, 0}; /* the seeded order before the fused pass */
+  red_atomic_state *ord; /* the vectors' seeded order (their solver's) */
+  uint64_t          drawn = 0; /* its call counter before the fused pass */
 
   PetscFunctionBegin;
   PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
   PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
   X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], D = ksp->work[3];
   W = Z;
+  PetscCall(VecFPNAGetOrder(X, &ord));
   PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
   PetscCall(FusedTail(ksp, D, &fused));
   PetscCall(FusedProduct(ksp, Amat, &multdot));
@@ -171,7 +173,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     }
     a = beta / dpi;
     if (fused) {
-      red_get_atomic_order_state(&drawn);
+      drawn = ord ? ord->calls : 0;
       PetscCall(VecFPNACGTail(X, a, P, R, W, D, cg->dp, Z, &zz, &zr)); /* the five steps below in one pass */
       dp = PetscSqrtReal(zz);
       KSPCheckNorm(ksp, dp);
@@ -200,9 +202,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
       if (fused) { /* KSPCG takes no z.r on the converged iteration: give back the
                     * seeded order the fused pass drew for it (atomic replay), so
                     * that the solves that follow draw what KSPCG's would */
-        red_atomic_state now;
-        red_get_atomic_order_state(&now);
-        if (now.calls == drawn.calls + 2) now.calls--, red_set_atomic_order_state(&now);
+        if (ord && ord->calls == drawn + 2) ord->calls--;
       }
       break;
     }

@@ -127,7 +127,7 @@ static PetscErrorCode BuildFacePlan(OpCtx *op)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
+static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, red_atomic_state *ord)
 {
   const PetscInt ys = L->ys, xm = L->xm, ym = L->ym, d = L->dof, stride = L->gxm * d;
   const size_t   per_c = (size_t)(xm + 1) * ym + (size_t)xm * (ym + 1), nowned = (size_t)xm * ym * d;
@@ -151,7 +151,7 @@ static void MultScatter(const OpCtx *op, const Layout *L, const PetscScalar *u, 
     }
   }
   for (size_t k = 0; k <= nowned; k++) op->lap[k] = 0.0;
-  scatter_add(RED_ATOMIC, op->plan, flux, op->lap);
+  scatter_add(RED_ATOMIC, op->plan, flux, op->lap, ord);
 #pragma omp parallel for schedule(static) if (xm * ym > OP_PAR_MIN_POINTS)
   for (PetscInt j = ys; j < ys + ym; j++) {
     const PetscScalar *r = Row(L, u, j);
@@ -181,11 +181,11 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   red_partial_t      p[4];
   PetscReal          v[4], D = 1, tau, n_u, diff;
   PetscInt           n, N;
-  red_atomic_state   st;
+  red_atomic_state   scratch, *mine;
   const double       u = DBL_EPSILON / 2;
 
   PetscFunctionBegin;
-  red_get_atomic_order_state(&st); /* the check (csum's product included) consumes none of the run's seeded order */
+  PetscCall(VecFPNAOrderScratch(x, &scratch, &mine)); /* the check (csum's product included) consumes none of the run's seeded order */
   if (!op->csum) { /* csum = A 1, formed without checking */
     Vec one;
     PetscCall(VecDuplicate(x, &one));
@@ -203,15 +203,15 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecGetArrayRead(op->csum, &ca));
-  red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0]);
-  red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1]);
-  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2]);
-  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, ya, NULL, &p[3]);
+  red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0], &scratch);
+  red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1], &scratch);
+  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2], &scratch);
+  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, ya, NULL, &p[3], &scratch);
   PetscCall(VecRestoreArrayRead(op->csum, &ca));
   PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), SOLVER_STRATEGY, 4, p, v));
-  red_set_atomic_order_state(&st);
+  PetscCall(VecFPNAOrderRestore(x, mine));
   PetscCall(PetscLogFlops(5.0 * n));
   n_u = SOLVER_STRATEGY == RED_REPRODUCIBLE ? u + (double)N * 0x1p-80 : (double)N * u;
   tau  = 2 * (20 * u * D * v[2] + n_u * (v[3] + op->cmax * v[2]));
@@ -242,14 +242,16 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   Layout             L;
   const PetscScalar *u;
   PetscScalar       *yy;
+  red_atomic_state  *ord;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(GetLayout(op->da, &L));
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
   PetscCall(VecGetArrayRead(op->uloc, &u));
   PetscCall(VecGetArrayWrite(y, &yy));
-  if (op->scatter) MultScatter(op, &L, u, yy);
+  if (op->scatter) MultScatter(op, &L, u, yy, ord);
   else MultGather(op, &L, u, yy);
   PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
   if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof))); /* -inject site=operator: before anything checks the product */
@@ -273,9 +275,11 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   red_strategy_t     s;
   red_partial_t      part;
   PetscInt           lo, N;
+  red_atomic_state  *ord;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
   PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "the fused product needs the gather operator and fpna vectors");
   PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
@@ -287,7 +291,7 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(VecGetArrayRead(op->uloc, &g.u));
   PetscCall(VecGetArrayWrite(y, &g.y));
   PetscCall(VecGetArrayRead(x, &xa));
-  red_dot_blocks(s, (size_t)(L.xm * L.ym * L.dof), GatherBlock, &g, xa, g.y, &part);
+  red_dot_blocks(s, (size_t)(L.xm * L.ym * L.dof), GatherBlock, &g, xa, g.y, &part, ord);
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArrayWrite(y, &g.y));
   PetscCall(VecRestoreArrayRead(op->uloc, &g.u));

@@ -14,6 +14,7 @@
 #include "solver_impl.h"
 #include "fault.h"
 #include "reduce.h"
+#include "vecred.h"
 
 #include <petsc/private/kspimpl.h> /* the monitors' table */
 
@@ -48,7 +49,7 @@ static PetscErrorCode KSPNormOf(Solver s, KSP ksp, Vec v, PetscReal *nv)
 PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb)
 {
   KSPNormType      nt;
-  red_atomic_state order;
+  red_atomic_state scratch, *mine;
   PetscErrorCode   ierr;
 
   PetscFunctionBegin;
@@ -57,9 +58,9 @@ PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb)
     *nb = s->bnorm;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  red_get_atomic_order_state(&order);
+  PetscCall(VecFPNAOrderScratch(s->u, &scratch, &mine));
   ierr = KSPNormOf(s, ksp, b, nb);
-  red_set_atomic_order_state(&order);
+  PetscCall(VecFPNAOrderRestore(s->u, mine));
   PetscCall(ierr);
   if (b == s->b) s->bnorm = *nb, s->bnorm_step = s->b_step, s->bnorm_type = (PetscInt)nt;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -115,7 +116,7 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   KSPConvergedReason reason;
   PetscReal          rtol, rel = NAN, bound;
   PetscInt           its;
-  red_atomic_state   order;
+  red_atomic_state   scratch, *mine;
   int                armed;
   SolverSolveRecord *q = &s->solves;
   PetscErrorCode     ierr;
@@ -124,7 +125,7 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
-  red_get_atomic_order_state(&order); /* invisible to the run: same draws, no fault */
+  PetscCall(VecFPNAOrderScratch(s->u, &scratch, &mine)); /* invisible to the run: same draws, no fault */
   armed = SolverFaultsHold(s);
   ierr  = TrueResidual(s, ksp, b, x, &rel);
   if (!ierr && s->view_final_res && !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
@@ -133,7 +134,7 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
     if (!ierr) ierr = PetscPrintf(s->comm, "  KSP final norm of residual %g\n", (double)n2);
   }
   SolverFaultsResume(s, armed);
-  red_set_atomic_order_state(&order);
+  PetscCall(VecFPNAOrderRestore(s->u, mine));
   PetscCall(ierr);
   bound = SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR);
   *ok   = Solved(reason, rel, rtol, bound);
@@ -212,15 +213,15 @@ static PetscErrorCode InvisibleMonitor(KSP ksp, PetscInt it, PetscReal rnorm, vo
 {
   InvisibleMonitorCtx *w     = (InvisibleMonitorCtx *)ctx;
   int                  armed;
-  red_atomic_state     order;
+  red_atomic_state     scratch, *mine;
   PetscErrorCode       ierr;
 
   PetscFunctionBegin;
-  red_get_atomic_order_state(&order);
+  PetscCall(VecFPNAOrderScratch(w->s->u, &scratch, &mine));
   armed = SolverFaultsHold(w->s);
   ierr  = w->fn(ksp, it, rnorm, w->ctx);
   SolverFaultsResume(w->s, armed);
-  red_set_atomic_order_state(&order);
+  PetscCall(VecFPNAOrderRestore(w->s->u, mine));
   PetscCall(ierr);
   /* a norm it computed stays cached with the vector, and the method's next VecNorm would take it
    * (-ksp_monitor_solution changed the seeded bits so): forget what it left */

@@ -26,6 +26,7 @@ PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
   (*s)->ops     = &GrayScottScenario;
   (*s)->scatter = (PetscBool)SOLVER_OPERATOR_SCATTER;
   PetscCall(PetscStrncpy((*s)->vectype, VECFPNA, sizeof((*s)->vectype)));
+  (*s)->order = &(*s)->own_order;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,6 +63,12 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   }
   PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
   PetscOptionsEnd();
+  { /* the atomic strategy's seeded order (read, with its range, where the run's options are: io/report.c) */
+    PetscInt aseed = 0;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, NULL));
+    PetscCheck(aseed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", aseed);
+    s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
+  }
   PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
   PetscCheck(N >= 3 && N <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_y %" PetscInt_FMT ": must be in [3, 65536]", N);
   PetscCheck((double)M * N * s->ops->dof <= (double)(1 << 30), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT " x -da_grid_y %" PetscInt_FMT ": more than 2^30 unknowns", M, N);
@@ -106,13 +113,13 @@ static PetscErrorCode StartResidualMonitor(KSP ksp, PetscInt it, PetscReal rnorm
   PetscCall(KSPGetRhs(ksp, &b));
   PetscCall(KSPGetNormType(ksp, &nt));
   if (nt == KSP_NORM_NONE) {
-    Vec              r;
-    red_atomic_state order;
-    red_get_atomic_order_state(&order); /* invisible to the run */
+    Vec               r;
+    red_atomic_state  scratch, *mine;
+    PetscCall(VecFPNAOrderScratch(s->u, &scratch, &mine)); /* invisible to the run */
     PetscCall(KSPBuildResidual(ksp, s->gw[0], s->gw[1], &r));
     PetscCall(VecNorm(r, NORM_2, &rnorm));
     PetscCall(VecNorm(b, NORM_2, &nb));
-    red_set_atomic_order_state(&order);
+    PetscCall(VecFPNAOrderRestore(s->u, mine));
   } else PetscCall(SolverRHSNorm(s, ksp, b, &nb));
   s->r0 = nb > 0 ? rnorm / nb : rnorm;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -164,6 +171,8 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
   PetscCall(KSPSetUp(*ksp));
+  /* the method's work vectors (KSPCreateVecs makes them from a layout, not from u) draw from the solver's order */
+  for (PetscInt i = 0; i < (*ksp)->nwork; i++) PetscCall(VecFPNASetOrderSlot((PetscObject)(*ksp)->work[i], &s->order));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -208,6 +217,7 @@ PetscErrorCode SolverSetUp(Solver s)
   PetscCall(SolverCheckSplit(s));
   PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE, PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
   PetscCall(DMSetVecType(s->da, s->vectype));
+  PetscCall(VecFPNASetOrderSlot((PetscObject)s->da, &s->order)); /* every vector of the grid draws from the solver's order */
   PetscCall(DMSetFromOptions(s->da));
   PetscCall(DMSetUp(s->da));
   { /* PETSc's DM options may change the grid (-da_refine, -da_refine_x, ..): everything else (the
@@ -306,6 +316,18 @@ PetscErrorCode SolverSetChecks(Solver s, PetscBool on)
   PetscFunctionBegin;
   PetscCall(OperatorSetCheck(s->A, on));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverSetAtomicOrder(Solver s, red_atomic_state *ord)
+{
+  s->order = ord ? ord : &s->own_order;
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode SolverGetAtomicOrder(Solver s, red_atomic_state **ord)
+{
+  *ord = s->order;
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode SolverSetFaults(Solver s, fault_ctx *f)

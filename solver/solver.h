@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ckpt.h"
+#include "reduce.h" /* red_atomic_state */
 
 #ifndef PETSC_SUCCESS /* PETSc < 3.19 */
 #define PETSC_SUCCESS 0
@@ -116,6 +117,12 @@ PetscErrorCode SolverSetChecks(Solver s, PetscBool on);
  * operator) report to f; NULL (the default) removes them. After SolverSetUp. */
 struct fault_ctx;
 PetscErrorCode SolverSetFaults(Solver s, struct fault_ctx *f);
+/* The seeded atomic order (kernels/reduce.h) the solver's reductions draw
+ * from, its vectors' and its KSPs' (SolverCreateKSP) alike: its own (seed
+ * -atomic_order_seed) unless ord, an order its owner keeps (NULL: its own
+ * again). The solver reads *ord at each reduction. */
+PetscErrorCode SolverSetAtomicOrder(Solver s, red_atomic_state *ord);
+PetscErrorCode SolverGetAtomicOrder(Solver s, red_atomic_state **ord);
 PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
 PetscErrorCode SolverGetRange(Solver s, PetscReal range[2]); /* the smallest and largest state value over the run (NaN once one was NaN) */

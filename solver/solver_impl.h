@@ -65,6 +65,8 @@ struct _p_Solver {
   char               vectype[32];
   PetscBool          scatter;
   fault_ctx         *fault;    /* the state and iterate sites' hook (SolverSetFaults): NULL unless faults are injected */
+  red_atomic_state   own_order; /* -atomic_order_seed, from call 0 */
+  red_atomic_state  *order;    /* what every vector of the solver draws from: own_order or its owner's (SolverSetAtomicOrder) */
   /* heat */
   PetscReal          D, theta, mms_tol;
   /* Gray-Scott */

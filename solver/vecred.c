@@ -26,6 +26,73 @@ static PetscLogEvent cgtail_event;        /* VecCGTail: the fused CG tail (-log_
 
 PetscInt64 VecFPNAGetReductionCount(void) { return reduction_count; }
 
+/* The seeded atomic order of a Vec's reductions is its owner's: the Vec, or
+ * the DM that made it (a DMDA vector's duplicates are new vectors of its
+ * DM), holds composed the address of the owner's pointer to its order, read
+ * at each reduction. An owner that points elsewhere (a shared order, a
+ * scratch copy for a check) redirects all its vectors at once. */
+#define ORDER_KEY "fpna_order"
+
+PetscErrorCode VecFPNASetOrderSlot(PetscObject owner, red_atomic_state **slot)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscContainerCreate(PetscObjectComm(owner), &c));
+  PetscCall(PetscContainerSetPointer(c, slot));
+  PetscCall(PetscObjectCompose(owner, ORDER_KEY, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNAGetOrderSlot(Vec v, red_atomic_state ***slot)
+{
+  PetscObject c;
+  DM          dm;
+
+  PetscFunctionBegin;
+  *slot = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)v, ORDER_KEY, &c));
+  if (!c) {
+    PetscCall(VecGetDM(v, &dm));
+    if (dm) PetscCall(PetscObjectQuery((PetscObject)dm, ORDER_KEY, &c));
+  }
+  if (c) PetscCall(PetscContainerGetPointer((PetscContainer)c, (void **)slot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNAGetOrder(Vec v, red_atomic_state **ord)
+{
+  red_atomic_state **slot;
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNAGetOrderSlot(v, &slot));
+  *ord = slot ? *slot : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNAOrderScratch(Vec v, red_atomic_state *scratch, red_atomic_state **mine)
+{
+  red_atomic_state **slot;
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNAGetOrderSlot(v, &slot));
+  *mine = slot ? *slot : NULL;
+  *scratch = *mine ? **mine : (red_atomic_state){0, 0};
+  if (slot) *slot = scratch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNAOrderRestore(Vec v, red_atomic_state *mine)
+{
+  red_atomic_state **slot;
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNAGetOrderSlot(v, &slot));
+  if (slot) *slot = mine;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* out[j] = global value of partials p[j], j < n, combined with strategy s. */
 PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out)
 {
@@ -62,12 +129,14 @@ static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, 
 {
   const PetscScalar *xa, *ya = NULL;
   PetscInt           n;
+  red_atomic_state  *ord = NULL;
 
   PetscFunctionBegin;
+  PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   if (y) PetscCall(VecGetArrayRead(y, &ya));
-  red_local(s, op, (size_t)n, xa, ya, p);
+  red_local(s, op, (size_t)n, xa, ya, p, ord);
   PetscCall(PetscLogFlops(op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n)); /* as PETSc counts (its n - 1 aside) */
   if (y) PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
@@ -237,9 +306,11 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
   red_strategy_t     s;
   red_partial_t      part[2];
   PetscReal          out[2];
+  red_atomic_state  *ord = NULL;
 
   PetscFunctionBegin;
   PetscCall(VecFPNAGetStrategy(x, &is, &s));
+  PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCheck(is, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "VecFPNACGTail needs fpna vectors");
   PetscCall(PetscLogEventBegin(cgtail_event, x, p, r, z));
   PetscCall(VecGetLocalSize(x, &n));
@@ -250,7 +321,7 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
   PetscCall(VecGetArrayRead(dinv, &da));
   if (w != z) PetscCall(VecGetArrayRead(w, &wa));
   else wa = za;
-  red_cg_tail(s, (size_t)n, a, xa, pa, ra, wa, da, (size_t)dp, za, &part[0], &part[1]);
+  red_cg_tail(s, (size_t)n, a, xa, pa, ra, wa, da, (size_t)dp, za, &part[0], &part[1], ord);
   if (w != z) PetscCall(VecRestoreArrayRead(w, &wa));
   PetscCall(VecRestoreArrayRead(dinv, &da));
   PetscCall(VecRestoreArrayRead(p, &pa));

@@ -3,7 +3,7 @@
 #ifndef MINIAPP_SOLVER_VECRED_H
 #define MINIAPP_SOLVER_VECRED_H
 
-#include <petscvec.h>
+#include <petscdm.h>
 #include "reduce.h"
 
 #define VECFPNA               "fpna"
@@ -19,6 +19,17 @@ const char    *VecFPNACompiledStrategy(void);
 PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out);
 /* The strategy of an fpna Vec (*is false for any other type). */
 PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s);
+/* The seeded atomic order (kernels/reduce.h) of an fpna Vec's reductions:
+ * the owner's pointer *slot, read at each reduction, set on the Vec (its
+ * duplicates inherit it) or on the DM whose vectors these are. A Vec with
+ * neither reduces with real atomics (ord NULL). */
+PetscErrorCode VecFPNASetOrderSlot(PetscObject vec_or_dm, red_atomic_state **slot);
+PetscErrorCode VecFPNAGetOrderSlot(Vec v, red_atomic_state ***slot); /* NULL: none */
+PetscErrorCode VecFPNAGetOrder(Vec v, red_atomic_state **ord);
+/* For a check that must change no later bits: v's owner (all its vectors)
+ * draws from *scratch, a copy of its order, until VecFPNAOrderRestore(v, *mine). */
+PetscErrorCode VecFPNAOrderScratch(Vec v, red_atomic_state *scratch, red_atomic_state **mine);
+PetscErrorCode VecFPNAOrderRestore(Vec v, red_atomic_state *mine);
 /* The fused CG tail (kernels/ red_cg_tail) on fpna Vecs: x += a p, r -= a w,
  * z = dinv .* r, and zz = z.z, zr = z.r in one collective. w may be z. dp > 0
  * (1, 2, 4 or 8): dinv is periodic, entry i equal to entry i % dp, and only

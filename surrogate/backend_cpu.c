@@ -221,7 +221,7 @@ static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in,
   PetscCall(PetscLogEventEnd(ev_pass, 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(ev_sums, 0, 0, 0, 0));
   PetscCall(SurrogateGradEnd_CPU(s, &b->g, b->D, b->A, n, b->cap, part));
-  red_local(s->strategy, RED_OP_SUMSQ, (size_t)s->n_out * n, b->E, NULL, &part[s->nparam]);
+  red_local(s->strategy, RED_OP_SUMSQ, (size_t)s->n_out * n, b->E, NULL, &part[s->nparam], s->order);
   PetscCall(PetscLogEventEnd(ev_sums, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -209,14 +209,14 @@ __attribute__((target_clones("avx2", "default"))) static void persample_block(si
  * bounds' sums RA, CA only scale thresholds: they are plain double sums (per
  * thread, then in thread order; any order is within gamma_d(N) of the exact
  * value), handed over as partials of the strategy for the cross-rank combine.
- * The seeded atomic order's call counter is restored afterwards, so that
+ * The sums draw from a copy of the network's seeded atomic order, so that
  * turning the checks on changes no later reduction. */
 PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, const float *a, size_t n, size_t cap)
 {
   size_t           din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], nb = dout + din + 1;
   red_partial_t   *rowref = s->ck.gpart + s->ck.goff[l], *colref = rowref + dout, *RA = colref + din + 1, *CA = RA + dout;
   red_strategy_t   st = s->strategy;
-  red_atomic_state ast;
+  red_atomic_state ast = *s->order; /* a copy: the checks draw nothing from the network's order */
   double          *asum, *aabs, *dsum, *dabs, *row, *acc;
   int              nt = omp_get_max_threads();
 
@@ -224,7 +224,6 @@ PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, co
   PetscCall(Scratch(s, cap, &asum));
   aabs = asum + cap, dsum = aabs + cap, dabs = dsum + cap, row = dabs + cap;
   PetscCall(PetscCalloc1((size_t)nt * nb, &acc));
-  red_get_atomic_order_state(&ast);
 #pragma omp parallel num_threads(nt) if (n > 4096)
   {
     double *my = acc + (size_t)omp_get_thread_num() * nb;
@@ -233,19 +232,18 @@ PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, co
   }
   for (int th = 1; th < nt; th++)
     for (size_t r = 0; r < nb; r++) acc[r] += acc[(size_t)th * nb + r];
-  for (size_t r = 0; r < nb; r++) red_local(st, RED_OP_SUM, 1, &acc[r], NULL, r < dout ? &RA[r] : &CA[r - dout]);
+  for (size_t r = 0; r < nb; r++) red_local(st, RED_OP_SUM, 1, &acc[r], NULL, r < dout ? &RA[r] : &CA[r - dout], &ast);
   for (size_t j = 0; j < dout; j++) {
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; i++) row[i] = d[j * cap + i];
-    red_local(st, RED_OP_DOT, n, row, asum, &rowref[j]);
+    red_local(st, RED_OP_DOT, n, row, asum, &rowref[j], &ast);
   }
   for (size_t k = 0; k < din; k++) {
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; i++) row[i] = a[k * cap + i];
-    red_local(st, RED_OP_DOT, n, row, dsum, &colref[k]);
+    red_local(st, RED_OP_DOT, n, row, dsum, &colref[k], &ast);
   }
-  red_local(st, RED_OP_SUM, n, dsum, NULL, &colref[din]); /* the bias column: a = 1 */
-  red_set_atomic_order_state(&ast);
+  red_local(st, RED_OP_SUM, n, dsum, NULL, &colref[din], &ast); /* the bias column: a = 1 */
   PetscCall(PetscFree(acc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

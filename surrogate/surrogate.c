@@ -22,6 +22,7 @@ PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&s));
   s->comm = comm;
+  s->order = &s->own_order;
   PetscCallMPI(MPI_Comm_rank(comm, &s->rank));
   PetscCallMPI(MPI_Comm_size(comm, &s->size));
   s->nhidden   = 2;
@@ -154,16 +155,22 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     s->device_req = (SurrogateDevice)k;
   }
   PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu", s->device_id_req);
-  { /* The atomic strategy's seeded replay is a process-wide kernels/ setting. */
+  { /* the atomic strategy's seeded order: the network's own, from call 0 */
     PetscInt  aseed;
     PetscBool aset;
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, &aset));
     if (aset) {
       PetscCheck(aseed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT " must be >= 0", aseed);
-      red_set_atomic_order_seed((uint64_t)aseed);
+      s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetAtomicOrder(Surrogate s, red_atomic_state *ord)
+{
+  s->order = ord ? ord : &s->own_order;
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const float si[], const float mo[], const float so[])

@@ -15,6 +15,7 @@
 #include <petscsys.h>
 #include <petscviewer.h>
 #include <stdint.h>
+#include "reduce.h" /* red_atomic_state */
 
 #ifndef PETSC_SUCCESS
 #define PETSC_SUCCESS 0 /* spelled this way from PETSc 3.19 on; Debian 12 has 3.18 */
@@ -71,6 +72,10 @@ PETSC_EXTERN PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash)
 PETSC_EXTERN PetscErrorCode SurrogateGetOptimizerHash(Surrogate s, uint64_t *hash);
 PETSC_EXTERN PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step);
 PETSC_EXTERN PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev); /* after SetUp: CPU or CUDA */
+/* The seeded atomic order (kernels/reduce.h) the network's reductions draw
+ * from: its own (seed -atomic_order_seed, set by SurrogateSetFromOptions)
+ * unless ord, an order its owner keeps (NULL: its own again). */
+PETSC_EXTERN PetscErrorCode SurrogateSetAtomicOrder(Surrogate s, red_atomic_state *ord);
 /* after SetUp: the CUDA train step's kernel set, "tiled" or "gemm" (-surrogate_cuda_kernels;
  * the deterministic and atomic bits depend on it), "none" on the CPU */
 PETSC_EXTERN PetscErrorCode SurrogateGetCudaKernels(Surrogate s, const char **name);

@@ -67,6 +67,8 @@ struct _p_Surrogate {
   float           lr, beta1, beta2, eps, wd;
   uint64_t        seed;
   red_strategy_t  strategy; /* SURROGATE_REDUCTION; the benchmark may override */
+  red_atomic_state own_order; /* -atomic_order_seed, from call 0 */
+  red_atomic_state *order;   /* what its reductions draw from: own_order or its owner's (SurrogateSetAtomicOrder) */
   SurrogateDevice device_req, device;
   PetscInt        device_id_req; /* -surrogate_device_id (-1: node-local rank mod device count) */
   int             device_id;     /* the CUDA device in use, -1 on the CPU */

@@ -47,13 +47,13 @@ static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const
   PetscCall(PetscMalloc2(n > 0 ? n : 1, &col, nf, &mean));
   for (PetscInt f = 0; f < nf; f++) {
     for (PetscInt i = 0; i < n; i++) col[i] = x[(size_t)i * nf + f];
-    red_local(s->strategy, RED_OP_SUM, (size_t)n, col, NULL, &s->part[f]);
+    red_local(s->strategy, RED_OP_SUM, (size_t)n, col, NULL, &s->part[f], s->order);
   }
   PetscCall(SurrogateCombine_Private(s, (size_t)nf, s->part, s->gsum));
   for (PetscInt f = 0; f < nf; f++) mean[f] = s->gsum[f] / (double)N;
   for (PetscInt f = 0; f < nf; f++) {
     for (PetscInt i = 0; i < n; i++) col[i] = x[(size_t)i * nf + f] - mean[f];
-    red_local(s->strategy, RED_OP_SUMSQ, (size_t)n, col, NULL, &s->part[f]);
+    red_local(s->strategy, RED_OP_SUMSQ, (size_t)n, col, NULL, &s->part[f], s->order);
   }
   PetscCall(SurrogateCombine_Private(s, (size_t)nf, s->part, s->gsum));
   for (PetscInt f = 0; f < nf; f++) {

@@ -40,7 +40,7 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
   PetscFunctionBeginUser;
   if (!ev_resum) PetscCall(PetscLogEventRegister("SurrGradResum", PETSC_OBJECT_CLASSID, &ev_resum));
   g->st   = s->strategy;
-  g->seed = red_get_atomic_order_seed();
+  g->seed = s->order->seed;
   g->nc   = nc;
   g->nth  = (size_t)omp_get_max_threads();
   if (g->st == RED_REPRODUCIBLE) {

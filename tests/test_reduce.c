@@ -15,7 +15,7 @@ static void test_accuracy(size_t n)
       double ref = exact_sum(op, n, x, y), as = abs_sum(op, n, x, y), mx = max_abs(op, n, x, y);
       double tree = (ceil(log2((double)n + 1)) + 8) * DBL_EPSILON / 2 * as; /* pairwise + 8 lanes */
       for (int s = 0; s < 3; s++) {
-        double r = red_reduce(s, op, n, x, y), err = fabs(r - ref);
+        double r = red_reduce(s, op, n, x, y, NULL), err = fabs(r - ref);
         double bound = s == RED_REPRODUCIBLE ? 2 * DBL_EPSILON * fabs(ref) + n * 0x1p-80 * mx : s == RED_DETERMINISTIC ? tree : n * DBL_EPSILON * as;
         CHECK(err <= bound, "%s n=%zu %s op=%d: |%.17g - %.17g| = %g > bound %g", red_strategy_name(s), n, data_name[kind], op, r, ref, err, bound);
         if (s == RED_REPRODUCIBLE) CHECK(err <= tree || err == 0, "reproducible worse than the tree bound on %s", data_name[kind]);
@@ -40,21 +40,21 @@ static void test_bitwise(size_t n)
     }
     for (int op = 0; op < 4; op++) {
       omp_set_num_threads(1);
-      double r1 = red_reduce(RED_REPRODUCIBLE, op, n, x, y), d1 = red_reduce(RED_DETERMINISTIC, op, n, x, y);
+      double r1 = red_reduce(RED_REPRODUCIBLE, op, n, x, y, NULL), d1 = red_reduce(RED_DETERMINISTIC, op, n, x, y, NULL);
       for (int t = 2; t <= 4; t++) {
         omp_set_num_threads(t);
-        double r = red_reduce(RED_REPRODUCIBLE, op, n, x, y), d = red_reduce(RED_DETERMINISTIC, op, n, x, y);
+        double r = red_reduce(RED_REPRODUCIBLE, op, n, x, y, NULL), d = red_reduce(RED_DETERMINISTIC, op, n, x, y, NULL);
         CHECK(bits(r) == bits(r1), "reproducible %s op=%d threads=%d: %.17g != %.17g", data_name[kind], op, t, r, r1);
         CHECK(bits(d) == bits(d1), "deterministic %s op=%d threads=%d: %.17g != %.17g", data_name[kind], op, t, d, d1);
-        CHECK(bits(red_reduce(RED_DETERMINISTIC, op, n, x, y)) == bits(d), "deterministic rerun differs");
+        CHECK(bits(red_reduce(RED_DETERMINISTIC, op, n, x, y, NULL)) == bits(d), "deterministic rerun differs");
       }
-      double rs = red_reduce(RED_REPRODUCIBLE, op, n, xs, ys);
+      double rs = red_reduce(RED_REPRODUCIBLE, op, n, xs, ys, NULL);
       CHECK(bits(rs) == bits(r1), "reproducible %s op=%d shuffled: %.17g != %.17g", data_name[kind], op, rs, r1);
       /* split into 7 uneven pieces ("ranks"), partials combined in reverse */
       red_partial_t p[7];
       size_t        cut[8] = {0, 1, n / 9, n / 3, n / 3 + 5, n / 2, n > 3 ? n - 3 : n, n};
       for (int k = 1; k < 8; k++) cut[k] = cut[k] < cut[k - 1] ? cut[k - 1] : cut[k] > n ? n : cut[k];
-      for (int k = 0; k < 7; k++) red_local(RED_REPRODUCIBLE, op, cut[k + 1] - cut[k], x + cut[k], y + cut[k], &p[6 - k]);
+      for (int k = 0; k < 7; k++) red_local(RED_REPRODUCIBLE, op, cut[k + 1] - cut[k], x + cut[k], y + cut[k], &p[6 - k], NULL);
       double rp = red_combine(RED_REPRODUCIBLE, 7, p);
       CHECK(bits(rp) == bits(r1), "reproducible %s op=%d split: %.17g != %.17g", data_name[kind], op, rp, r1);
     }
@@ -70,17 +70,16 @@ static void test_atomic_seed(size_t n)
   double r[8];
   int    distinct = 0;
   for (int s = 0; s < 8; s++) {
-    red_set_atomic_order_seed(1000 + s);
-    r[s] = red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y);
+    red_atomic_state ord = {1000 + (uint64_t)s, 0};
+    r[s] = red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y, &ord);
     int seen = 0;
     for (int t = 0; t < s; t++) seen |= bits(r[t]) == bits(r[s]);
     distinct += !seen;
   }
   CHECK(distinct >= 2, "atomic: 8 seeds gave %d distinct results; expected differing bits", distinct);
-  red_set_atomic_order_seed(1003);
-  CHECK(bits(red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y)) == bits(r[3]), "atomic: the same seed must replay the same bits");
+  red_atomic_state again = {1003, 0};
+  CHECK(bits(red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, y, &again)) == bits(r[3]), "atomic: the same seed must replay the same bits");
   printf("atomic seeded order: %d distinct sums out of 8 seeds (n=%zu)\n", distinct, n);
-  red_set_atomic_order_seed(0);
   free(x), free(y);
 }
 
@@ -93,21 +92,21 @@ static void test_mdot_special(void)
   const double *ys[2] = {y0, y1};
   for (int s = 0; s < 3; s++) {
     red_partial_t p[2];
-    red_local_mdot(s, N, x, 2, ys, p);
+    red_local_mdot(s, N, x, 2, ys, p, NULL);
     for (int j = 0; j < 2; j++) {
       red_partial_t q;
-      red_local(s, RED_OP_DOT, N, x, ys[j], &q);
+      red_local(s, RED_OP_DOT, N, x, ys[j], &q, NULL);
       if (s != RED_ATOMIC) CHECK(bits(red_combine(s, 1, &p[j])) == bits(red_combine(s, 1, &q)), "%s mdot[%d] != dot", red_strategy_name(s), j);
     }
-    CHECK(red_reduce(s, RED_OP_SUM, 0, x, NULL) == 0.0, "%s empty sum", red_strategy_name(s));
+    CHECK(red_reduce(s, RED_OP_SUM, 0, x, NULL, NULL) == 0.0, "%s empty sum", red_strategy_name(s));
     double one[3] = {1.5, INFINITY, -2.0}, nan3[3] = {1.0, NAN, INFINITY}, inf2[2] = {INFINITY, -INFINITY};
-    CHECK(red_reduce(s, RED_OP_SUM, 1, one, NULL) == 1.5, "%s single value", red_strategy_name(s));
-    CHECK(isinf(red_reduce(s, RED_OP_SUM, 3, one, NULL)), "%s Inf must propagate", red_strategy_name(s));
-    CHECK(isnan(red_reduce(s, RED_OP_SUM, 3, nan3, NULL)), "%s NaN must propagate", red_strategy_name(s));
-    CHECK(isnan(red_reduce(s, RED_OP_SUM, 2, inf2, NULL)), "%s Inf-Inf must be NaN", red_strategy_name(s));
+    CHECK(red_reduce(s, RED_OP_SUM, 1, one, NULL, NULL) == 1.5, "%s single value", red_strategy_name(s));
+    CHECK(isinf(red_reduce(s, RED_OP_SUM, 3, one, NULL, NULL)), "%s Inf must propagate", red_strategy_name(s));
+    CHECK(isnan(red_reduce(s, RED_OP_SUM, 3, nan3, NULL, NULL)), "%s NaN must propagate", red_strategy_name(s));
+    CHECK(isnan(red_reduce(s, RED_OP_SUM, 2, inf2, NULL, NULL)), "%s Inf-Inf must be NaN", red_strategy_name(s));
     double tiny[3] = {0x1p-1074, 0x1p-1074, DBL_MIN}, huge[2] = {DBL_MAX / 2, DBL_MAX / 4};
-    CHECK(red_reduce(s, RED_OP_SUM, 3, tiny, NULL) == DBL_MIN + 0x1p-1073, "%s subnormal sum", red_strategy_name(s));
-    CHECK(red_reduce(s, RED_OP_SUM, 2, huge, NULL) == 0.75 * DBL_MAX, "%s near-overflow sum", red_strategy_name(s));
+    CHECK(red_reduce(s, RED_OP_SUM, 3, tiny, NULL, NULL) == DBL_MIN + 0x1p-1073, "%s subnormal sum", red_strategy_name(s));
+    CHECK(red_reduce(s, RED_OP_SUM, 2, huge, NULL, NULL) == 0.75 * DBL_MAX, "%s near-overflow sum", red_strategy_name(s));
   }
 }
 
@@ -143,9 +142,9 @@ static void test_exact_rounding(void)
     double a[3], b[3], c[3];
     for (int k = 0; k < 3; k++) a[k] = c1[k] * (k == 2 ? -sg : 1), b[k] = c2[k] * (k == 2 ? -sg : 1), c[k] = c3[k] * (k == 2 ? -sg : 1);
     double ea = ldexp(nearbyint(ldexp(a[2], 80)), -80); /* 1e-20 has bits below the kept unit 2^-80 */
-    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL) == ea, "reproducible {1, -1, %g} = %.17g, not %.17g", a[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL), ea);
-    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL) == b[2], "reproducible {1e6, -1e6, %g} = %.17g", b[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL));
-    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL) == c[2], "reproducible {3, -3, %g} = %.17g", c[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL));
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL, NULL) == ea, "reproducible {1, -1, %g} = %.17g, not %.17g", a[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, a, NULL, NULL), ea);
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL, NULL) == b[2], "reproducible {1e6, -1e6, %g} = %.17g", b[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, b, NULL, NULL));
+    CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL, NULL) == c[2], "reproducible {3, -3, %g} = %.17g", c[2], red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 3, c, NULL, NULL));
   }
   /* random: cancelling pairs, wide exponents, a remainder of either sign */
   for (int t = 0; t < TRIALS; t++) {
@@ -163,7 +162,7 @@ static void test_exact_rounding(void)
       v[i] = x;
       S += (i128)ldexp(x, 80);
     }
-    double r = red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, n, v, NULL);
+    double r = red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, n, v, NULL, NULL);
     negative += S < 0;
     if (!correctly_rounded(S, r)) {
       bad++;
@@ -173,7 +172,7 @@ static void test_exact_rounding(void)
   CHECK(bad == 0, "reproducible sum not correctly rounded in %d of %d trials (%d with a negative sum)", bad, TRIALS, negative);
   /* subnormal results: multiples of 2^-1074 with either sign, exact */
   double sub[4] = {0x1p-1074 * 12345, -0x1p-1074 * 70000, 0x1p-1060, -0x1p-1060};
-  CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 4, sub, NULL) == 0x1p-1074 * (12345.0 - 70000.0), "subnormal sum of either sign");
+  CHECK(red_reduce(RED_REPRODUCIBLE, RED_OP_SUM, 4, sub, NULL, NULL) == 0x1p-1074 * (12345.0 - 70000.0), "subnormal sum of either sign");
   printf("reproducible exact rounding: %d random trials (%d with a negative sum) correctly rounded\n", TRIALS, negative);
 }
 
@@ -203,9 +202,9 @@ static void test_scatter(void)
   for (int s = 0; s < 3; s++) {
     double a[NC], b[NC];
     for (int c = 0; c < NC; c++) y[s][c] = 1.0, a[c] = 1.0, b[c] = 1.0;
-    scatter_add(s, p, val, y[s]);
-    scatter_add(s, p, val, a);
-    scatter_add(s, p2, val2, b);
+    scatter_add(s, p, val, y[s], NULL);
+    scatter_add(s, p, val, a, NULL);
+    scatter_add(s, p2, val2, b, NULL);
     int bad_err = 0, diff_rerun = 0, diff_order = 0;
     for (int c = 0; c < NC; c++) {
       bad_err += fabs(y[s][c] - yref[c]) > 4 * DBL_EPSILON * (1.0 + fabs(val[2 * (c ? c - 1 : 0)]) + fabs(val[2 * c < (int)nk ? 2 * c : 0]));
@@ -262,21 +261,17 @@ static void test_fused(size_t n, int kind)
         const int     alias = v % 2;
         const size_t  dp    = (size_t)(v / 2); /* 0: a full diagonal; 1, 2: periodic */
         red_partial_t zz, zr, uzz, uzr;
-        red_atomic_state st0, st1, st2;
+        red_atomic_state st0 = {seed, 0}, st1 = {seed, 0}, st2 = {seed, 0};
         memcpy(x, x0, n * sizeof *x), memcpy(r, r0, n * sizeof *r), memcpy(z, w0, n * sizeof *z);
         memcpy(xf, x0, n * sizeof *x), memcpy(rf, r0, n * sizeof *r), memcpy(zf, w0, n * sizeof *z);
         const double *w = alias ? z : w0, *wf = alias ? zf : w0;
-        red_set_atomic_order_seed(seed);
         for (size_t i = 0; i < n; i++) { /* the unfused order: AXPY, AXPY, Jacobi, norm, dot */
           double ri = -a * w[i] + r[i];
           x[i] = a * p[i] + x[i], r[i] = ri, z[i] = ri * d[dp ? i % dp : i];
         }
-        red_local(s, RED_OP_SUMSQ, n, z, NULL, &uzz);
-        red_local(s, RED_OP_DOT, n, z, r, &uzr);
-        red_get_atomic_order_state(&st0);
-        red_set_atomic_order_seed(seed);
-        red_cg_tail(s, n, a, xf, p, rf, wf, d, dp, zf, &zz, &zr);
-        red_get_atomic_order_state(&st1);
+        red_local(s, RED_OP_SUMSQ, n, z, NULL, &uzz, &st0);
+        red_local(s, RED_OP_DOT, n, z, r, &uzr, &st0);
+        red_cg_tail(s, n, a, xf, p, rf, wf, d, dp, zf, &zz, &zr, &st1);
         CHECK(!memcmp(x, xf, n * sizeof *x) && !memcmp(r, rf, n * sizeof *r) && !memcmp(z, zf, n * sizeof *z), "red_cg_tail %s n=%zu threads=%d alias=%d period %zu: vectors differ from the unfused steps", red_strategy_name(s), n, t, alias, dp);
         CHECK(same_partial(s, &zz, &uzz) && same_partial(s, &zr, &uzr), "red_cg_tail %s seed %llu n=%zu threads=%d alias=%d period %zu: partials differ from red_local's", red_strategy_name(s), (unsigned long long)seed, n, t, alias, dp);
         CHECK(st0.calls == st1.calls, "red_cg_tail %s: %llu seeded draws, red_local %llu", red_strategy_name(s), (unsigned long long)st1.calls, (unsigned long long)st0.calls);
@@ -284,12 +279,9 @@ static void test_fused(size_t n, int kind)
         produce_ctx c = {x0, y};
         red_partial_t pf, pu;
         memset(y, 0, n * sizeof *y);
-        red_set_atomic_order_seed(seed);
-        red_dot_blocks(s, n, produce, &c, x0, y, &pf);
-        red_get_atomic_order_state(&st2);
-        red_set_atomic_order_seed(seed);
-        red_local(s, RED_OP_DOT, n, x0, y, &pu);
-        red_get_atomic_order_state(&st1);
+        red_dot_blocks(s, n, produce, &c, x0, y, &pf, &st2);
+        st1 = (red_atomic_state){seed, 0};
+        red_local(s, RED_OP_DOT, n, x0, y, &pu, &st1);
         int ok = 1;
         for (size_t i = 0; i < n; i++) ok &= bits(y[i]) == bits(3 * x0[i] - (double)i);
         CHECK(ok, "red_dot_blocks n=%zu: a block was not produced", n);
@@ -297,7 +289,6 @@ static void test_fused(size_t n, int kind)
       }
     }
   }
-  red_set_atomic_order_seed(0);
   omp_set_num_threads(omp_get_num_procs());
   free(v);
 }

@@ -53,7 +53,7 @@ double ss_reference(ss_ref r, size_t n, const double *x)
     for (size_t i = 0; i < n; i++) s += x[i];
     return s;
   }
-  if (r == SS_REF_DETERMINISTIC) return red_reduce(RED_DETERMINISTIC, RED_OP_SUM, n, x, NULL);
+  if (r == SS_REF_DETERMINISTIC) return red_reduce(RED_DETERMINISTIC, RED_OP_SUM, n, x, NULL, NULL);
   rsum_t acc; /* correctly rounded: the reproducible build's sum */
   rsum_init(&acc);
   rsum_add(&acc, RED_OP_SUM, n, x, NULL);
@@ -129,7 +129,7 @@ static double block_partial(size_t m, const double *x)
 }
 
 /* kernels/reduce.c's seeded permutation for the first call after
- * red_set_atomic_order_seed(seed) (call counter 0). */
+ * of an order (seed, call counter 0). */
 static void kernel_permutation(uint64_t seed, size_t n, size_t *perm)
 {
   for (size_t i = 0; i < n; i++) perm[i] = i;
@@ -160,10 +160,8 @@ static double block_replay(size_t n, const double *x, size_t block, uint64_t see
 double ss_sum_block(size_t n, const double *x, size_t block, uint64_t seed)
 {
   if (block != RED_BLOCK) return block_replay(n, x, block, seed);
-  red_set_atomic_order_seed(seed);
-  double s = red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, NULL);
-  red_set_atomic_order_seed(0);
-  return s;
+  red_atomic_state ord = {seed, 0};
+  return red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, NULL, &ord);
 }
 
 int ss_check_block_replay(size_t *bad_n)
@@ -200,8 +198,7 @@ double ss_sum_omp(size_t n, const double *x)
 
 double ss_sum_omp_block(size_t n, const double *x)
 {
-  red_set_atomic_order_seed(0);
-  return red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, NULL);
+  return red_reduce(RED_ATOMIC, RED_OP_SUM, n, x, NULL, NULL); /* real atomics */
 }
 
 /* ---- the CUDA tree's fixed order (sumstudy_cuda.cu), on the CPU ---------- */

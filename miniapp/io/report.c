@@ -70,7 +70,7 @@ PetscErrorCode ReportOneLineErrorHandler(MPI_Comm comm, int line, const char *fu
   return n;
 }
 
-PetscErrorCode ReportApplyAtomicSeed(void)
+PetscErrorCode ReportCheckAtomicSeed(void)
 {
   PetscInt seed = 0;
 
@@ -79,7 +79,6 @@ PetscErrorCode ReportApplyAtomicSeed(void)
   PetscCall(PetscOptionsInt("-atomic_order_seed", "Atomic strategy: 0 = real atomics (completion order), N > 0 = replay a pseudo-random combination order drawn from N", NULL, seed, &seed, NULL));
   PetscOptionsEnd();
   PetscCheck(seed >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", seed);
-  red_set_atomic_order_seed((uint64_t)seed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -102,14 +101,16 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
 
 static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
 {
-  PetscMPIInt size;
-  Solver      s;
+  PetscMPIInt       size;
+  Solver            s;
+  red_atomic_state *ord;
 
   PetscFunctionBegin;
   PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(SolverGetAtomicOrder(s, &ord)); /* replica 0's: seed -atomic_order_seed */
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscFPrintf(comm, f, "miniapp_version: %s\nsolver_reduction: %s\nsurrogate_reduction: %s\n", MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
-  PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n", (unsigned long long)red_get_atomic_order_seed(), size, omp_get_max_threads()));
+  PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n", (unsigned long long)ord->seed, size, omp_get_max_threads()));
   PetscCall(SolverWriteSummary(s, f));
   PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
   PetscCall(CoupledWriteSummary(c, f));

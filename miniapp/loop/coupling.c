@@ -168,8 +168,9 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
 
 PetscErrorCode CoupledSetUp(Coupled c)
 {
-  red_atomic_state base;
-  DM               da;
+  red_atomic_state *own;
+  uint64_t          seed;
+  DM                da;
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < c->nrep; r++) PetscCall(SolverSetUp(c->rep[r].solver));
@@ -208,11 +209,20 @@ PetscErrorCode CoupledSetUp(Coupled c)
       if (r == 0 && c->nrep > 1) PetscCall(PetscMalloc1((size_t)c->npts * c->n_out, &c->churn_out));
     }
   }
-  /* each replica (and the side runs) owns its seeded atomic order: replica r
-   * replays seed + r, as a separate run with -atomic_order_seed seed + r would */
-  red_get_atomic_order_state(&base);
-  for (PetscInt r = 0; r < c->nrep; r++) c->rep[r].order = (red_atomic_state){base.seed ? base.seed + (uint64_t)r : 0, 0};
-  c->base_order = (red_atomic_state){base.seed, 0};
+  /* each replica owns its seeded atomic order: replica r replays seed + r,
+   * as a separate run with -atomic_order_seed seed + r would, its solver and
+   * its network drawing from the one order in turn as in that run. The side
+   * runs (the comparison solves, the exact-term run) draw from base_order.
+   * What the set-up drew, from the objects' own orders, counts for nothing. */
+  PetscCall(SolverGetAtomicOrder(c->rep[0].solver, &own));
+  seed = own->seed;
+  for (PetscInt r = 0; r < c->nrep; r++) {
+    Replica *p = &c->rep[r];
+    p->order   = (red_atomic_state){seed ? seed + (uint64_t)r : 0, 0};
+    PetscCall(SolverSetAtomicOrder(p->solver, &p->order));
+    if (p->net) PetscCall(SurrogateSetAtomicOrder(p->net, &p->order));
+  }
+  c->base_order = (red_atomic_state){seed, 0};
   for (PetscInt r = 0; r < c->nrep; r++) c->first_div_step[r] = c->first_div_epoch[r] = -1;
   c->netfail.step = -1;
   {
@@ -245,11 +255,9 @@ static PetscErrorCode Train(Coupled c, PetscInt step)
     for (PetscInt r = 0; r < c->nrep; r++) {
       Replica *p = &c->rep[r];
       PetscBool armed;
-      red_set_atomic_order_state(&p->order);
       PetscCall(FaultsArm(c, r, -1, c->epoch, &armed));
       PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, &c->last_loss[r]));
       if (armed) PetscCall(FaultsCollect(c));
-      red_get_atomic_order_state(&p->order);
       p->trained = PETSC_TRUE;
       c->times.train_samples += (double)c->M * c->N; /* every rank's points: not rank 0's times the ranks */
     }
@@ -432,9 +440,7 @@ PetscErrorCode CoupledRun(Coupled c)
     PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback, failed;
     PetscInt  epoch0 = c->epoch;
     for (PetscInt r = 0; r < c->nrep; r++) {
-      red_set_atomic_order_state(&c->rep[r].order);
       PetscCall(StepReplica(c, &c->rep[r], step, &train, &predicted));
-      red_get_atomic_order_state(&c->rep[r].order);
       c->times.its += c->rep[r].its; /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
     }
     c->times.steps++;
@@ -491,7 +497,6 @@ PetscErrorCode CoupledRun(Coupled c)
     PetscCall(SolvesFailed(c, &failed, why, sizeof why));
     PetscCall(CheckpointWriteLast(c, failed));
   }
-  red_set_atomic_order_state(&c->rep[0].order); /* what follows (summary, hashes) belongs to replica 0 */
   c->times.total = MPI_Wtime() - t0;
 
   PetscFunctionReturn(PETSC_SUCCESS);

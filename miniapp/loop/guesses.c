@@ -97,14 +97,12 @@ PetscErrorCode GuessesCompare(Coupled c)
 {
   Replica         *p = &c->rep[0];
   double           t0 = MPI_Wtime();
-  red_atomic_state mine; /* replica 0's order, where its step has got to */
 
   PetscFunctionBegin;
   for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k].its_step = -1, c->tally[k].r0_step = NAN;
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(c->ev_base, 0, 0, 0, 0));
-  red_get_atomic_order_state(&mine);
-  red_set_atomic_order_state(&c->base_order);
+  PetscCall(SolverSetAtomicOrder(p->solver, &c->base_order)); /* the comparison is a side run: replica 0's solver, vectors and guesses draw from base_order */
   for (int k = 0; k < GUESS_NKINDS; k++) {
     PetscInt  its;
     PetscReal r0;
@@ -114,8 +112,7 @@ PetscErrorCode GuessesCompare(Coupled c)
     PetscCall(SolverTrialSolve(p->solver, c->ksp_plain, c->xtrial, &its, &r0));
     Tally(&c->tally[k], its, r0, MPI_Wtime() - t);
   }
-  red_get_atomic_order_state(&c->base_order);
-  red_set_atomic_order_state(&mine);
+  PetscCall(SolverSetAtomicOrder(p->solver, &p->order));
   PetscCall(PetscLogEventEnd(c->ev_base, 0, 0, 0, 0));
   c->times.baselines += MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);

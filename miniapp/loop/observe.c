@@ -84,7 +84,6 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
 {
   double           sq[2 * 8] = {0}, scale[8], cnt[CHURN_NLEVELS * MAX_REPLICAS + 1] = {0};
   Replica         *p0        = &c->rep[0];
-  red_atomic_state order;
   PetscInt         n = c->npts, no = c->n_out;
 
   PetscFunctionBegin;
@@ -99,12 +98,10 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
   for (PetscInt k = 0; k < no; k++) scale[k] = sqrt(sq[k] / sq[no]);
   c->churn_scale = 0;
   for (PetscInt k = 0; k < no; k++) c->churn_scale = PetscMax(c->churn_scale, scale[k]);
-  red_get_atomic_order_state(&order);
   for (PetscInt r = 1; r < c->nrep; r++) {
     PetscCall(SurrogatePredict(c->rep[r].net, n, p0->feat, c->churn_out)); /* replica r's network on replica 0's inputs */
     for (int j = 0; j < CHURN_NLEVELS; j++) cnt[j * MAX_REPLICAS + r] = (double)metrics_churn_count((size_t)n, (int)no, p0->out, c->churn_out, scale, CHURN_LEVELS[j]);
   }
-  red_set_atomic_order_state(&order);
   cnt[CHURN_NLEVELS * MAX_REPLICAS] = (double)n;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, CHURN_NLEVELS * MAX_REPLICAS + 1, MPI_DOUBLE, MPI_SUM, c->comm)); /* integers: exact */
   for (int j = 0; j < CHURN_NLEVELS; j++)

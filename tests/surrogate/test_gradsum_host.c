@@ -39,7 +39,7 @@ static double emulate_gpu(size_t n, const float *x, const float *y, size_t strid
 static int compare(const char *what, size_t n, const float *x, const float *y, double *xd, double *yd, size_t stride)
 {
   for (size_t i = 0; i < n; i++) xd[i] = x[i], yd[i] = y[i];
-  double ref = red_reduce(RED_REPRODUCIBLE, RED_OP_DOT, n, xd, yd), g = emulate_gpu(n, x, y, stride);
+  double ref = red_reduce(RED_REPRODUCIBLE, RED_OP_DOT, n, xd, yd, NULL), g = emulate_gpu(n, x, y, stride);
   printf("%s, n %zu, stride %zu: rsum %.17g, gpu emulation %.17g %s\n", what, n, stride, ref, g, g == ref ? "equal" : "DIFFERENT");
   return memcmp(&g, &ref, sizeof g) != 0;
 }
