@@ -425,7 +425,7 @@ PetscErrorCode VecFPNAGetStrategy(Vec v, PetscBool *is, red_strategy_t *s)
   if (v->ops->dot == Dot_atomic) *s = RED_ATOMIC;
   else if (v->ops->dot == Dot_deterministic) *s = RED_DETERMINISTIC;
   else if (v->ops->dot == Dot_reproducible) *s = RED_REPRODUCIBLE;
-  else *is = PETSC_FALSE;
+  else *is = PETSC_FALSE, *s = RED_DETERMINISTIC; /* not an fpna vector: *s means nothing */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
