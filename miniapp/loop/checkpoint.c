@@ -404,3 +404,36 @@ PetscErrorCode CheckpointSignalled(Coupled c, int *sig)
   PetscCallMPI(MPI_Allreduce(&s, sig, 1, MPI_INT, MPI_MAX, c->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* After step `step` (of nsteps) is done and judged: a stop signal ends the
+ * loop (its checkpoint at the end); every -checkpoint_every steps the run
+ * file is committed, then the checkpoint written. */
+PetscErrorCode CheckpointAfterStep(Coupled c, PetscInt step, PetscInt nsteps)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckpointSignalled(c, &c->stop_signal));
+  if (c->stop_signal) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->checkpoint_every && step % c->checkpoint_every == 0 && step < nsteps) {
+    if (c->output[0] && c->commit_output) PetscCall(OutputCommit(c));
+    PetscCall(CheckpointWrite(c));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The run file before the checkpoint, here and at every -checkpoint_every: a
+ * run killed between the two leaves its file ahead of its checkpoint, and a
+ * restart from it makes those steps again; the other way round they would be
+ * in neither. The last checkpoint is always written (-checkpoint). */
+PetscErrorCode CheckpointAtEnd(Coupled c)
+{
+  PetscFunctionBegin;
+  if (c->output[0]) PetscCall(OutputFinish(c));
+  if (c->stop_signal) PetscCall(CheckpointWrite(c));
+  else if (c->checkpoint[0]) {
+    PetscBool failed;
+    char      why[640];
+    PetscCall(RecoveryFailed(c, &failed, why, sizeof why));
+    PetscCall(CheckpointWriteLast(c, failed));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,18 +1,8 @@
-/* miniapp/loop/coupling.c: the coupled loop (see coupling.h): options, set-up,
- * and one time step as its phases. What the surrogate sees is in
- * features.c, the guesses in guesses.c, the closure in closure.c, what is
- * recorded in observe.c, the NetCDF file in coupling_output.c.
- *
- * One time step of one replica:
- *   guess:   features(u^n, d^n) -> predict z -> [replica 0: every other guess
- *            solves the same system side by side] -> x0 = the -guess guess
- *            -> SolverStep -> every K steps train on (features, target)
- *   closure: features(u^n) -> predict c -> gate (warm-up, error) -> the
- *            solver uses the learned or the exact term -> SolverStep ->
- *            every K steps train on the exact term; the exact-term run steps
- *            beside it
- * Replicas advance in lockstep; each owns its solver, surrogate and atomic
- * order state, so replica r is the run a separate process would make. */
+/* miniapp/loop/coupling.c: the coupled run (coupling.h): options, set-up,
+ * the time loop, results. A step's phases are in step.c, what follows a
+ * failed phase in recovery.c; replicas advance in lockstep, each with its own
+ * solver, network and atomic order, so replica r is the run a separate
+ * process would make (docs/architecture.md). */
 #include "coupling_impl.h"
 #include "vecred.h"
 #include "yamlfmt.h"
@@ -242,105 +232,6 @@ PetscErrorCode CoupledSetUp(Coupled c)
 
 /* ---- the loop ------------------------------------------------------------- */
 
-/* E epochs on every replica's (feat, target); each epoch observed. The
- * training is timed as train, the observation as metrics (its writes as
- * output): it was counted as training, which lowered the FOM and the
- * training rates by the metrics' share. */
-static PetscErrorCode Train(Coupled c, PetscInt step)
-{
-  PetscFunctionBegin;
-  for (PetscInt e = 0; e < c->train_epochs; e++) {
-    double t0 = MPI_Wtime(), out0;
-    PetscCall(PetscLogEventBegin(c->ev_train, 0, 0, 0, 0));
-    for (PetscInt r = 0; r < c->nrep; r++) {
-      Replica *p = &c->rep[r];
-      PetscBool armed;
-      PetscCall(FaultsArm(c, r, -1, c->epoch, &armed));
-      PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, &c->last_loss[r]));
-      if (armed) PetscCall(FaultsCollect(c));
-      p->trained = PETSC_TRUE;
-      c->times.train_samples += (double)c->M * c->N; /* every rank's points: not rank 0's times the ranks */
-    }
-    PetscCall(PetscLogEventEnd(c->ev_train, 0, 0, 0, 0));
-    c->times.train += MPI_Wtime() - t0;
-    t0 = MPI_Wtime(), out0 = c->times.output;
-    PetscCall(ObserveEpoch(c, step));
-    c->times.metrics += MPI_Wtime() - t0 - (c->times.output - out0);
-    c->epoch++, c->times.epochs++;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The step's solve, with the fault armed when it targets this one. */
-static PetscErrorCode Solve(Coupled c, Replica *p, Vec guess)
-{
-  PetscBool armed;
-  PetscInt  step;
-
-  PetscFunctionBegin;
-  PetscCall(SolverGetStep(p->solver, &step, NULL, NULL, NULL));
-  PetscCall(FaultsArm(c, (PetscInt)(p - c->rep), step + 1, -1, &armed));
-  PetscCall(SolverStep(p->solver, guess, &p->its));
-  if (armed) PetscCall(FaultsCollect(c));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* guess mode, one replica: predict, (replica 0: compare the guesses), solve
- * from the -guess guess, keep the training pair. */
-static PetscErrorCode StepGuess(Coupled c, Replica *p, PetscInt step, PetscBool *train, PetscBool *predicted)
-{
-  PetscBool had_d;
-  double    t0;
-
-  PetscFunctionBegin;
-  PetscCall(FeaturesGuess(c, p));
-  if (p->trained && p->have_d) {
-    PetscCall(FeaturesPredict(c, p, step));
-    PetscCall(FeaturesCorrection(c, p));
-    *predicted = PETSC_TRUE;
-  }
-  if (p == &c->rep[0]) PetscCall(GuessesCompare(c));
-  t0 = MPI_Wtime();
-  PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
-  PetscCall(GuessForm(c, p, c->guess, p->x0));
-  PetscCall(Solve(c, p, p->x0));
-  PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
-  t0 = MPI_Wtime() - t0;
-  c->times.solve += t0;
-  PetscCall(SolverGetLastResidual(p->solver, &p->rnorm));
-  PetscCall(SolverGetLastStartResidual(p->solver, &p->r0));
-  had_d = p->have_d;
-  PetscCall(FeaturesGuessTarget(c, p));
-  if (had_d && (step + 1) % c->train_every == 0) *train = PETSC_TRUE;
-  if (p == &c->rep[0]) {
-    PetscCall(GuessesRecordMain(c, t0));
-    if (isfinite(p->inc_err)) c->inc_err_sum[0] += p->inc_err, c->inc_err_n[0]++;
-    if (isfinite(p->extrap_err)) c->inc_err_sum[1] += p->extrap_err, c->inc_err_n[1]++;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode StepReplica(Coupled c, Replica *p, PetscInt step, PetscBool *train, PetscBool *predicted)
-{
-  double t0;
-
-  PetscFunctionBegin;
-  *predicted = PETSC_FALSE, *train = PETSC_FALSE;
-  if (c->mode == COUPLING_GUESS) {
-    PetscCall(StepGuess(c, p, step, train, predicted));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureBeforeSolve(c, p, step, train, predicted));
-  t0 = MPI_Wtime();
-  PetscCall(PetscLogEventBegin(c->ev_solve, 0, 0, 0, 0));
-  PetscCall(Solve(c, p, NULL));
-  PetscCall(PetscLogEventEnd(c->ev_solve, 0, 0, 0, 0));
-  c->times.solve += MPI_Wtime() - t0;
-  PetscCall(SolverGetLastResidual(p->solver, &p->rnorm));
-  PetscCall(SolverGetLastStartResidual(p->solver, &p->r0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Every few seconds on rank 0: step k of N, iterations, loss, elapsed and
  * remaining time (a terminal: one line rewritten in place). */
 static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, double t0, PetscBool last)
@@ -359,146 +250,45 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
   fflush(stderr);
 }
 
-/* Did a replica's (or the exact-term run's) own solve fail, its state or
- * its network stop being finite? why: which, in one line. */
-static PetscErrorCode SolvesFailed(Coupled c, PetscBool *failed, char *why, size_t len)
-{
-  SolverSolveRecord q;
-  char              w[512];
-
-  PetscFunctionBegin;
-  PetscCall(NetFailure(c, why, len));
-  *failed = (PetscBool)(why[0] != 0);
-  for (PetscInt r = 0; r <= c->nrep && !*failed; r++) {
-    Solver s = r < c->nrep ? c->rep[r].solver : c->exact;
-    if (!s) continue;
-    PetscCall(SolverGetSolveRecord(s, &q));
-    if (!q.nfail_run) continue;
-    *failed = PETSC_TRUE;
-    PetscCall(SolverSolveFailure(s, w, sizeof w));
-    if (r == c->nrep) PetscCall(PetscSNPrintf(why, len, "the exact-term run, %s", w));
-    else if (c->nrep > 1) PetscCall(PetscSNPrintf(why, len, "replica %" PetscInt_FMT ", %s", r, w));
-    else PetscCall(PetscSNPrintf(why, len, "%s", w));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* After a step: an unsolved system or a non-finite state stops the run
- * (nothing after it can be VALID), unless -fault_action rollback re-does
- * the step from the last checkpoint. */
-static PetscErrorCode AfterFailedStep(Coupled c, PetscInt step, PetscInt epoch0, PetscBool *stop, PetscBool *rollback)
-{
-  PetscBool failed;
-  char      why[640];
-
-  PetscFunctionBegin;
-  *stop = *rollback = PETSC_FALSE;
-  PetscCall(SolvesFailed(c, &failed, why, sizeof why));
-  if (!failed) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(FaultsAfterStep(c, step, epoch0, rollback)); /* the detectors' record of this step first */
-  if (!*rollback) PetscCall(FaultsFailedStep(c, step, why, rollback));
-  if (*rollback) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: %s; the run stops here and is INVALID\n", why));
-  *stop = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* -fault_action rollback: back to the last checkpoint; *step becomes the
- * loop index that re-does the step after it. */
-static PetscErrorCode Rollback(Coupled c, PetscInt *step)
-{
-  PetscFunctionBegin;
-  PetscCall(CheckpointRollback(c));
-  PetscCall(SolverGetStep(c->rep[0].solver, step, NULL, NULL, NULL));
-  PetscCall(FaultsRolledBack(c, *step)); /* a state the fault had reached: not a recovery */
-  (*step)--;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* From step 0, or from the restart's step (its record is in the run that
- * wrote the checkpoint), to -ts_max_steps. */
+ * wrote the checkpoint), to -ts_max_steps: each step as its phases (step.c),
+ * each phase judged (recovery.c), then the periodic checkpoint. */
 PetscErrorCode CoupledRun(Coupled c)
 {
-  PetscInt nsteps, first;
-  double   t0 = MPI_Wtime(), tm;
+  PetscInt nsteps, first, done;
+  double   t0 = MPI_Wtime();
 
   PetscFunctionBegin;
   c->times.steps = c->times.its = c->times.epochs = 0; /* counted as they run */
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
-  if (first == 0) PetscCall(ObserveStep(c, 0, PETSC_FALSE));
-  else { /* the run this one continues stopped on an unsolved step: nothing to continue */
-    PetscBool failed;
-    char      why[640];
-    PetscCall(SolvesFailed(c, &failed, why, sizeof why));
-    if (failed) {
-      PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: the run this checkpoint holds stopped INVALID (%s): nothing to continue\n", why));
-      first = nsteps;
-    }
-  }
-  if (c->fault.action == FAULT_ACTION_ROLLBACK) PetscCall(CheckpointWrite(c)); /* the first good state */
+  PetscCall(RecoveryStart(c, &first, nsteps));
   for (PetscInt step = first; step < nsteps; step++) {
-    PetscBool train = PETSC_FALSE, predicted = PETSC_FALSE, rollback, failed;
-    PetscInt  epoch0 = c->epoch;
-    for (PetscInt r = 0; r < c->nrep; r++) {
-      PetscCall(StepReplica(c, &c->rep[r], step, &train, &predicted));
-      c->times.its += c->rep[r].its; /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
+    PetscBool   train, predicted;
+    PetscInt    epoch0 = c->epoch;
+    StepVerdict v;
+
+    PetscCall(StepReplicas(c, step, &train, &predicted)); /* guess or closure, solve: state step + 1 */
+    PetscCall(StepObserve(c, step + 1, predicted));
+    PetscCall(RecoveryJudge(c, step + 1, epoch0, (PetscBool)!train, &v));
+    if (v == STEP_ON && train) {
+      PetscCall(StepTrain(c, step + 1));
+      PetscCall(RecoveryJudge(c, step + 1, epoch0, PETSC_TRUE, &v)); /* a network that stopped being finite, a fault */
     }
-    c->times.steps++;
-    if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureAfterStep(c));
-    {
-      double out0 = c->times.output; /* ObserveStep also writes: keep that apart */
-      tm          = MPI_Wtime();
-      PetscCall(ObserveStep(c, step + 1, predicted));
-      c->times.metrics += MPI_Wtime() - tm - (c->times.output - out0);
-    }
-    PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback));
-    if (failed) break; /* verify and report what happened */
-    if (rollback) { /* the last good state, then on from there */
-      PetscCall(Rollback(c, &step));
-      continue;
-    }
-    if (train) {
-      PetscCall(Train(c, step + 1)); /* times its training and its observation apart */
-      PetscCall(AfterFailedStep(c, step + 1, epoch0, &failed, &rollback)); /* a network that stopped being finite */
-      if (failed) break;
-      if (rollback) {
-        PetscCall(Rollback(c, &step));
-        continue;
-      }
-    }
-    PetscCall(FaultsAfterStep(c, step + 1, epoch0, &rollback));
-    if (rollback) { /* the last good state, then on from there */
-      PetscCall(Rollback(c, &step));
+    if (v == STEP_STOP) break; /* verify and report what happened */
+    if (v == STEP_REDO) { /* the last good state, then on from there */
+      PetscCall(RecoveryRollback(c, &step));
       continue;
     }
     Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
-    PetscCall(CheckpointSignalled(c, &c->stop_signal));
-    if (c->stop_signal) break; /* its checkpoint below, after the run file */
-    if (c->checkpoint_every && (step + 1) % c->checkpoint_every == 0 && step + 1 < nsteps) {
-      if (c->output[0] && c->commit_output) PetscCall(OutputCommit(c));
-      PetscCall(CheckpointWrite(c));
-    }
+    PetscCall(CheckpointAfterStep(c, step + 1, nsteps));
+    if (c->stop_signal) break;
   }
   if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
-  {
-    PetscInt done;
-    PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
-    Progress(c, done, first, nsteps, t0, PETSC_TRUE);
-  }
+  PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
+  Progress(c, done, first, nsteps, t0, PETSC_TRUE);
   if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c)); /* a fault past the detectors, before the record is written out */
-  /* the run file before the checkpoint, here and at every -checkpoint_every: a run killed between the two leaves
-   * its file ahead of its checkpoint, and a restart from it makes those steps again; the other way round they
-   * would be in neither */
-  if (c->output[0]) PetscCall(OutputFinish(c));
-  if (c->stop_signal) PetscCall(CheckpointWrite(c));
-  else if (c->checkpoint[0]) { /* always at the end */
-    PetscBool failed;
-    char      why[640];
-    PetscCall(SolvesFailed(c, &failed, why, sizeof why));
-    PetscCall(CheckpointWriteLast(c, failed));
-  }
+  PetscCall(CheckpointAtEnd(c));
   c->times.total = MPI_Wtime() - t0;
-
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -141,6 +141,18 @@ struct _p_Coupled {
   PetscLogEvent ev_solve, ev_feat, ev_pred, ev_train, ev_metrics, ev_out, ev_base;
 };
 
+/* step.c: one time step as its phases */
+PetscErrorCode StepReplicas(Coupled c, PetscInt step, PetscBool *train, PetscBool *predicted); /* guess or closure, solve */
+PetscErrorCode StepObserve(Coupled c, PetscInt step, PetscBool predicted);                    /* metrics, the run file's record */
+PetscErrorCode StepTrain(Coupled c, PetscInt step);                                            /* the epochs, each observed */
+
+/* recovery.c: what follows a failed phase */
+typedef enum { STEP_ON, STEP_REDO, STEP_STOP } StepVerdict; /* go on; roll back and re-do; stop INVALID */
+PetscErrorCode RecoveryStart(Coupled c, PetscInt *first, PetscInt nsteps);
+PetscErrorCode RecoveryJudge(Coupled c, PetscInt step, PetscInt epoch0, PetscBool final, StepVerdict *v);
+PetscErrorCode RecoveryRollback(Coupled c, PetscInt *step); /* *step: the loop index that re-does the step after the checkpoint */
+PetscErrorCode RecoveryFailed(Coupled c, PetscBool *failed, char *why, size_t len);
+
 /* features.c */
 PetscErrorCode FeaturesSetUp(Coupled c, Replica *p);
 PetscErrorCode FeaturesGuess(Coupled c, Replica *p);           /* d^n, scales, stencils of u^n/su and d^n/sd */
@@ -170,8 +182,8 @@ PetscErrorCode ClosureVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode ClosureSummary(Coupled c, FILE *f);
 
 /* observe.c */
-PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted);
-PetscErrorCode ObserveEpoch(Coupled c, PetscInt step);
+PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted, ncout_step_rec rec[]); /* rec: per replica */
+PetscErrorCode ObserveEpoch(Coupled c, PetscInt step, ncout_epoch_rec rec[]);
 PetscErrorCode ObserveSummary(Coupled c, FILE *f);
 PetscErrorCode CheckFinite(Coupled c, PetscInt r, const char *what, PetscInt step, PetscInt n, const float *x);
 PetscErrorCode NetFailure(Coupled c, char *why, size_t len);
@@ -190,6 +202,8 @@ PetscErrorCode CheckpointWrite(Coupled c);
 PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end of the run */
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
+PetscErrorCode CheckpointAfterStep(Coupled c, PetscInt step, PetscInt nsteps); /* stop signal, -checkpoint_every */
+PetscErrorCode CheckpointAtEnd(Coupled c);                                      /* the run file, then the last checkpoint */
 PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */
 
 /* restart_keys.c: what a restart must agree on, as length-prefixed (key, value) pairs in a growing buffer (PetscFree b) */

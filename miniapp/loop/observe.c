@@ -109,9 +109,8 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
+PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted, ncout_step_rec rec[])
 {
-  ncout_step_rec rec[MAX_REPLICAS];
   Vec            u0;
   double         churn[CHURN_NLEVELS][MAX_REPLICAS] = {{0}};
 
@@ -138,14 +137,11 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted)
     PetscCall(SolverStateHash(p->solver, &rec[r].state_hash));
   }
   PetscCall(PetscLogEventEnd(c->ev_metrics, 0, 0, 0, 0));
-  if (c->output[0]) PetscCall(OutputStep(c, step, rec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ObserveEpoch(Coupled c, PetscInt step)
+PetscErrorCode ObserveEpoch(Coupled c, PetscInt step, ncout_epoch_rec rec[])
 {
-  ncout_epoch_rec rec[MAX_REPLICAS];
-
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_metrics, 0, 0, 0, 0));
   uint64_t        opt0 = 0;
@@ -170,7 +166,6 @@ PetscErrorCode ObserveEpoch(Coupled c, PetscInt step)
     PetscCall(SurrogateGetWeightsHash(c->rep[r].net, &rec[r].weights_hash));
   }
   PetscCall(PetscLogEventEnd(c->ev_metrics, 0, 0, 0, 0));
-  if (c->output[0]) PetscCall(OutputEpoch(c, step, rec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
