@@ -172,8 +172,10 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
   }
   {
     NetworkGain g = GuessesNetworkGain(c);
-    PetscCall(PetscFPrintf(c->comm, f, "guess_learn: %s\nlearned_base: %s\nlearned_saved_pct_vs_base: %.1f\n", c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
-    PetscCall(PetscFPrintf(c->comm, f, "network_iterations_saved_vs_projection: %" PetscInt_FMT "\nnetwork_saved_pct_vs_projection: %.1f\n", g.net_saved, g.net_share));
+    PetscCall(PetscFPrintf(c->comm, f, "guess_learn: %s\nlearned_base: %s\nlearned_saved_pct_vs_base: %.1f\n",
+                           c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
+    PetscCall(PetscFPrintf(c->comm, f, "network_iterations_saved_vs_projection: %" PetscInt_FMT "\n", g.net_saved));
+    PetscCall(PetscFPrintf(c->comm, f, "network_saved_pct_vs_projection: %.1f\n", g.net_share));
   }
   /* the truth a user needs: solve time saved against the time the surrogate cost */
   PetscCall(PetscFPrintf(c->comm, f, "solve_seconds_saved_vs_none: %.4f\nsurrogate_seconds: %.4f\nnet_seconds_saved: %.4f\n", none->seconds - c->tally[c->guess].seconds, surr / c->nrep,
@@ -185,6 +187,7 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
 PetscErrorCode GuessesReport(Coupled c, FILE *f)
 {
   const GuessTally *none = &c->tally[GUESS_NONE];
+  const char       *residual_note = " # the projection's guess + the correction: its saving is mostly x_p's (network:)";
   double            surr = (c->times.features + c->times.predict + c->times.train) / c->nrep, saved = none->seconds - c->tally[c->guess].seconds;
 
   PetscFunctionBegin;
@@ -195,12 +198,14 @@ PetscErrorCode GuessesReport(Coupled c, FILE *f)
     const GuessTally *t = &c->tally[k];
     PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}%s\n", ncout_guess_names[k], t->its,
                            none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN), t->seconds, /* no sample: .nan, as the summary */
-                           k == GUESS_LEARNED && c->learn_residual ? " # the projection's guess plus the correction: its saving is mostly the projection's (network:)" : ""));
+                           k == GUESS_LEARNED && c->learn_residual ? residual_note : ""));
   }
   {
     NetworkGain g = GuessesNetworkGain(c);
-    PetscCall(PetscFPrintf(c->comm, f, "  network: {learns: %s, learned_base: %s, learned_saved_pct_vs_base: %.1f, iterations_saved_vs_projection: %" PetscInt_FMT ", saved_pct_vs_projection: %.1f}\n",
-                           c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base, g.net_saved, g.net_share));
+    PetscCall(PetscFPrintf(c->comm, f, "  network: {learns: %s, learned_base: %s, learned_saved_pct_vs_base: %.1f, ",
+                           c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
+    PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_vs_projection: %" PetscInt_FMT ", saved_pct_vs_projection: %.1f}\n",
+                           g.net_saved, g.net_share));
   }
   PetscCall(PetscFPrintf(c->comm, f, "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n", saved, surr, saved - surr));
   PetscFunctionReturn(PETSC_SUCCESS);
