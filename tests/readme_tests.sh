@@ -5,7 +5,8 @@
 # register, the suite's time it quotes is dated, names its machine and is
 # within the 20-minute budget, and its quoted run time of the default deck (run_seconds of the
 # reproducible build) is measured again: a time more than 3x off is a
-# WARNING (times depend on the machine), not a failure.
+# WARNING (times depend on the machine), not a failure; and run.sh's closing
+# text (scripts/run_text.sh) on that run's summary prints only its values.
 set -uo pipefail
 build=$(cd "$1" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,4 +43,26 @@ tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 m=$(sed -n 's/^run_seconds: //p' "$tmp/s.yaml")
 if awk -v a="$m" -v b="$t" 'BEGIN { exit !(a > 3 * b || 3 * a < b) }'; then echo "WARNING: README quotes $t s for the reproducible default run, measured $m s here (more than 3x off: another machine, or a busy one?)"
 else echo "ok: README's $t s against $m s measured here"; fi
+# run.sh's closing text (scripts/run_text.sh) on this run's summary, as both builds' (the atomic lines then read the
+# reproducible run's values): every key it reads is in the summary, and every number it prints is the value of one
+mkdir "$tmp/out" && cp "$tmp/s.yaml" "$tmp/out/reproducible.yaml" && cp "$tmp/s.yaml" "$tmp/out/atomic.yaml"
+"$root/scripts/run_text.sh" "$tmp/out" > "$tmp/text" || fail "scripts/run_text.sh failed on the default run's summary"
+/usr/bin/python3 - "$root/scripts/run_text.sh" "$tmp/text" "$tmp/s.yaml" <<'PY' || fail "run.sh's text prints what its runs did not measure"
+import re, sys
+script, text, summary = (open(a).read() for a in sys.argv[1:])
+vals = {}  # key -> its values (a list's items)
+for m in re.finditer(r"^(\w+): *(.*)$", summary, re.M):
+    if m.group(2).strip("[]\" "):  # an empty value prints nothing
+        vals[m.group(1)] = {t.strip().strip('"') for t in m.group(2).strip("[]").split(",")}
+used = set(re.findall(r"\$\(r (\w+)\)", script)) | set(re.findall(r"\$\(key (?:reproducible|atomic) (\w+)", script))
+used |= {"ksp_iterations_total_" + v for v in ("extrapolation", "projection")}  # the learned row's base, ${base}
+missing = sorted(k for k in used if k not in vals)
+assert used and not missing, "run_text.sh reads keys the summary lacks or leaves empty: %s" % missing
+values = set().union(*(vals[k] for k in used))  # a number the text prints must be one of these keys' values
+body = re.sub(r"replica [01]\b", "replica", text)  # the replicas' names
+nums = re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])", body)
+bad = sorted(set(n for n in nums if n not in values and "-" + n not in values))  # a negative share: "N% more"
+assert nums and not bad, "numbers in run.sh's text that are no value of the summary keys it reads: %s" % bad
+print("ok: run.sh's text: %d numbers, each the value of one of the %d summary keys it reads" % (len(nums), len(used)))
+PY
 echo PASS

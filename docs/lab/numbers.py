@@ -33,7 +33,7 @@ ex3 = Job("ex3", section="Exercise 3", expect=30)
 ex5 = Job("ex5", section="Exercise 5", expect=30)
 ex6 = Job("ex6", section="Exercise 6", expect=20)
 ex7 = Job("ex7", section="Exercise 7", expect=80)
-F6 = ("build/atomic/miniapp/miniapp -options_file inputs/default.opts -coupling_baselines false -replicas 3 "
+F6 = ("build/atomic/miniapp/miniapp -options_file inputs/default.opts -guess_learn increment -coupling_baselines false -replicas 3 "
       "-atomic_order_seed 1 -inject site=operator,step=20,bit={bit},replica=1 {extra} > /dev/null || [ $? = 2 ]")
 ex6b40 = Job("ex6-bit40", cmd=F6.format(bit=40, extra="-ts_max_steps 100 -output out/lab/fault-atomic-bit40.nc -summary out/lab/fault-atomic-bit40.yaml"), expect=5)
 ex6q3 = Job("ex6-q3", cmd=F6.format(bit=39, extra="-ts_max_steps 22 -fault_checks -output none -summary out/lab/q3-bit39.yaml"), expect=2)

@@ -5,7 +5,10 @@
  *   extrapolation  u^n + d^n = 2u^n - u^{n-1}
  *   fischer        Fischer's projection over past solutions (model 1 of
  *                  PETSc's KSPGUESSFISCHER, 10 solutions; solver/guess.c)
- *   learned        u^n + d^n + z, z the network's correction (features.c)
+ *   learned        u^n + d^n + z, z the network's correction (features.c); with
+ *                  -guess_learn residual x_p + z, x_p the projection's guess
+ *                  (unscaled): its saving against none is mostly x_p's, so the
+ *                  summary states it against its base row too
  *   combined       the energy-norm best point of u^n + span{u^n, the last
  *                  -guess_history increments, Fischer's guess - u^n, z}
  *                  (solver GuessSpace)
@@ -87,6 +90,26 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* What the network itself adds, in iterations: the learned row against the guess it corrects (its base: the
+ * extrapolation, or with -guess_learn residual the projection, whose saving the learned row's own % against
+ * none mostly is), and combined against projection (the same space without the network). */
+typedef struct {
+  const char *base;                       /* the learned guess's base row */
+  PetscInt    base_its, net_saved;        /* base row's iterations; projection - combined */
+  double      learned_vs_base, net_share; /* % fewer than the base (< 0: worse), % of projection's */
+} NetworkGain;
+
+static NetworkGain GuessesNetworkGain(Coupled c)
+{
+  GuessKind   b = c->learn_residual ? GUESS_PROJECTION : GUESS_EXTRAPOLATION;
+  PetscInt    bi = c->tally[b].its, li = c->tally[GUESS_LEARNED].its, pi = c->tally[GUESS_PROJECTION].its;
+  NetworkGain g = {ncout_guess_names[b], bi, pi - c->tally[GUESS_COMBINED].its, 0, 0};
+
+  if (bi) g.learned_vs_base = 100.0 * (double)(bi - li) / (double)bi;
+  if (pi) g.net_share = 100.0 * (double)g.net_saved / (double)pi;
+  return g;
+}
+
 static void Tally(GuessTally *t, PetscInt its, PetscReal r0, double seconds)
 {
   t->its += its, t->its_step = its, t->seconds += seconds, t->r0_step = r0;
@@ -144,6 +167,13 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
     PetscCall(PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN))); /* no solve: .nan, YAML's */
     PetscCall(PetscFPrintf(c->comm, f, "guess_solve_seconds_%s: %.4f\n", n, t->seconds));
   }
+  {
+    NetworkGain g = GuessesNetworkGain(c);
+    PetscCall(PetscFPrintf(c->comm, f, "guess_learn: %s\nlearned_base: %s\nlearned_saved_pct_vs_base: %.1f\n",
+                           c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
+    PetscCall(PetscFPrintf(c->comm, f, "network_iterations_saved_vs_projection: %" PetscInt_FMT "\n", g.net_saved));
+    PetscCall(PetscFPrintf(c->comm, f, "network_saved_pct_vs_projection: %.1f\n", g.net_share));
+  }
   /* the truth a user needs: solve time saved against the time the surrogate cost */
   PetscCall(PetscFPrintf(c->comm, f, "solve_seconds_saved_vs_none: %.4f\nsurrogate_seconds: %.4f\nnet_seconds_saved: %.4f\n", none->seconds - c->tally[c->guess].seconds, surr / c->nrep,
                          none->seconds - c->tally[c->guess].seconds - surr / c->nrep));
@@ -154,6 +184,7 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
 PetscErrorCode GuessesReport(Coupled c, FILE *f)
 {
   const GuessTally *none = &c->tally[GUESS_NONE];
+  const char       *residual_note = " # the projection's guess + the correction: its saving is mostly x_p's (network:)";
   double            surr = (c->times.features + c->times.predict + c->times.train) / c->nrep, saved = none->seconds - c->tally[c->guess].seconds;
 
   PetscFunctionBegin;
@@ -162,8 +193,16 @@ PetscErrorCode GuessesReport(Coupled c, FILE *f)
   PetscCall(PetscFPrintf(c->comm, f, "  guesses: # replica 0's systems solved from each initial guess, side by side\n"));
   for (int k = 0; k < GUESS_NKINDS; k++) {
     const GuessTally *t = &c->tally[k];
-    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}\n", ncout_guess_names[k], t->its,
-                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN), t->seconds)); /* no sample: .nan, as the summary */
+    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}%s\n", ncout_guess_names[k], t->its,
+                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN), t->seconds, /* no sample: .nan, as the summary */
+                           k == GUESS_LEARNED && c->learn_residual ? residual_note : ""));
+  }
+  {
+    NetworkGain g = GuessesNetworkGain(c);
+    PetscCall(PetscFPrintf(c->comm, f, "  network: {learns: %s, learned_base: %s, learned_saved_pct_vs_base: %.1f, ",
+                           c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
+    PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_vs_projection: %" PetscInt_FMT ", saved_pct_vs_projection: %.1f}\n",
+                           g.net_saved, g.net_share));
   }
   PetscCall(PetscFPrintf(c->comm, f, "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n", saved, surr, saved - surr));
   PetscFunctionReturn(PETSC_SUCCESS);
