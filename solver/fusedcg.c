@@ -83,6 +83,62 @@ static PetscErrorCode FusedProduct(KSP ksp, Mat A, PetscErrorCode (**multdot)(Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* r = b - A x (r = b from a zero guess) and its norm in the KSP's norm type;
+ * natural: beta = z.r too. A norm or dot that is not finite sets ksp->reason
+ * (KSPCheckNorm, KSPCheckDot) and returns. */
+static PetscErrorCode InitialResidual(KSP ksp, Mat Amat, Vec X, Vec B, Vec R, Vec Z, PetscReal *dp, PetscScalar *beta)
+{
+  PetscFunctionBegin;
+  if (!ksp->guess_zero) {
+    PetscCall(KSP_MatMult(ksp, Amat, X, R)); /* r <- b - A x */
+    PetscCall(VecAYPX(R, -1.0, B));
+  } else PetscCall(VecCopy(B, R));
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
+    PetscCall(VecNorm(Z, NORM_2, dp));
+    KSPCheckNorm(ksp, *dp);
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(VecNorm(R, NORM_2, dp));
+    KSPCheckNorm(ksp, *dp);
+    break;
+  case KSP_NORM_NATURAL:
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(VecTDot(Z, R, beta));
+    KSPCheckDot(ksp, *beta);
+    *dp = PetscSqrtReal(PetscAbsScalar(*beta));
+    break;
+  case KSP_NORM_NONE: *dp = 0.0; break;
+  default: SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "%s", KSPNormTypes[ksp->normtype]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The unfused update, as KSPCG makes it: x += a p, r -= a w, then the norm of
+ * the KSP's norm type (natural: beta = z.r too). A norm or dot that is not
+ * finite sets ksp->reason and returns. */
+static PetscErrorCode UpdateAndNorm(KSP ksp, PetscScalar a, Vec X, Vec P, Vec R, Vec W, Vec Z, PetscReal *dp, PetscScalar *beta)
+{
+  PetscFunctionBegin;
+  PetscCall(VecAXPY(X, a, P));  /* x <- x + a p */
+  PetscCall(VecAXPY(R, -a, W)); /* r <- r - a w */
+  if (ksp->normtype == KSP_NORM_PRECONDITIONED) {
+    PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
+    PetscCall(VecNorm(Z, NORM_2, dp));
+    KSPCheckNorm(ksp, *dp);
+  } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED) {
+    PetscCall(VecNorm(R, NORM_2, dp));
+    KSPCheckNorm(ksp, *dp);
+  } else if (ksp->normtype == KSP_NORM_NATURAL) {
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(VecTDot(Z, R, beta));
+    KSPCheckDot(ksp, *beta);
+    *dp = PetscSqrtReal(PetscAbsScalar(*beta));
+  } else *dp = 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
 {
   KSP_FPNACG *cg = (KSP_FPNACG *)ksp->data;
@@ -107,29 +163,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   PetscCall(FusedProduct(ksp, Amat, &multdot));
 
   ksp->its = 0;
-  if (!ksp->guess_zero) {
-    PetscCall(KSP_MatMult(ksp, Amat, X, R)); /* r <- b - A x */
-    PetscCall(VecAYPX(R, -1.0, B));
-  } else PetscCall(VecCopy(B, R));
-  switch (ksp->normtype) {
-  case KSP_NORM_PRECONDITIONED:
-    PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
-    PetscCall(VecNorm(Z, NORM_2, &dp));
-    KSPCheckNorm(ksp, dp);
-    break;
-  case KSP_NORM_UNPRECONDITIONED:
-    PetscCall(VecNorm(R, NORM_2, &dp));
-    KSPCheckNorm(ksp, dp);
-    break;
-  case KSP_NORM_NATURAL:
-    PetscCall(KSP_PCApply(ksp, R, Z));
-    PetscCall(VecTDot(Z, R, &beta));
-    KSPCheckDot(ksp, beta);
-    dp = PetscSqrtReal(PetscAbsScalar(beta));
-    break;
-  case KSP_NORM_NONE: dp = 0.0; break;
-  default: SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "%s", KSPNormTypes[ksp->normtype]);
-  }
+  PetscCall(InitialResidual(ksp, Amat, X, B, R, Z, &dp, &beta));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS); /* a norm or dot that is not finite */
   PetscCall(KSPLogResidualHistory(ksp, dp));
   PetscCall(KSPMonitor(ksp, 0, dp));
   ksp->rnorm = dp;
@@ -178,21 +213,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
       dp = PetscSqrtReal(zz);
       KSPCheckNorm(ksp, dp);
     } else {
-      PetscCall(VecAXPY(X, a, P));  /* x <- x + a p */
-      PetscCall(VecAXPY(R, -a, W)); /* r <- r - a w */
-      if (ksp->normtype == KSP_NORM_PRECONDITIONED) {
-        PetscCall(KSP_PCApply(ksp, R, Z)); /* z <- B r */
-        PetscCall(VecNorm(Z, NORM_2, &dp));
-        KSPCheckNorm(ksp, dp);
-      } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED) {
-        PetscCall(VecNorm(R, NORM_2, &dp));
-        KSPCheckNorm(ksp, dp);
-      } else if (ksp->normtype == KSP_NORM_NATURAL) {
-        PetscCall(KSP_PCApply(ksp, R, Z));
-        PetscCall(VecTDot(Z, R, &beta));
-        KSPCheckDot(ksp, beta);
-        dp = PetscSqrtReal(PetscAbsScalar(beta));
-      } else dp = 0.0;
+      PetscCall(UpdateAndNorm(ksp, a, X, P, R, W, Z, &dp, &beta));
+      if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS); /* a norm or dot that is not finite */
     }
     ksp->rnorm = dp;
     PetscCall(KSPLogResidualHistory(ksp, dp));
