@@ -56,7 +56,8 @@ static int rsum_paths(size_t rounds)
     return 1;
   }
   omp_set_num_threads(1);
-  for (size_t i = 0; i < L; i++) x[i] = sin(0.001 * (double)i) * ldexp(1.0, (int)(i % 23) - 11), y[i] = cos(0.003 * (double)i);
+  for (size_t i = 0; i < L; i++)
+    x[i] = sin(0.001 * (double)i) * ldexp(1.0, (int)(i % 23) - 11), y[i] = cos(0.003 * (double)i);
   const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
   int         lanes[3];
   double      bd[3] = {1e30, 1e30, 1e30}, bs[3] = {1e30, 1e30, 1e30}, det = 1e30, sink = 0.0;
@@ -89,9 +90,12 @@ static int rsum_paths(size_t rounds)
   double vals = (double)L * reps;
   printf("rsum: %zu doubles (the medium deck's vectors), 1 thread, best of %zu interleaved rounds\n", L, rounds);
   printf("%-8s %-8s %5s %14s %20s\n", "asked", "took", "lanes", "dot ns/value", "z.z + z.r ns/value");
-  for (int p = 0; p < 3; p++) printf("%-8s %-8s %5d %14.3f %20.3f\n", isa[p], took[p], lanes[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
-  printf("a run here takes the %s path with %d lanes (the widest path unless MINIAPP_RSUM_ISA names one)\n", run_isa, run_lanes);
-  printf("%-17s %14.3f  (the deterministic strategy's dot: 8 lanes, a tree%s)\n", "deterministic", 1e9 * det / vals, sink == 0.1 ? " " : "");
+  for (int p = 0; p < 3; p++)
+    printf("%-8s %-8s %5d %14.3f %20.3f\n", isa[p], took[p], lanes[p], 1e9 * bd[p] / vals, 1e9 * bs[p] / vals);
+  printf("a run here takes the %s path with %d lanes (the widest path unless MINIAPP_RSUM_ISA names one)\n", run_isa,
+         run_lanes);
+  printf("%-17s %14.3f  (the deterministic strategy's dot: 8 lanes, a tree%s)\n", "deterministic", 1e9 * det / vals,
+         sink == 0.1 ? " " : "");
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("rsum bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
   free(x), free(y);
@@ -100,7 +104,8 @@ static int rsum_paths(size_t rounds)
 
 /* gsum_add_outer's paths on nx delta rows x ny activation rows of n samples
  * (rows n apart), chunk by chunk; returns 1 if the paths' bits differ. */
-static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
+static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a,
+                       const int32_t *ey, gsum_t *st)
 {
   const size_t C = 1024;
   const char *isa[] = {"generic", "avx2", "avx512"}, *took[3];
@@ -144,8 +149,10 @@ static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const
   double prods = (double)n * nx * ny;
   printf("bench_rsum: %zu samples x %zu x %zu pairs, 1 thread, best of %zu interleaved rounds\n", n, nx, ny, rounds);
   printf("%-8s %-8s %12s %10s\n", "asked", "took", "ns/product", "vs widest");
-  for (int p = 0; p < 3; p++) printf("%-8s %-8s %12.3f %10.2f\n", isa[p], took[p], 1e9 * best[p] / prods, best[p] / best[2]);
-  printf("%-17s %12.3f %10.2f  (float products, 8-lane sums: the deterministic strategy's arithmetic)\n", "float tree", 1e9 * tree / prods, tree / best[2]);
+  for (int p = 0; p < 3; p++)
+    printf("%-8s %-8s %12.3f %10.2f\n", isa[p], took[p], 1e9 * best[p] / prods, best[p] / best[2]);
+  printf("%-17s %12.3f %10.2f  (float products, 8-lane sums: the deterministic strategy's arithmetic)\n", "float tree",
+         1e9 * tree / prods, tree / best[2]);
   int same = hash[0] == hash[1] && hash[1] == hash[2];
   printf("bits: %s (hash %016llx)\n", same ? "the same on every path" : "DIFFER", (unsigned long long)hash[2]);
   return !same;
@@ -158,7 +165,8 @@ static int outer_paths(size_t n, size_t rounds, size_t nx, const float *d, const
  * chunks as the train step makes it (the rows from memory) against the same
  * number of passes over one chunk (its rows in cache), on the path this CPU
  * takes. */
-static void hot_vs_streamed(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
+static void hot_vs_streamed(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny,
+                            const float *a, const int32_t *ey, gsum_t *st)
 {
   const size_t C = 1024;
   double       bs = 1e30, bh = 1e30;
@@ -175,7 +183,8 @@ static void hot_vs_streamed(size_t n, size_t rounds, size_t nx, const float *d, 
     bh = t < bh ? t : bh;
   }
   double prods = (double)n * nx * ny;
-  printf("gsum %s, %zu x %zu pairs: streamed %.3f ns/product, in cache %.3f: the rows' loads cost %.2fx\n", run_isa, nx, ny, 1e9 * bs / prods, 1e9 * bh / prods, bs / bh);
+  printf("gsum %s, %zu x %zu pairs: streamed %.3f ns/product, in cache %.3f: the rows' loads cost %.2fx\n", run_isa, nx,
+         ny, 1e9 * bs / prods, 1e9 * bh / prods, bs / bh);
 }
 
 #if defined(__x86_64__)
@@ -194,7 +203,8 @@ __attribute__((target("avx512f"))) static void fp_widen(size_t m, const float *x
   __m512d s = _mm512_set1_pd(ldexp(1.0, -e));
   for (size_t i = 0; i < m; i += 8) _mm512_storeu_pd(xs + i, _mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + i)), s));
 }
-__attribute__((target("avx512f"))) static void fp_block(int64_t *c, size_t ny, size_t m, double *const *xs, double *const *ys)
+__attribute__((target("avx512f"))) static void fp_block(int64_t *c, size_t ny, size_t m, double *const *xs,
+                                                        double *const *ys)
 {
   const __m512d C = _mm512_set1_pd(192.0); /* 1.5 2^7: its binade [128, 256) has ulp 2^-45; |64 products| < 64 */
   __m512d       S[4][4];
@@ -205,14 +215,18 @@ __attribute__((target("avx512f"))) static void fp_block(int64_t *c, size_t ny, s
     for (int u = 0; u < 4; u++) a[u] = _mm512_loadu_pd(xs[u] + i);
     for (int v = 0; v < 4; v++) {
       __m512d b = _mm512_loadu_pd(ys[v] + i);
-      for (int u = 0; u < 4; u++) S[u][v] = _mm512_fmadd_round_pd(a[u], b, S[u][v], _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      for (int u = 0; u < 4; u++)
+        S[u][v] = _mm512_fmadd_round_pd(a[u], b, S[u][v], _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     }
   }
   for (int u = 0; u < 4; u++)
-    for (int v = 0; v < 4; v++) c[u * ny + v] += _mm512_reduce_add_epi64(_mm512_sub_epi64(_mm512_castpd_si512(S[u][v]), _mm512_castpd_si512(C)));
+    for (int v = 0; v < 4; v++)
+      c[u * ny + v] += _mm512_reduce_add_epi64(_mm512_sub_epi64(_mm512_castpd_si512(S[u][v]), _mm512_castpd_si512(C)));
 }
 /* nx, ny multiples of 4, at most 32; n a multiple of 8 */
-__attribute__((target("avx512f"))) static void fp_outer(int64_t *c, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey)
+__attribute__((target("avx512f"))) static void fp_outer(int64_t *c, size_t n, size_t nx, const float *x, size_t ldx,
+                                                        const int32_t *ex, size_t ny, const float *y, size_t ldy,
+                                                        const int32_t *ey)
 {
   static double xs[4][FP_SUB], ys[32][FP_SUB];
   double       *xp[4], *yp[32];
@@ -228,7 +242,8 @@ __attribute__((target("avx512f"))) static void fp_outer(int64_t *c, size_t n, si
 
 /* The probe against gsum's AVX-512 path, interleaved; 1 if a sum breaks the
  * probe's own bound (n units of 2^-45 below the exact sum, none above). */
-static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny, const float *a, const int32_t *ey, gsum_t *st)
+static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, const int32_t *ex, size_t ny,
+                           const float *a, const int32_t *ey, gsum_t *st)
 {
   const size_t C = 1024;
   if (!__builtin_cpu_supports("avx512f")) {
@@ -252,14 +267,16 @@ static int floor_fma_probe(size_t n, size_t rounds, size_t nx, const float *d, c
     t  = now() - t;
     bp = t < bp ? t : bp;
   }
-  for (size_t q = 0; q < nx * ny; q++) { /* gsum's sum is within n 2^-52 of the exact one: far inside the probe's n 2^-45 */
+  for (size_t q = 0; q < nx * ny;
+       q++) { /* gsum's sum is within n 2^-52 of the exact one: far inside the probe's n 2^-45 */
     rsum_t rs;
     gsum_to_rsum(&st[q], ex[q / ny], ey[q % ny], &rs);
     double u = ldexp(1.0, ex[q / ny] + ey[q % ny] - 45), diff = rsum_value(&rs) - (double)cnt[q] * u;
     bad |= !(diff >= -1e-3 * u && diff <= (double)n * u);
   }
   double prods = (double)n * nx * ny;
-  printf("floor-rounded FMA accumulation (a design not taken: unit 2^-45, other bits): %.3f ns/product, gsum's AVX-512 path %.3f: %.2fx faster; within its bound: %s\n",
+  printf("floor-rounded FMA accumulation (a design not taken: unit 2^-45, other bits): %.3f ns/product, gsum's AVX-512 "
+         "path %.3f: %.2fx faster; within its bound: %s\n",
          1e9 * bp / prods, 1e9 * bg / prods, bg / bp, bad ? "NO" : "yes");
   free(cnt);
   return bad;
@@ -296,7 +313,8 @@ static int floor_fma_accuracy(size_t n)
     x[i] = i % n == 3 ? 1024.0f : ldexpf((float)(r % 2000001) / 1e6f - 1.0f, -30);
     y[i] = (float)((r >> 24) % 1000001) / 1e6f;
   }
-  for (size_t q = 0; q < k; q++) ex[q] = gsum_exponent(gsum_absmax(n, x + q * n)), ey[q] = gsum_exponent(gsum_absmax(n, y + q * n));
+  for (size_t q = 0; q < k; q++)
+    ex[q] = gsum_exponent(gsum_absmax(n, x + q * n)), ey[q] = gsum_exponent(gsum_absmax(n, y + q * n));
   rsum_set_isa("avx512");
   for (size_t q = 0; q < 16; q++) gsum_init(&st[q]);
   for (size_t c = 0; c < n; c += C) {
@@ -317,7 +335,9 @@ static int floor_fma_accuracy(size_t n)
     wg = eg / tree > wg ? eg / tree : wg, wf = ef / tree > wf ? ef / tree : wf;
     bad |= !(eg <= (double)n * ldexp(1.0, ex[u] + ey[v] - 52) + 2 * 0x1p-52 * fabs(exact));
   }
-  printf("one-sided rounding: one outlier sample per delta row, %zu samples: error / float tree bound, gsum (nearest) %.2g, floor-rounded design %.2g\n", n, wg, wf);
+  printf("one-sided rounding: one outlier sample per delta row, %zu samples: error / float tree bound, gsum (nearest) "
+         "%.2g, floor-rounded design %.2g\n",
+         n, wg, wf);
   rsum_set_isa(run_isa);
   free(x), free(y), free(xd), free(yd);
   return bad;
@@ -343,10 +363,12 @@ int main(int argc, char **argv)
   run_isa = rsum_isa(), run_lanes = rsum_lanes();
   size_t       n = 262144, rounds = 5;
   if (argc > 3) {
-    fprintf(stderr, "bench_rsum: error: usage: bench_rsum [samples, a multiple of %zu up to 2^26] [rounds, 1 to 1000]\n", C);
+    fprintf(stderr,
+            "bench_rsum: error: usage: bench_rsum [samples, a multiple of %zu up to 2^26] [rounds, 1 to 1000]\n", C);
     return 1;
   }
-  if ((argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) || n % C) { /* the chunk loop takes whole chunks: 4097 would have run 4096 */
+  if ((argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) ||
+      n % C) { /* the chunk loop takes whole chunks: 4097 would have run 4096 */
     fprintf(stderr, "bench_rsum: error: samples %s: a multiple of %zu from %zu to 2^26\n", argv[1], C, C);
     return 1;
   }
@@ -370,10 +392,12 @@ int main(int argc, char **argv)
     r ^= r << 13, r ^= r >> 7, r ^= r << 17;
     a[i] = (float)(r % 1000001) / 1e6f;
   }
-  for (size_t i = 0; i < nx; i++) ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
+  for (size_t i = 0; i < nx; i++)
+    ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
   for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
   int bad = outer_paths(n, rounds, nx, d, ex, ny, a, ey, st); /* a hidden layer */
-  bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey, st);    /* the output layer: one delta row (gsum's pass for few rows) */
+  bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey,
+                     st); /* the output layer: one delta row (gsum's pass for few rows) */
   hot_vs_streamed(n, rounds, nx, d, ex, ny, a, ey, st);
 #if defined(__x86_64__)
   bad |= floor_fma_probe(n, rounds, nx, d, ex, ny, a, ey, st);

@@ -44,9 +44,12 @@ int afile_diagnose(const char *path, int err)
 {
   struct statvfs sv;
   char           dir[AFILE_PATH_MAX];
-  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM || err == AFILE_EPROTECTED) return err;
+  if (err == ENOSPC || err == EDQUOT || err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM ||
+      err == AFILE_ESTREAM || err == AFILE_EPROTECTED)
+    return err;
   split(path, dir, sizeof dir);
-  if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC; /* blocks: /proc and /sys have none, and are not full */
+  if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0)
+    return ENOSPC; /* blocks: /proc and /sys have none, and are not full */
   return err;
 }
 
@@ -55,8 +58,11 @@ const char *afile_strerror(int err)
   if (err == AFILE_ENOTREG) return "exists and is not a regular file; refusing to replace it";
   if (err == AFILE_EDANGLING) return "is a symbolic link to no file; name the file itself";
   if (err == AFILE_EPROGRAM) return "is a program (executable, ELF or #! script); refusing to replace it";
-  if (err == AFILE_EPROTECTED) return "is write-protected (no write permission); refusing to replace it: make it writable or name another file";
-  if (err == AFILE_ESTREAM) return "is where this run's standard input, output or error goes (a redirection); replacing it would lose what the stream holds: name another file";
+  if (err == AFILE_EPROTECTED)
+    return "is write-protected (no write permission); refusing to replace it: make it writable or name another file";
+  if (err == AFILE_ESTREAM)
+    return "is where this run's standard input, output or error goes (a redirection); replacing it would lose what the "
+           "stream holds: name another file";
   return strerror(err);
 }
 
@@ -79,7 +85,8 @@ int afile_remove_stale(const char *target)
     if (strncmp(e->d_name, prefix, plen) || !isdigit((unsigned char)*p)) continue;
     long pid = strtol(p, &end, 10);
     /* "<pid>" (older versions) or "<pid>.<this host>.XXXXXX" */
-    int ours = !*end || (*end == '.' && !strncmp(end + 1, host, hlen) && end[1 + hlen] == '.' && strlen(end + 2 + hlen) == 6);
+    int ours = !*end ||
+               (*end == '.' && !strncmp(end + 1, host, hlen) && end[1 + hlen] == '.' && strlen(end + 2 + hlen) == 6);
     if (!ours || pid <= 0 || pid == (long)getpid()) continue;
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to judge) */
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -135,7 +142,8 @@ void afile_handle_signals(const char *prog)
 {
   for (size_t k = 0; k < NSTOPS && prog; k++)
     snprintf(stop_line[k], sizeof stop_line[k],
-             "%s: stopped by %s: the files it was writing are not written (their temporaries removed, the files there kept); exit %d\n",
+             "%s: stopped by %s: the files it was writing are not written (their temporaries removed, the files there "
+             "kept); exit %d\n",
              prog, stops[k].name, 128 + stops[k].sig);
   install();
 }
@@ -200,7 +208,8 @@ int afile_begin(afile *f, const char *target, int stream)
 
   memset(f, 0, sizeof *f);
   if (!target || !target[0]) return ENOENT;
-  if (!lstat(target, &lst) && S_ISLNK(lst.st_mode)) { /* written through: the file it names is replaced, the link kept */
+  if (!lstat(target, &lst) &&
+      S_ISLNK(lst.st_mode)) { /* written through: the file it names is replaced, the link kept */
     if (!realpath(target, real)) return errno == ENOENT ? AFILE_EDANGLING : errno;
     target = real;
   }
@@ -258,7 +267,8 @@ int afile_commit(afile *f)
       close(fd);
     }
   }
-  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode)) err = AFILE_ENOTREG; /* f->target is the link's file: never a link */
+  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode))
+    err = AFILE_ENOTREG; /* f->target is the link's file: never a link */
   if (!err && rename(f->tmp, f->target)) err = errno;
   if (err) {
     err = afile_diagnose(f->tmp, err);

@@ -25,7 +25,8 @@
 #define AFILE_ENOTREG  100001 /* the target exists and is not a regular file */
 #define AFILE_EDANGLING 100002 /* the target is a symbolic link to no file */
 #define AFILE_EPROGRAM  100003 /* the target is a program: executable, or an ELF or #! file */
-#define AFILE_ESTREAM   100004 /* the target is this process's standard input, output or error (a redirection, /dev/stdout) */
+#define AFILE_ESTREAM \
+  100004 /* the target is this process's standard input, output or error (a redirection, /dev/stdout) */
 #define AFILE_EPROTECTED 100005 /* the target is write-protected: a regular file without any write permission bit */
 
 typedef struct {

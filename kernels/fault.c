@@ -33,7 +33,8 @@ static int number(const char *key, const char *v, long long lo, int random_ok, l
 {
   char *end;
   if (random_ok && !strcmp(v, "random")) return *out = -1, 0;
-  if (!*v || strspn(v, "0123456789") != strlen(v)) return fail(err, len, "%s=%s is not a whole decimal number%s", key, v, random_ok ? " or 'random'" : "");
+  if (!*v || strspn(v, "0123456789") != strlen(v))
+    return fail(err, len, "%s=%s is not a whole decimal number%s", key, v, random_ok ? " or 'random'" : "");
   errno = 0;
   long long x = strtoll(v, &end, 10);
   if (*end || errno) return fail(err, len, "%s=%s is out of range (at most %lld)", key, v, LLONG_MAX);
@@ -51,14 +52,16 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
   *spec = (fault_spec){.site = FAULT_STATE, .at = -1, .replica = -1, .entry = -1, .bit = -1, .call = 1, .seed = 1};
   if (!text || !*text) return fail(err, errlen, "empty spec (e.g. -inject site=state,step=10,bit=0)");
   if (strlen(text) >= sizeof buf) return fail(err, errlen, "spec too long");
-  if (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) /* strtok_r skips empty entries: a typo ran */
+  if (text[0] == ',' || text[strlen(text) - 1] == ',' ||
+      strstr(text, ",,")) /* strtok_r skips empty entries: a typo ran */
     return fail(err, errlen, "empty entry in '%s' (entries are key=value, separated by single commas)", text);
   strcpy(buf, text);
   char seen[8][8] = {{0}};
   int  nseen      = 0;
   for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(kv, '=');
-    if (!eq) return fail(err, errlen, "'%s' is not key=value (keys: site, step, epoch, replica, entry, bit, call, seed)", kv);
+    if (!eq)
+      return fail(err, errlen, "'%s' is not key=value (keys: site, step, epoch, replica, entry, bit, call, seed)", kv);
     *eq = 0;
     const char *k = kv, *v = eq + 1;
     for (int j = 0; j < nseen; j++) /* the last would silently win */
@@ -67,7 +70,8 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
     if (!strcmp(k, "site")) {
       int s;
       for (s = 0; s < FAULT_NSITES && strcmp(v, fault_site_names[s]); s++) {}
-      if (s == FAULT_NSITES) return fail(err, errlen, "site=%s: unknown (state, iterate, operator, gradient, weight, activation)", v);
+      if (s == FAULT_NSITES)
+        return fail(err, errlen, "site=%s: unknown (state, iterate, operator, gradient, weight, activation)", v);
       spec->site = (fault_site)s, have_site = 1;
     } else if (!strcmp(k, "step") || !strcmp(k, "epoch")) {
       if (number(k, v, !strcmp(k, "step") ? 1 : 0, 0, &x, err, errlen)) return -1;
@@ -80,7 +84,8 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
       if (number(k, v, 0, 1, &spec->entry, err, errlen)) return -1;
     } else if (!strcmp(k, "bit")) {
       if (number(k, v, 0, 1, &x, err, errlen)) return -1;
-      if (x > 63) return fail(err, errlen, "bit=%s: must be in [0, 63] (double) or [0, 31] (float sites), or 'random'", v);
+      if (x > 63)
+        return fail(err, errlen, "bit=%s: must be in [0, 63] (double) or [0, 31] (float sites), or 'random'", v);
       spec->bit = (int)x;
     } else if (!strcmp(k, "call")) {
       if (number(k, v, 1, 0, &spec->call, err, errlen)) return -1;
@@ -91,10 +96,16 @@ int fault_parse(const char *text, fault_spec *spec, char *err, size_t errlen)
   }
   if (!have_site) return fail(err, errlen, "no site= (state, iterate, operator, gradient, weight, activation)");
   if (have_step && have_epoch) return fail(err, errlen, "give step= or epoch=, not both");
-  if (fault_site_is_solver(spec->site) && !have_step) return fail(err, errlen, "site=%s needs step=N (the step that produces state N, from 1)", fault_site_names[spec->site]);
-  if (!fault_site_is_solver(spec->site) && !have_epoch) return fail(err, errlen, "site=%s needs epoch=N (from 0)", fault_site_names[spec->site]);
-  if (spec->bit >= fault_site_bits(spec->site)) return fail(err, errlen, "bit=%d: site %s holds %d-bit values (bits 0..%d)", spec->bit, fault_site_names[spec->site], fault_site_bits(spec->site), fault_site_bits(spec->site) - 1);
-  if (spec->call != 1 && spec->site != FAULT_ITERATE && spec->site != FAULT_OPERATOR && spec->site != FAULT_ACTIVATION) return fail(err, errlen, "call= applies to sites iterate, operator and activation only");
+  if (fault_site_is_solver(spec->site) && !have_step)
+    return fail(err, errlen, "site=%s needs step=N (the step that produces state N, from 1)",
+                fault_site_names[spec->site]);
+  if (!fault_site_is_solver(spec->site) && !have_epoch)
+    return fail(err, errlen, "site=%s needs epoch=N (from 0)", fault_site_names[spec->site]);
+  if (spec->bit >= fault_site_bits(spec->site))
+    return fail(err, errlen, "bit=%d: site %s holds %d-bit values (bits 0..%d)", spec->bit,
+                fault_site_names[spec->site], fault_site_bits(spec->site), fault_site_bits(spec->site) - 1);
+  if (spec->call != 1 && spec->site != FAULT_ITERATE && spec->site != FAULT_OPERATOR && spec->site != FAULT_ACTIVATION)
+    return fail(err, errlen, "call= applies to sites iterate, operator and activation only");
   return 0;
 }
 
@@ -108,7 +119,8 @@ void fault_arm(fault_ctx *f, const fault_spec *spec)
 {
   f->spec = *spec, f->calls = 0;
   memset(&f->rec, 0, sizeof f->rec);
-  f->rec.site = spec->site, f->rec.at = spec->at, f->rec.replica = spec->replica, f->rec.entry = spec->entry, f->rec.bit = spec->bit;
+  f->rec.site = spec->site, f->rec.at = spec->at, f->rec.replica = spec->replica, f->rec.entry = spec->entry,
+  f->rec.bit = spec->bit;
   f->armed = (int)spec->site;
 }
 
@@ -144,7 +156,10 @@ static void flip(void *p, size_t size, int bit)
   }
 }
 
-long long fault_take_(fault_ctx *f, fault_site s, size_t n, long long offset, long long N) { return fault_is_armed(f, s) ? target(f, n, offset, N) : -1; }
+long long fault_take_(fault_ctx *f, fault_site s, size_t n, long long offset, long long N)
+{
+  return fault_is_armed(f, s) ? target(f, n, offset, N) : -1;
+}
 
 void fault_flip_double(fault_ctx *f, double *v)
 {

@@ -26,7 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { FAULT_STATE, FAULT_ITERATE, FAULT_OPERATOR, FAULT_GRADIENT, FAULT_WEIGHT, FAULT_ACTIVATION, FAULT_NSITES } fault_site;
+typedef enum {
+  FAULT_STATE,
+  FAULT_ITERATE,
+  FAULT_OPERATOR,
+  FAULT_GRADIENT,
+  FAULT_WEIGHT,
+  FAULT_ACTIVATION,
+  FAULT_NSITES
+} fault_site;
 extern const char *const fault_site_names[FAULT_NSITES];
 
 typedef struct {

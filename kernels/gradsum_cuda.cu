@@ -30,7 +30,8 @@
  * pair's adds arrived in chunk order, nearly a fixed order). Deterministic
  * (partial): x = tile, y = chunk with a stride of gridDim.y; order does not
  * matter there. */
-__global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, float *partial, float *acc)
+__global__ void gradsum_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                     size_t len, int nchunk, float *partial, float *acc)
 {
   __shared__ float sh[GS_ROUND][GS_THREADS];
   const int        T = GS_FT;
@@ -117,7 +118,8 @@ static void gs_tree(int npair, size_t nchunk, float *partial, float *out)
  * products it has (nf: 1 NaN, 2 +Inf, 4 -Inf): kernels/rsum.c keeps those
  * apart from the bins and sums them as they are, so must the device. Block
  * (tile, chunk stride gridDim.y); max and or are order-free. */
-__global__ void gradsum_absmax_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, unsigned long long *mx, unsigned long long *nf)
+__global__ void gradsum_absmax_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                      size_t len, int nchunk, unsigned long long *mx, unsigned long long *nf)
 {
   const int                     T = GS_RT;
   __shared__ double             sh[T * T][GS_THREADS];
@@ -162,7 +164,9 @@ __global__ void gradsum_absmax_kernel(int npair, int ny, const float *X, size_t 
 
 /* bins[(p * nseg + g) * 3 + k]: fold k of pair p over segment g (GS_SEG_LEN
  * samples). Integer adds: any order, any tiling gives the same bins. */
-__global__ void gradsum_bins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned long long *mx, unsigned long long *bins)
+__global__ void gradsum_bins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                    size_t len, int nchunk, int nseg, const unsigned long long *mx,
+                                    unsigned long long *bins)
 {
   const int            T = GS_RT, R = 4; /* pairs per round of the block tree: 24 KB */
   __shared__ long long sh[R][3][GS_THREADS];
@@ -268,7 +272,8 @@ static red_partial_t *dst_of(const gradsum_dst *d, int ny, size_t p)
   return k < (size_t)ny ? d->w + j * d->ldw + k : d->b ? d->b + j * d->ldb : nullptr;
 }
 
-extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst)
+extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y,
+                            size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst)
 {
   size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, off;
   if (npair <= 0) return 0;
@@ -282,8 +287,10 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
   if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
   int    nchunk = (int)nch, nseg = (int)gradsum_nseg(len), rc;
   size_t nty    = nch < GS_GRID_Y ? nch : GS_GRID_Y;
-  dim3   fgrid((unsigned)gs_ntiles(npair, ny, GS_FT), (unsigned)nty), rgrid((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty);
-  size_t bytes = st == RED_REPRODUCIBLE ? (size_t)npair * (2 + 3 * (size_t)nseg) * sizeof(unsigned long long) : (size_t)npair * sizeof(float);
+  dim3   fgrid((unsigned)gs_ntiles(npair, ny, GS_FT), (unsigned)nty),
+    rgrid((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty);
+  size_t bytes = st == RED_REPRODUCIBLE ? (size_t)npair * (2 + 3 * (size_t)nseg) * sizeof(unsigned long long)
+                                        : (size_t)npair * sizeof(float);
   if ((rc = gs_ws_results(ws, bytes, &off))) return rc;
   ws->call[ws->ncall++] = gradsum_call{st, 0, npair, ny, nseg, off, dst};
   if (st == RED_REPRODUCIBLE) {
@@ -291,7 +298,8 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     cudaMemsetAsync(mx, 0, bytes);
     gradsum_absmax_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
     gradsum_bins_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
-  } else if (ws->gemm) { /* GEMM-style tiles (gradsum_gemm_cuda.cu); deterministic: their chunk partials and the chunk tree */
+  } else if (
+    ws->gemm) { /* GEMM-style tiles (gradsum_gemm_cuda.cu); deterministic: their chunk partials and the chunk tree */
     float *out = (float *)((char *)ws->res + off);
     size_t ngc = gradsum_gemm_nchunk(len);
     if (st == RED_DETERMINISTIC) {
@@ -342,7 +350,7 @@ extern "C" int gradsum_cuda_flush(gradsum_ws *ws)
       gradsum_to_rsum(m, (const long long *)&hb[3 * p * c->nseg], c->nseg, &d->r);
       if (hf[p]) { /* rsum's sum of the non-finite summands: NaN with a NaN or both infinities, else the infinity */
         d->r.nonfinite = 1;
-        d->r.special   = (hf[p] & 1) || (hf[p] & 6) == 6 ? (double)NAN : hf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
+        d->r.special = (hf[p] & 1) || (hf[p] & 6) == 6 ? (double)NAN : hf[p] & 2 ? (double)INFINITY : -(double)INFINITY;
       }
     }
   }

@@ -138,9 +138,10 @@ GS_HD void gradsum_gemm_shape(int nx, int ny, int *TJ, int *TK)
  * major, gradsum_gemm_nchunk(len) chunks; or acc: atomicAdd into one per
  * pair) and the reproducible bins (as gradsum_gbins_kernel's). */
 size_t gradsum_gemm_nchunk(size_t len);
-void   gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, float *partial, float *acc);
-void   gradsum_gemm_gbins(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nseg, const unsigned *xmax, const unsigned *ymax, unsigned long long *nf,
-                          unsigned long long *bins);
+void   gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                          float *partial, float *acc);
+void gradsum_gemm_gbins(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nseg,
+                        const unsigned *xmax, const unsigned *ymax, unsigned long long *nf, unsigned long long *bins);
 #endif
 
 #ifdef __cplusplus
@@ -169,7 +170,8 @@ typedef struct {
   size_t        rcap, rused;
   gradsum_call *call; /* the pending calls */
   int           ncall, ccap;
-  int           gemm; /* 1: the GEMM-style kernels (reproducible: the same bits; float: their own fixed order), 0: the tiled ones */
+  int
+    gemm; /* 1: the GEMM-style kernels (reproducible: the same bits; float: their own fixed order), 0: the tiled ones */
 } gradsum_ws;
 
 /* Launch on the current stream; the npair results reach dst at the next
@@ -178,7 +180,8 @@ typedef struct {
  * the workspace: dst must stay valid until then. d for atomic/deterministic,
  * r for reproducible. Returns 0 or a cudaError_t value. Any len (segments of
  * GS_SEG_LEN samples keep the int64 bins from overflowing). */
-int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst);
+int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                 size_t len, gradsum_ws *ws, gradsum_dst dst);
 /* The reproducible weight gradients (kernels/gsum.c's sums, the same states
  * the CPU reaches): pairs as in gradsum_cuda, st is RED_REPRODUCIBLE. The
  * rows' maxima over len samples are found first; rowmax (NULL on one rank)
@@ -186,18 +189,21 @@ int  gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X, size_t l
  * MPI_MAX; every rank must make the same calls, len 0 included); then every
  * product is rounded to its pair's unit and added in integers. */
 typedef int (*gradsum_rowmax_fn)(float *m, size_t n, void *ctx);
-int  gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx);
+int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                       gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx);
 /* The same under exponents decided before the call (kernels/gsum.h
  * gsum_units): bx, by on the device, the bounds gsum_unit_bound of the nx x
  * rows' and the ny y rows' exponents (nx = npair / (ny + 1)); the rows must
  * lie within them. No maxima are found and nothing waits for the device. */
-int  gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by);
+int gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                          gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by);
 /* The largest |x| of each of the nx rows of X and then the ny rows of Y over
  * len samples, onto the host (h[nx + ny]; +Inf for a row holding an Inf or
  * NaN): the maxima kernels/gsum.h's gsum_units takes, whose exponents then
  * reach gradsum_cuda_outer_at as bounds (gsum_unit_bound). Waits for the
  * device once (a layer's deltas and inputs in one copy). */
-int  gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, float *h);
+int  gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len,
+                         gradsum_ws *ws, float *h);
 int  gradsum_cuda_flush(gradsum_ws *ws);
 void gradsum_cuda_free(gradsum_ws *ws);
 #ifdef __cplusplus

@@ -55,7 +55,9 @@ __device__ __forceinline__ int gs_pair(const gs_tile &g, int a, int b)
   return p < g.npair ? (int)p : -1;
 }
 /* sample i of the tile's x rows and y columns; rows outside read nothing */
-template <int T> __device__ __forceinline__ void gs_load(const gs_tile &g, const float *X, size_t ldx, const float *Y, size_t ldy, size_t i, float xv[T], float yv[T])
+template <int T>
+__device__ __forceinline__ void gs_load(const gs_tile &g, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                        size_t i, float xv[T], float yv[T])
 {
   int nx = (g.npair + g.ny) / (g.ny + 1);
 #pragma unroll

@@ -38,8 +38,9 @@
 /* The block's chunk sums of samples from s0 on into the pairs' bins (two
  * 32-bit digits each; column GG_R of sacc: the bias sums), sacc cleared for
  * the next chunk. Every thread of the block takes part. */
-__device__ __forceinline__ void gg_flush(unsigned long long (*sacc)[GG_R + 1], unsigned long long *bins, int npair, int nx, int ny, int nseg, size_t s0, int j0, int k0, int RJ,
-                                         int RK, int dobias)
+__device__ __forceinline__ void gg_flush(unsigned long long (*sacc)[GG_R + 1], unsigned long long *bins, int npair,
+                                         int nx, int ny, int nseg, size_t s0, int j0, int k0, int RJ, int RK,
+                                         int dobias)
 {
   for (int q = threadIdx.x; q < RJ * (RK + 1); q += GG_THREADS) {
     int r = q / (RK + 1), cc = q % (RK + 1), col = cc == RK ? GG_R : cc, j = j0 + r, k = cc == RK ? ny : k0 + cc;
@@ -58,7 +59,8 @@ __device__ __forceinline__ void gg_flush(unsigned long long (*sacc)[GG_R + 1], u
 /* A thread's non-finite products, 3 bits a pair in f (16 pairs of its 4 x 4
  * tile from rows j + TJ a and columns k + TK b, then the 4 bias pairs), into
  * nf: NaN 1, +Inf 2, -Inf 4. */
-__device__ __forceinline__ void gg_record_nonfinite(unsigned long long f, unsigned long long *nf, int npair, int nx, int ny, int j, int k, int TJ, int TK)
+__device__ __forceinline__ void gg_record_nonfinite(unsigned long long f, unsigned long long *nf, int npair, int nx,
+                                                    int ny, int j, int k, int TJ, int TK)
 {
 #pragma unroll
   for (int a = 0; a < 4; a++) {
@@ -67,19 +69,22 @@ __device__ __forceinline__ void gg_record_nonfinite(unsigned long long f, unsign
     for (int b = 0; b < 4; b++) {
       int                kb = k + TK * b;
       unsigned long long fb = f >> (3 * (4 * a + b)) & 7ull;
-      if (fb && ja < nx && kb < ny && (long long)ja * (ny + 1) + kb < npair) atomicOr(&nf[(size_t)ja * (ny + 1) + kb], fb);
+      if (fb && ja < nx && kb < ny && (long long)ja * (ny + 1) + kb < npair)
+        atomicOr(&nf[(size_t)ja * (ny + 1) + kb], fb);
     }
     unsigned long long fb = f >> (3 * (16 + a)) & 7ull;
     if (fb && ja < nx && (long long)ja * (ny + 1) + ny < npair) atomicOr(&nf[(size_t)ja * (ny + 1) + ny], fb);
   }
 }
 
-__global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax, int TJ, int TK,
-                                          unsigned long long *nf, unsigned long long *bins)
+__global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                          size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax,
+                                          int TJ, int TK, unsigned long long *nf, unsigned long long *bins)
 {
-  __shared__ double             xs[GG_S][GG_R + 1], ys[GG_S][GG_R + 1]; /* +1: the staging's transposed writes spread over the banks */
-  __shared__ double             scx[GG_R], scy[GG_R];                   /* staging scales: 2^-e, 0 for a zero row, 1 for a non-finite one */
-  __shared__ unsigned long long sacc[GG_R][GG_R + 1];                   /* the block's chunk sums; column GG_R: the bias sums */
+  __shared__ double xs[GG_S][GG_R + 1],
+    ys[GG_S][GG_R + 1];                   /* +1: the staging's transposed writes spread over the banks */
+  __shared__ double scx[GG_R], scy[GG_R]; /* staging scales: 2^-e, 0 for a zero row, 1 for a non-finite one */
+  __shared__ unsigned long long sacc[GG_R][GG_R + 1]; /* the block's chunk sums; column GG_R: the bias sums */
   __shared__ int                badr[GG_R], badc[GG_R];                 /* rows, columns holding an Inf or NaN */
   const int  t = threadIdx.x, P = TJ * TK, G = GG_THREADS / P, grp = t / P, tj = (t % P) / TK, tk = t % TK;
   const int  RJ = 4 * TJ, RK = 4 * TK, nx = (npair + ny) / (ny + 1), ntk = ((ny > 0 ? ny : 1) + RK - 1) / RK;
@@ -136,7 +141,8 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
 #pragma unroll
             for (int a = 0; a < 4; a++)
 #pragma unroll
-              for (int b = 0; b < 4; b++) acc[a][b] += (unsigned long long)gs_bits(__dadd_rn(__dmul_rn(xv[a], yv[b]), 3.0));
+              for (int b = 0; b < 4; b++)
+                acc[a][b] += (unsigned long long)gs_bits(__dadd_rn(__dmul_rn(xv[a], yv[b]), 3.0));
           } else {
 #pragma unroll
             for (int a = 0; a < 4; a++)
@@ -173,7 +179,8 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
     for (int a = 0; a < 4; a++) {
       int r = tj + TJ * a;
 #pragma unroll
-      for (int b = 0; b < 4; b++) atomicAdd(&sacc[r][tk + TK * b], acc[a][b] - (unsigned long long)cnt * (unsigned long long)b3);
+      for (int b = 0; b < 4; b++)
+        atomicAdd(&sacc[r][tk + TK * b], acc[a][b] - (unsigned long long)cnt * (unsigned long long)b3);
       if (dobias && bcnt) atomicAdd(&sacc[r][GG_R], bacc[a] - (unsigned long long)bcnt * (unsigned long long)b3);
     }
     __syncthreads();
@@ -195,13 +202,15 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
  * (gradsum_tree_kernel). Atomic: the chunk partials added with atomicAdd as
  * the blocks finish. Samples past the end are not added at all (a padded
  * +0 would turn a -0 sum into +0). */
-__global__ void gradsum_gemm_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int TJ, int TK, float *partial, float *acc)
+__global__ void gradsum_gemm_float_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                          size_t len, int nchunk, int TJ, int TK, float *partial, float *acc)
 {
   __shared__ float xs[GG_S][GG_R + 1], ys[GG_S][GG_R + 1];
-  __shared__ float part[GG_THREADS * 16], bpart[GG_THREADS * 4]; /* per group: RJ x RK pair partials; per (group, tk): RJ bias partials */
+  __shared__ float part[GG_THREADS * 16],
+    bpart[GG_THREADS * 4]; /* per group: RJ x RK pair partials; per (group, tk): RJ bias partials */
   const int        t = threadIdx.x, P = TJ * TK, G = GG_THREADS / P, grp = t / P, tj = (t % P) / TK, tk = t % TK;
   const int        RJ = 4 * TJ, RK = 4 * TK, nx = (npair + ny) / (ny + 1), ntk = ((ny > 0 ? ny : 1) + RK - 1) / RK;
-  const int        j0 = (int)(blockIdx.x / (unsigned)ntk) * RJ, k0 = (int)(blockIdx.x % (unsigned)ntk) * RK, dobias = k0 == 0;
+  const int j0 = (int)(blockIdx.x / (unsigned)ntk) * RJ, k0 = (int)(blockIdx.x % (unsigned)ntk) * RK, dobias = k0 == 0;
   for (int c = blockIdx.y; c < nchunk; c += gridDim.y) {
     size_t s0 = (size_t)c * GG_CHUNK, s1 = min(len, s0 + GG_CHUNK);
     float  a4[4][4], b4[4];
@@ -284,7 +293,8 @@ static dim3 gg_grid(int npair, int ny, size_t len, int *TJ, int *TK, size_t *ngc
 
 size_t gradsum_gemm_nchunk(size_t len) { return (len + GG_CHUNK - 1) / GG_CHUNK; }
 
-void gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, float *partial, float *acc)
+void gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                        float *partial, float *acc)
 {
   int    TJ, TK;
   size_t ngc;
@@ -292,11 +302,12 @@ void gradsum_gemm_float(int npair, int ny, const float *X, size_t ldx, const flo
   gradsum_gemm_float_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, TJ, TK, partial, acc);
 }
 
-void gradsum_gemm_gbins(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nseg, const unsigned *xmax, const unsigned *ymax, unsigned long long *nf,
-                        unsigned long long *bins)
+void gradsum_gemm_gbins(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nseg,
+                        const unsigned *xmax, const unsigned *ymax, unsigned long long *nf, unsigned long long *bins)
 {
   int    TJ, TK;
   size_t ngc;
   dim3   grid = gg_grid(npair, ny, len, &TJ, &TK, &ngc);
-  gradsum_gemm_gbins_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, nseg, xmax, ymax, TJ, TK, nf, bins);
+  gradsum_gemm_gbins_kernel<<<grid, GG_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, (int)ngc, nseg, xmax, ymax, TJ, TK,
+                                                  nf, bins);
 }

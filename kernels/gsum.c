@@ -99,7 +99,8 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
   __int128 b[RSUM_FOLD] = {0, 0, 0}, c = g->c;
   /* c 2^sh, c split into 40-bit digits first so that no shift overflows
    * (exact for any c; |c| < 2^75 for n < 2^24) */
-  __int128 m40 = ((__int128)1 << RSUM_W) - 1, f = (__int128)1 << sh; /* multiplied, not shifted: the high digits may be negative */
+  __int128 m40 = ((__int128)1 << RSUM_W) - 1,
+           f   = (__int128)1 << sh; /* multiplied, not shifted: the high digits may be negative */
   b[2] += (c & m40) * f, b[1] += ((c >> RSUM_W) & m40) * f, b[0] += (c >> (2 * RSUM_W)) * f;
   r->top = t2 + 2;
   rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
@@ -116,11 +117,13 @@ int gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e)
   int renewed = 0;
   for (size_t r = 0; r < n; r++) {
     int32_t a = gsum_exponent(amax[r]), p = pred[r];
-    if (plain_exp(p) && (a == GSUM_ZERO || (plain_exp(a) && a <= p && p - a <= GSUM_SLACK))) e[r] = p; /* fits: kept (a zero row fits any) */
+    if (plain_exp(p) && (a == GSUM_ZERO || (plain_exp(a) && a <= p && p - a <= GSUM_SLACK)))
+      e[r] = p; /* fits: kept (a zero row fits any) */
     else {
       renewed++;
       if (plain_exp(a)) e[r] = a + GSUM_HEAD < 128 ? a + GSUM_HEAD : 128; /* 2^127 still a float */
-      else if (a == GSUM_ZERO) e[r] = 0; /* any exponent holds a zero row: a plain one, so that the next step can keep it */
+      else if (a == GSUM_ZERO)
+        e[r] = 0; /* any exponent holds a zero row: a plain one, so that the next step can keep it */
       else e[r] = a;                     /* GSUM_NONFINITE */
     }
   }
@@ -171,7 +174,10 @@ AI void fold_generic(v4d a, v4d b, rs_v4u *S0)
 }
 
 /* The fold's count after m4 products (lanes summed, m4 bits(M0) taken off). */
-AI void counts(gsum_t *g, rs_v4u S0, size_t m4) { g->c += rsum_fold_count((S0[0] + S0[1]) + (S0[2] + S0[3]), m4, GSUM_M0); }
+AI void counts(gsum_t *g, rs_v4u S0, size_t m4)
+{
+  g->c += rsum_fold_count((S0[0] + S0[1]) + (S0[2] + S0[3]), m4, GSUM_M0);
+}
 
 /* A block of BX x rows by BY y rows over m4 scaled samples: each loaded
  * vector serves BY (or BX) pairs, so a vector of 4 products costs about one
@@ -231,7 +237,8 @@ AI void widen_row(size_t m, size_t m4, const float *x, double *xs, int32_t e)
 #define CVT256(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
 #define CVT512(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
 WIDEN_ROW(widen_row256, "avx2,fma", 4, __m256d, _mm256_set1_pd, CVT256, _mm256_mul_pd, _mm256_storeu_pd)
-WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd, CVT512, _mm512_mul_pd, _mm512_storeu_pd)
+WIDEN_ROW(widen_row512, "avx512f,avx512vl,avx2,fma", 8, __m512d, _mm512_set1_pd, CVT512, _mm512_mul_pd,
+          _mm512_storeu_pd)
 #endif
 
 /* The rows' next block of samples while this one computes (they come from
@@ -253,37 +260,38 @@ AI void prefetch_next(size_t i0, size_t nx, const float *x, size_t ldx, size_t n
  * the rounding and the count are those of the scaled rows. The x rows are
  * widened and scaled as in the blocks. Reads no y value at or past n: the
  * last partial vector is converted from a zero-padded copy. */
-#define THIN(NAME, ATTR, WIDEN, W, VD, VU, CVT, FMAV)                                                                              \
-  ATTR static void NAME##_thin(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
-  {                                                                                                                                \
-    double xs[OSUB];                                                                                                               \
-    for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                      \
-      size_t m = n - i0 < OSUB ? n - i0 : OSUB, mw = (m + (W) - 1) / (W) * (W);                                                    \
-      prefetch_next(i0, nx, x, ldx, ny, y, ldy);                                                                                   \
-      for (size_t p = 0; p < nx; p++) {                                                                                            \
-        WIDEN(m, mw, x + p * ldx + i0, xs, ex[p]);                                                                                 \
-        for (size_t q = 0; q < ny + (rb != NULL); q++) { /* q == ny: the bias (y = 1, exponent 1) */                              \
-          int32_t      e  = q < ny ? ey[q] : 1;                                                                                    \
-          gsum_t      *g  = q < ny ? &r[p * ny + q] : &rb[p];                                                                      \
-          const float *yq = q < ny ? y + q * ldy + i0 : NULL;                                                                      \
-          if (ex[p] == GSUM_NONFINITE || e == GSUM_NONFINITE) pair_nonfinite(g, m, x + p * ldx + i0, yq);                          \
-          if (!plain_exp(ex[p]) || !plain_exp(e)) continue; /* a zero row adds nothing to the fold */                              \
-          const double Mq = GSUM_M0 * pow2(e);                                                                                     \
-          const VD     M  = (VD){0} + Mq, one = (VD){0} + 1.0;                                                                     \
-          VU           S  = {0};                                                                                                   \
-          size_t       i  = 0;                                                                                                     \
-          for (; i + (W) <= m; i += (W)) S += (VU)FMAV(xs + i, yq ? CVT(yq + i) : one, M);                                         \
-          if (i < m) {                                                                                                             \
-            float t[W] = {0};                                                                                                      \
-            for (size_t k = i; k < m; k++) t[k - i] = yq ? yq[k] : 1.0f;                                                           \
-            S += (VU)FMAV(xs + i, CVT(t), M);                                                                                      \
-          }                                                                                                                        \
-          uint64_t sum = 0;                                                                                                        \
-          for (int l = 0; l < (W); l++) sum += S[l];                                                                               \
-          g->c += rsum_fold_count(sum, mw, Mq);                                                                                    \
-        }                                                                                                                          \
-      }                                                                                                                            \
-    }                                                                                                                              \
+#define THIN(NAME, ATTR, WIDEN, W, VD, VU, CVT, FMAV) \
+  ATTR static void NAME##_thin(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, \
+                               const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
+  { \
+    double xs[OSUB]; \
+    for (size_t i0 = 0; i0 < n; i0 += OSUB) { \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, mw = (m + (W)-1) / (W) * (W); \
+      prefetch_next(i0, nx, x, ldx, ny, y, ldy); \
+      for (size_t p = 0; p < nx; p++) { \
+        WIDEN(m, mw, x + p * ldx + i0, xs, ex[p]); \
+        for (size_t q = 0; q < ny + (rb != NULL); q++) { /* q == ny: the bias (y = 1, exponent 1) */ \
+          int32_t      e  = q < ny ? ey[q] : 1; \
+          gsum_t      *g  = q < ny ? &r[p * ny + q] : &rb[p]; \
+          const float *yq = q < ny ? y + q * ldy + i0 : NULL; \
+          if (ex[p] == GSUM_NONFINITE || e == GSUM_NONFINITE) pair_nonfinite(g, m, x + p * ldx + i0, yq); \
+          if (!plain_exp(ex[p]) || !plain_exp(e)) continue; /* a zero row adds nothing to the fold */ \
+          const double Mq = GSUM_M0 * pow2(e); \
+          const VD     M = (VD){0} + Mq, one = (VD){0} + 1.0; \
+          VU           S = {0}; \
+          size_t       i = 0; \
+          for (; i + (W) <= m; i += (W)) S += (VU)FMAV(xs + i, yq ? CVT(yq + i) : one, M); \
+          if (i < m) { \
+            float t[W] = {0}; \
+            for (size_t k = i; k < m; k++) t[k - i] = yq ? yq[k] : 1.0f; \
+            S += (VU)FMAV(xs + i, CVT(t), M); \
+          } \
+          uint64_t sum = 0; \
+          for (int l = 0; l < (W); l++) sum += S[l]; \
+          g->c += rsum_fold_count(sum, mw, Mq); \
+        } \
+      } \
+    } \
   }
 
 /* The thin pass's vector steps: W floats converted, x (widened) times y plus M. */
@@ -303,60 +311,72 @@ AI v4d fmav_generic(const double *xs, v4d b, v4d M) /* multiply, then add: the p
 }
 #if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) AI v4d cvt_avx2(const float *p) { return (v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)); }
-__attribute__((target("avx2,fma"))) AI v4d fmav_avx2(const double *xs, v4d b, v4d M) { return (v4d)_mm256_fmadd_pd(_mm256_loadu_pd(xs), (__m256d)b, (__m256d)M); }
-__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d cvt_avx512(const float *p) { return (v8d)_mm512_cvtps_pd(_mm256_loadu_ps(p)); }
-__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const double *xs, v8d b, v8d M) { return (v8d)_mm512_fmadd_pd(_mm512_loadu_pd(xs), (__m512d)b, (__m512d)M); }
+__attribute__((target("avx2,fma"))) AI v4d fmav_avx2(const double *xs, v4d b, v4d M)
+{
+  return (v4d)_mm256_fmadd_pd(_mm256_loadu_pd(xs), (__m256d)b, (__m256d)M);
+}
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d cvt_avx512(const float *p)
+{
+  return (v8d)_mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const double *xs, v8d b, v8d M)
+{
+  return (v8d)_mm512_fmadd_pd(_mm512_loadu_pd(xs), (__m512d)b, (__m512d)M);
+}
 #endif
 
 /* The pass over a chunk's rows: groups of OGRP y rows (the bias row last)
  * widened, then BX x rows at a time, every pair of the group folded in blocks
  * of BX x BY while its rows are in L1 (the edges in narrower blocks). */
-#define OUTER(NAME, ATTR, WIDEN, B11, B1Y, BX1, BXY, BX, BY)                                                                                \
-  ATTR static void NAME(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey) \
-  {                                                                                                                                     \
-    if (nx < (BX)) { /* the output layer's single delta row: each y row serves fewer pairs than a widening costs */                   \
-      NAME##_thin(r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey);                                                                              \
-      return;                                                                                                                           \
-    }                                                                                                                                   \
-    double xs[BX][OSUB], ys[OGRP][OSUB];                                                                                                \
-    size_t nyb = ny + (rb != NULL);                                                                                                     \
-    for (size_t i0 = 0; i0 < n; i0 += OSUB) {                                                                                           \
-      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 7) / 8 * 8; /* 8: the 512-bit blocks */                                       \
-      prefetch_next(i0, nx, x, ldx, ny, y, ldy);                                                                                        \
-      for (size_t q0 = 0; q0 < nyb; q0 += OGRP) {                                                                                       \
-        size_t        nq = nyb - q0 < OGRP ? nyb - q0 : OGRP;                                                                           \
-        const double *yp[OGRP];                                                                                                         \
-        for (size_t q = 0; q < nq; q++) {                                                                                               \
-          if (q0 + q == ny) ones(m, m4, ys[q]);                                                                                         \
-          else WIDEN(m, m4, y + (q0 + q) * ldy + i0, ys[q], ey[q0 + q]);                                                                \
-          yp[q] = ys[q];                                                                                                                \
-        }                                                                                                                               \
-        for (size_t p0 = 0; p0 < nx; p0 += (BX)) {                                                                                      \
-          size_t        np = nx - p0 < (BX) ? nx - p0 : (BX);                                                                           \
-          const double *xp[BX];                                                                                                         \
-          for (size_t u = 0; u < np; u++) WIDEN(m, m4, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u];                      \
-          for (size_t q = 0; q < nq;) {                                                                                                 \
-            size_t  w = nq - q >= (BY) ? (BY) : 1, h = np == (BX) ? (BX) : 1;                                                          \
-            for (size_t u = 0; u < np; u += h) {                                                                                        \
-              gsum_t *g[(BX) * (BY)];                                                                                                   \
-              for (size_t a = 0; a < h; a++)                                                                                            \
-                for (size_t b = 0; b < w; b++) g[a * w + b] = q0 + q + b < ny ? &r[(p0 + u + a) * ny + q0 + q + b] : &rb[p0 + u + a];  \
-              if (h == (BX) && w == (BY)) BXY(g, m4, xp + u, yp + q);                                                                    \
-              else if (h == (BX)) BX1(g, m4, xp + u, yp + q);                                                                           \
-              else if (w == (BY)) B1Y(g, m4, xp + u, yp + q);                                                                           \
-              else B11(g, m4, xp + u, yp + q);                                                                                          \
-            }                                                                                                                           \
-            q += w;                                                                                                                     \
-          }                                                                                                                             \
-          for (size_t u = 0; u < np; u++) /* pairs with a non-finite bound: their non-finite products, apart */                        \
-            for (size_t q = 0; q < nq; q++) {                                                                                           \
-              int32_t eq = q0 + q < ny ? ey[q0 + q] : 1;                                                                                \
-              if (ex[p0 + u] == GSUM_NONFINITE || eq == GSUM_NONFINITE)                                                                 \
-                pair_nonfinite(q0 + q < ny ? &r[(p0 + u) * ny + q0 + q] : &rb[p0 + u], m, x + (p0 + u) * ldx + i0, q0 + q < ny ? y + (q0 + q) * ldy + i0 : NULL); \
-            }                                                                                                                           \
-        }                                                                                                                               \
-      }                                                                                                                                 \
-    }                                                                                                                                   \
+#define OUTER(NAME, ATTR, WIDEN, B11, B1Y, BX1, BXY, BX, BY) \
+  ATTR static void NAME(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, \
+                        size_t ny, const float *y, size_t ldy, const int32_t *ey) \
+  { \
+    if (nx < (BX)) { /* the output layer's single delta row: each y row serves fewer pairs than a widening costs */ \
+      NAME##_thin(r, rb, n, nx, x, ldx, ex, ny, y, ldy, ey); \
+      return; \
+    } \
+    double xs[BX][OSUB], ys[OGRP][OSUB]; \
+    size_t nyb = ny + (rb != NULL); \
+    for (size_t i0 = 0; i0 < n; i0 += OSUB) { \
+      size_t m = n - i0 < OSUB ? n - i0 : OSUB, m4 = (m + 7) / 8 * 8; /* 8: the 512-bit blocks */ \
+      prefetch_next(i0, nx, x, ldx, ny, y, ldy); \
+      for (size_t q0 = 0; q0 < nyb; q0 += OGRP) { \
+        size_t        nq = nyb - q0 < OGRP ? nyb - q0 : OGRP; \
+        const double *yp[OGRP]; \
+        for (size_t q = 0; q < nq; q++) { \
+          if (q0 + q == ny) ones(m, m4, ys[q]); \
+          else WIDEN(m, m4, y + (q0 + q) * ldy + i0, ys[q], ey[q0 + q]); \
+          yp[q] = ys[q]; \
+        } \
+        for (size_t p0 = 0; p0 < nx; p0 += (BX)) { \
+          size_t        np = nx - p0 < (BX) ? nx - p0 : (BX); \
+          const double *xp[BX]; \
+          for (size_t u = 0; u < np; u++) WIDEN(m, m4, x + (p0 + u) * ldx + i0, xs[u], ex[p0 + u]), xp[u] = xs[u]; \
+          for (size_t q = 0; q < nq;) { \
+            size_t w = nq - q >= (BY) ? (BY) : 1, h = np == (BX) ? (BX) : 1; \
+            for (size_t u = 0; u < np; u += h) { \
+              gsum_t *g[(BX) * (BY)]; \
+              for (size_t a = 0; a < h; a++) \
+                for (size_t b = 0; b < w; b++) \
+                  g[a * w + b] = q0 + q + b < ny ? &r[(p0 + u + a) * ny + q0 + q + b] : &rb[p0 + u + a]; \
+              if (h == (BX) && w == (BY)) BXY(g, m4, xp + u, yp + q); \
+              else if (h == (BX)) BX1(g, m4, xp + u, yp + q); \
+              else if (w == (BY)) B1Y(g, m4, xp + u, yp + q); \
+              else B11(g, m4, xp + u, yp + q); \
+            } \
+            q += w; \
+          } \
+          for (size_t u = 0; u < np; u++) /* pairs with a non-finite bound: their non-finite products, apart */ \
+            for (size_t q = 0; q < nq; q++) { \
+              int32_t eq = q0 + q < ny ? ey[q0 + q] : 1; \
+              if (ex[p0 + u] == GSUM_NONFINITE || eq == GSUM_NONFINITE) \
+                pair_nonfinite(q0 + q < ny ? &r[(p0 + u) * ny + q0 + q] : &rb[p0 + u], m, x + (p0 + u) * ldx + i0, \
+                               q0 + q < ny ? y + (q0 + q) * ldy + i0 : NULL); \
+            } \
+        } \
+      } \
+    } \
   }
 
 /* Three builds of the same integers (kernels_reduce_isa holds each to a
@@ -373,30 +393,32 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const do
   OUTER(outer_##SUF, ATTR, WIDEN, b11_##SUF, b1y_##SUF, bx1_##SUF, bxy_##SUF, BX, BY)
 /* AVX-512 with 512-bit vectors: 8 products per operation. */
 #if defined(__x86_64__)
-#define BLOCK512(NAME, BX, BY)                                                                                     \
-  __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys) \
-  {                                                                                                                \
-    __m512i       S0[BX][BY];                                                                                      \
-    const __m512d M0 = _mm512_set1_pd(GSUM_M0);                                                                    \
-    for (int u = 0; u < (BX); u++)                                                                                 \
-      for (int v = 0; v < (BY); v++) S0[u][v] = _mm512_setzero_si512();                                            \
-    for (size_t i = 0; i < m4; i += 8) {                                                                           \
-      __m512d a[BX];                                                                                               \
-      for (int u = 0; u < (BX); u++) a[u] = _mm512_loadu_pd(xs[u] + i);                                            \
-      for (int v = 0; v < (BY); v++) {                                                                             \
-        __m512d b = _mm512_loadu_pd(ys[v] + i);                                                                    \
-        for (int u = 0; u < (BX); u++) S0[u][v] = _mm512_add_epi64(S0[u][v], _mm512_castpd_si512(_mm512_fmadd_pd(a[u], b, M0))); \
-      }                                                                                                            \
-    }                                                                                                              \
-    for (int u = 0; u < (BX); u++)                                                                                 \
-      for (int v = 0; v < (BY); v++) {                                                                             \
-        rs_v4u  lo, hi;                                                                                            \
-        __m256i t;                                                                                                 \
-        t = _mm512_castsi512_si256(S0[u][v]), memcpy(&lo, &t, 32);                                                 \
-        t = _mm512_extracti64x4_epi64(S0[u][v], 1), memcpy(&hi, &t, 32);                                          \
-        counts(g[u * (BY) + v], lo + hi, m4);                                                                      \
-      }                                                                                                            \
-  }
+  #define BLOCK512(NAME, BX, BY) \
+    __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, \
+                                                                      const double *const *ys) \
+    { \
+      __m512i       S0[BX][BY]; \
+      const __m512d M0 = _mm512_set1_pd(GSUM_M0); \
+      for (int u = 0; u < (BX); u++) \
+        for (int v = 0; v < (BY); v++) S0[u][v] = _mm512_setzero_si512(); \
+      for (size_t i = 0; i < m4; i += 8) { \
+        __m512d a[BX]; \
+        for (int u = 0; u < (BX); u++) a[u] = _mm512_loadu_pd(xs[u] + i); \
+        for (int v = 0; v < (BY); v++) { \
+          __m512d b = _mm512_loadu_pd(ys[v] + i); \
+          for (int u = 0; u < (BX); u++) \
+            S0[u][v] = _mm512_add_epi64(S0[u][v], _mm512_castpd_si512(_mm512_fmadd_pd(a[u], b, M0))); \
+        } \
+      } \
+      for (int u = 0; u < (BX); u++) \
+        for (int v = 0; v < (BY); v++) { \
+          rs_v4u  lo, hi; \
+          __m256i t; \
+          t = _mm512_castsi512_si256(S0[u][v]), memcpy(&lo, &t, 32); \
+          t = _mm512_extracti64x4_epi64(S0[u][v], 1), memcpy(&hi, &t, 32); \
+          counts(g[u * (BY) + v], lo + hi, m4); \
+        } \
+    }
 #endif
 
 #if defined(__x86_64__)
@@ -407,32 +429,33 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) AI v8d fmav_avx512(const do
  * every FMA (8 loads per 16 products, bound by the loads); bench_rsum's 32 x
  * 32 pairs on a Zen 3 (2026-11-28): 0.111-0.115 against 0.128-0.137 ns per
  * product, 0.74x the float tree's time against 0.86x (4 rounds). */
-#define BLOCK256(NAME, BX, BY)                                                                                     \
-  __attribute__((target("avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, const double *const *ys) \
-  {                                                                                                                \
-    __m256i       S0[BX][BY];                                                                                      \
-    const __m256d M0 = _mm256_set1_pd(GSUM_M0);                                                                    \
-    for (int u = 0; u < (BX); u++)                                                                                 \
-      for (int v = 0; v < (BY); v++) S0[u][v] = _mm256_setzero_si256();                                            \
-    for (size_t i = 0; i < m4; i += 4) {                                                                           \
-      __m256d a[BX];                                                                                               \
-      for (int u = 0; u < (BX); u++) a[u] = _mm256_loadu_pd(xs[u] + i);                                            \
-      for (int v = 0; v < (BY); v++) {                                                                             \
-        __m256d b = _mm256_loadu_pd(ys[v] + i);                                                                    \
-        for (int u = 0; u < (BX); u++) {                                                                           \
-          __m256d t = M0;                                                                                          \
-          __asm__("vfmadd231pd %[b], %[a], %[t]" : [t] "+x"(t) : [a] "x"(a[u]), [b] "x"(b));                       \
-          S0[u][v] = _mm256_add_epi64(S0[u][v], _mm256_castpd_si256(t));                                           \
-        }                                                                                                          \
-      }                                                                                                            \
-    }                                                                                                              \
-    for (int u = 0; u < (BX); u++)                                                                                 \
-      for (int v = 0; v < (BY); v++) {                                                                             \
-        rs_v4u c;                                                                                                  \
-        memcpy(&c, &S0[u][v], 32);                                                                                 \
-        counts(g[u * (BY) + v], c, m4);                                                                            \
-      }                                                                                                            \
-  }
+  #define BLOCK256(NAME, BX, BY) \
+    __attribute__((target("avx2,fma"))) AI void NAME(gsum_t **g, size_t m4, const double *const *xs, \
+                                                     const double *const *ys) \
+    { \
+      __m256i       S0[BX][BY]; \
+      const __m256d M0 = _mm256_set1_pd(GSUM_M0); \
+      for (int u = 0; u < (BX); u++) \
+        for (int v = 0; v < (BY); v++) S0[u][v] = _mm256_setzero_si256(); \
+      for (size_t i = 0; i < m4; i += 4) { \
+        __m256d a[BX]; \
+        for (int u = 0; u < (BX); u++) a[u] = _mm256_loadu_pd(xs[u] + i); \
+        for (int v = 0; v < (BY); v++) { \
+          __m256d b = _mm256_loadu_pd(ys[v] + i); \
+          for (int u = 0; u < (BX); u++) { \
+            __m256d t = M0; \
+            __asm__("vfmadd231pd %[b], %[a], %[t]" : [t] "+x"(t) : [a] "x"(a[u]), [b] "x"(b)); \
+            S0[u][v] = _mm256_add_epi64(S0[u][v], _mm256_castpd_si256(t)); \
+          } \
+        } \
+      } \
+      for (int u = 0; u < (BX); u++) \
+        for (int v = 0; v < (BY); v++) { \
+          rs_v4u c; \
+          memcpy(&c, &S0[u][v], 32); \
+          counts(g[u * (BY) + v], c, m4); \
+        } \
+    }
 #endif
 
 ISA(generic, , widen_row, fold_generic, 2, 2)
@@ -447,13 +470,16 @@ BLOCK512(z11, 1, 1)
 BLOCK512(z1y, 1, 4)
 BLOCK512(zx1, 4, 1)
 BLOCK512(zxy, 4, 4)
-THIN(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, 8, v8d, v8u, cvt_avx512, fmav_avx512)
+THIN(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, 8, v8d, v8u, cvt_avx512,
+     fmav_avx512)
 OUTER(outer_avx512, __attribute__((target("avx512f,avx512vl,avx2,fma"))), widen_row512, z11, z1y, zx1, zxy, 4, 4)
 #endif
 
-typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *, size_t, const int32_t *);
+typedef void outer_fn(gsum_t *, gsum_t *, size_t, size_t, const float *, size_t, const int32_t *, size_t, const float *,
+                      size_t, const int32_t *);
 
-void gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey)
+void gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex,
+                    size_t ny, const float *y, size_t ldy, const int32_t *ey)
 {
   static outer_fn *const f[] = {outer_generic, /* the path rsum_isa names */
 #if defined(__x86_64__)

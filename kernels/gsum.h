@@ -40,7 +40,8 @@ int32_t gsum_exponent(float absmax);           /* e with absmax = f 2^e, 0.5 <= 
  * q < ny) and, when rb is not NULL, rb[p] += sum_i x[p * ldx + i] (the bias
  * sums: y = 1, exponent 1), under the units of the global exponents ex[p],
  * ey[q]. Rows must lie within their exponents (|x| < 2^ex). */
-void    gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex, size_t ny, const float *y, size_t ldy, const int32_t *ey);
+void    gsum_add_outer(gsum_t *r, gsum_t *rb, size_t n, size_t nx, const float *x, size_t ldx, const int32_t *ex,
+                       size_t ny, const float *y, size_t ldy, const int32_t *ey);
 void    gsum_merge(gsum_t *a, const gsum_t *b); /* exact: a += b (same exponents) */
 /* The rsum state of the exact value (e = ex + ey, or a marker): bins aligned
  * so that the value is held exactly, with a top that depends on e only, so
@@ -60,7 +61,8 @@ double  gsum_half_unit(int32_t ex, int32_t ey); /* U / 2, each product's roundin
 #define GSUM_SLACK 3
 #define GSUM_HEAD  1
 int     gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e); /* rows renewed */
-float   gsum_unit_bound(int32_t e); /* a float whose gsum_exponent is e: 2^(e-1), 0 for GSUM_ZERO, +Inf for GSUM_NONFINITE */
+float   gsum_unit_bound(
+    int32_t e); /* a float whose gsum_exponent is e: 2^(e-1), 0 for GSUM_ZERO, +Inf for GSUM_NONFINITE */
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,8 @@ __global__ void gradsum_rowmax_kernel(int nrow, const float *X, size_t ldx, size
  * column y = 1 has exponent 1). Integer adds: any order, any tiling. A pair
  * with a non-finite bound records which non-finite products it has (nf, as
  * gradsum_absmax_kernel); one with a zero row adds nothing. */
-__global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax,
+__global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                     size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax,
                                      unsigned long long *nf, unsigned long long *bins)
 {
   const int            T = GS_RT, R = 4; /* pairs per round of the block tree: 32 KB */
@@ -81,7 +82,9 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
           continue;
         }
         if (sx[a] == 0.0 || sy[b] == 0.0) continue;
-        a0[q] += gsum_fold(__dmul_rn(__dmul_rn((double)xv[a], sx[a]), __dmul_rn((double)yv[b], sy[b]))); /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
+        a0[q] += gsum_fold(
+          __dmul_rn(__dmul_rn((double)xv[a], sx[a]),
+                    __dmul_rn((double)yv[b], sy[b]))); /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
       }
     }
 #pragma unroll
@@ -99,7 +102,8 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
       }
       if (t < GS_GDIG * R) {
         int r = t / GS_GDIG, k = t % GS_GDIG, p = gs_pair(g, (p0 + r) / T, (p0 + r) % T);
-        if (p >= 0) atomicAdd(&bins[GS_GDIG * ((size_t)p * nseg + s0 / GS_SEG_LEN) + k], (unsigned long long)sh[r][k][0]);
+        if (p >= 0)
+          atomicAdd(&bins[GS_GDIG * ((size_t)p * nseg + s0 / GS_SEG_LEN) + k], (unsigned long long)sh[r][k][0]);
       }
       __syncthreads();
     }
@@ -122,14 +126,17 @@ static size_t gs_outer_head(int nx, int ny) { return ((size_t)nx + (size_t)ny + 
 /* The outer call with its rows' maxima found here (bx NULL: on the device,
  * then rowmax on the host) or given (bx, by: the bounds on the device, nx
  * then ny floats, copied into the call's results for the host's rebuild). */
-static int outer_call(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx, const float *bx, const float *by)
+static int outer_call(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                      gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx, const float *bx,
+                      const float *by)
 {
   size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, off;
   int    nx  = (npair + ny) / (ny + 1), rc;
   if (npair <= 0) return 0;
   if (nch > INT_MAX) return (int)cudaErrorInvalidValue;
   int    nchunk = (int)nch, nseg = (int)gradsum_nseg(len);
-  size_t head = gs_outer_head(nx, ny), bytes = head + (size_t)npair * (1 + GS_GDIG * (size_t)nseg) * sizeof(unsigned long long);
+  size_t head  = gs_outer_head(nx, ny),
+         bytes = head + (size_t)npair * (1 + GS_GDIG * (size_t)nseg) * sizeof(unsigned long long);
   if ((rc = gs_ws_results(ws, bytes, &off))) return rc;
   ws->call[ws->ncall++] = gradsum_call{RED_REPRODUCIBLE, 1, npair, ny, nseg, off, dst};
   char               *res = (char *)ws->res + off;
@@ -157,23 +164,29 @@ static int outer_call(int npair, int ny, const float *X, size_t ldx, const float
   if (nchunk && ws->gemm) gradsum_gemm_gbins(npair, ny, X, ldx, Y, ldy, len, nseg, xmax, ymax, nf, bins);
   else if (nchunk) {
     size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
-    gradsum_gbins_kernel<<<dim3((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty), GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, xmax, ymax, nf, bins);
+    gradsum_gbins_kernel<<<dim3((unsigned)gs_ntiles(npair, ny, GS_RT), (unsigned)nty), GS_THREADS>>>(npair, ny, X, ldx,
+                                                                                                     Y, ldy, len,
+                                                                                                     nchunk, nseg, xmax,
+                                                                                                     ymax, nf, bins);
   }
   return (int)cudaGetLastError();
 }
 
-extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx)
+extern "C" int gradsum_cuda_outer(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len,
+                                  gradsum_ws *ws, gradsum_dst dst, gradsum_rowmax_fn rowmax, void *ctx)
 {
   return outer_call(npair, ny, X, ldx, Y, ldy, len, ws, dst, rowmax, ctx, nullptr, nullptr);
 }
 
-extern "C" int gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by)
+extern "C" int gradsum_cuda_outer_at(int npair, int ny, const float *X, size_t ldx, const float *Y, size_t ldy,
+                                     size_t len, gradsum_ws *ws, gradsum_dst dst, const float *bx, const float *by)
 {
   if (!bx || (ny && !by)) return (int)cudaErrorInvalidValue;
   return outer_call(npair, ny, X, ldx, Y, ldy, len, ws, dst, nullptr, nullptr, bx, by);
 }
 
-extern "C" int gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len, gradsum_ws *ws, float *h)
+extern "C" int gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, const float *Y, size_t ldy, size_t len,
+                                   gradsum_ws *ws, float *h)
 {
   size_t nch = (len + GS_CHUNK - 1) / GS_CHUNK, nrow = (size_t)(nx > 0 ? nx : 0) + (size_t)(ny > 0 ? ny : 0);
   int    rc;
@@ -185,7 +198,9 @@ extern "C" int gradsum_cuda_rowmax(int nx, const float *X, size_t ldx, int ny, c
   if (nch) {
     size_t nty = nch < GS_GRID_Y ? nch : GS_GRID_Y;
     if (nx > 0) gradsum_rowmax_kernel<<<dim3((unsigned)nx, (unsigned)nty), GS_THREADS>>>(nx, X, ldx, len, (int)nch, d);
-    if (ny > 0) gradsum_rowmax_kernel<<<dim3((unsigned)ny, (unsigned)nty), GS_THREADS>>>(ny, Y, ldy, len, (int)nch, d + (nx > 0 ? nx : 0));
+    if (ny > 0)
+      gradsum_rowmax_kernel<<<dim3((unsigned)ny, (unsigned)nty), GS_THREADS>>>(ny, Y, ldy, len, (int)nch,
+                                                                               d + (nx > 0 ? nx : 0));
   }
   return (int)cudaMemcpy(h, d, nrow * sizeof *h, cudaMemcpyDeviceToHost); /* both blocks' maxima in one wait */
 }

@@ -78,7 +78,8 @@ static void locate(const char *path, where *w)
   }
   if (!slash) snprintf(dir, sizeof dir, ".");
   else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-  if (base[0] && strcmp(base, ".") && strcmp(base, "..") && realpath(dir, real)) snprintf(w->canon, sizeof w->canon, "%s/%s", strcmp(real, "/") ? real : "", base);
+  if (base[0] && strcmp(base, ".") && strcmp(base, "..") && realpath(dir, real))
+    snprintf(w->canon, sizeof w->canon, "%s/%s", strcmp(real, "/") ? real : "", base);
   else snprintf(w->canon, sizeof w->canon, "%s", path);
 }
 
@@ -90,7 +91,11 @@ static int same(const where *a, const where *b)
 
 static const char *type_name(mode_t m)
 {
-  return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+  return S_ISCHR(m)  ? "a character device"
+       : S_ISBLK(m)  ? "a block device"
+       : S_ISFIFO(m) ? "a FIFO"
+       : S_ISSOCK(m) ? "a socket"
+                     : "not a regular file";
 }
 
 int pathset_check(const pathset *s, char *msg, size_t len)
@@ -111,8 +116,12 @@ int pathset_check(const pathset *s, char *msg, size_t len)
     for (int j = 0; j < s->n && !bad; j++) {
       const entry *x = &s->e[j];
       if (j == i || (x->kind == PATH_OUTPUT && j > i) || !x->path[0] || !same(&w[i], &w[j])) continue;
-      if (x->kind == PATH_INPUT) snprintf(msg, len, "%s %s: is the input %s %s; refusing to overwrite an input", o->option, o->path, x->option, x->path);
-      else snprintf(msg, len, "%s %s and %s %s name the same file; give each output its own name", x->option, x->path, o->option, o->path);
+      if (x->kind == PATH_INPUT)
+        snprintf(msg, len, "%s %s: is the input %s %s; refusing to overwrite an input", o->option, o->path, x->option,
+                 x->path);
+      else
+        snprintf(msg, len, "%s %s and %s %s name the same file; give each output its own name", x->option, x->path,
+                 o->option, o->path);
       bad = EEXIST;
     }
     if (bad) break;
@@ -120,12 +129,14 @@ int pathset_check(const pathset *s, char *msg, size_t len)
       snprintf(msg, len, "%s %s: is a directory; name a file", o->option, o->path);
       bad = EISDIR;
     } else if (w[i].exists && !S_ISREG(w[i].st.st_mode)) {
-      snprintf(msg, len, "%s %s: is %s; refusing to replace it with a regular file", o->option, o->path, type_name(w[i].st.st_mode));
+      snprintf(msg, len, "%s %s: is %s; refusing to replace it with a regular file", o->option, o->path,
+               type_name(w[i].st.st_mode));
       bad = AFILE_ENOTREG;
     } else { /* the directory must take a new file: make (and drop) the real temporary */
       afile probe;
       int   e = afile_begin(&probe, o->path, 0);
-      if (e == AFILE_EPROGRAM || e == AFILE_EDANGLING || e == AFILE_ESTREAM || e == AFILE_EPROTECTED) { /* what the path is, not where */
+      if (e == AFILE_EPROGRAM || e == AFILE_EDANGLING || e == AFILE_ESTREAM ||
+          e == AFILE_EPROTECTED) { /* what the path is, not where */
         snprintf(msg, len, "%s %s: %s", o->option, o->path, afile_strerror(e));
         bad = e;
       } else if (e) {

@@ -77,7 +77,8 @@ static void seeded_permutation(red_atomic_state *ord, size_t n, size_t *perm)
 
 /* Seeded replay: block partials p[0..nb) combined in a drawn order. With one
  * block the order cannot matter, so the elements are permuted instead. */
-static double seeded_combine(red_atomic_state *ord, red_op_t op, size_t n, const double *x, const double *y, size_t nb, const double *p)
+static double seeded_combine(red_atomic_state *ord, red_op_t op, size_t n, const double *x, const double *y, size_t nb,
+                             const double *p)
 {
   double s = 0.0;
   if (nb == 1) {
@@ -134,7 +135,8 @@ static inline void diag_pattern(size_t dp, const double *dinv, double dpat[8])
 /* One block of the tail with its two block sums formed in the same loop, in
  * block_op's pattern (element i to lane i % 8, the lanes as a tree), so that
  * *zz and *zr are bitwise block_sum(SUMSQ, z) and block_sum(DOT, z, r). */
-static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, double *zz, double *zr)
+static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w,
+                                 const double *dinv, size_t dp, double *z, double *zz, double *zr)
 {
   double lzz[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lzr[8] = {0, 0, 0, 0, 0, 0, 0, 0}, dpat[8];
   size_t i      = 0;
@@ -165,13 +167,15 @@ static inline void cg_tail_block(size_t i0, size_t m, double a, double *x, const
 
 /* Elements [i0, i0 + m) of the tail alone (the reproducible sums follow):
  * the block sums of cg_tail_block are not used, and inlined, not computed. */
-static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z)
+static inline void cg_tail_update(size_t i0, size_t m, double a, double *x, const double *p, double *r, const double *w,
+                                  const double *dinv, size_t dp, double *z)
 {
   double unused_zz, unused_zr;
   cg_tail_block(i0, m, a, x, p, r, w, dinv, dp, z, &unused_zz, &unused_zr);
 }
 
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord)
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w,
+                 const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   zz->d = zr->d = 0.0;
@@ -229,7 +233,8 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
 
 /* ---- a producer of blocks fused with a dot -------------------------------- */
 
-void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord)
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y,
+                    red_partial_t *p, red_atomic_state *ord)
 {
   size_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
   p->d      = 0.0;
@@ -287,7 +292,8 @@ void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, cons
 
 /* ---- strategy-generic entry points -------------------------------------- */
 
-void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord)
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p,
+               red_atomic_state *ord)
 {
   p->d = 0.0;
   switch (s) {
@@ -300,7 +306,8 @@ void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const d
   }
 }
 
-void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p, red_atomic_state *ord)
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p,
+                    red_atomic_state *ord)
 {
   for (int j = 0; j < nv; j++) red_local(s, RED_OP_DOT, n, x, y[j], &p[j], ord);
 }

@@ -48,9 +48,11 @@ typedef struct {
 } red_partial_t;
 
 /* Local partial of sum_i op(x_i, y_i) over n elements (y ignored unless DOT). */
-void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord);
+void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p,
+               red_atomic_state *ord);
 /* p[j] = local partial of x . y[j], j < nv: one pass over x per group of vectors. */
-void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p, red_atomic_state *ord);
+void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p,
+                    red_atomic_state *ord);
 /* The tail of a preconditioned CG iteration in one pass, for i < n:
  *   x_i += a p_i;  r_i += (-a) w_i;  z_i = r_i dinv_i   (each rounded as the
  *   separate element-wise ops round it; w may be z: w_i is read first;
@@ -59,7 +61,8 @@ void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const d
  * with the local partials zz of sum z_i^2 and zr of sum z_i r_i formed while
  * each block is in cache: bitwise the partials red_local would give on the
  * updated z and r (the seeded atomic order draws the zz order first). */
-void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord);
+void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *p, double *r, const double *w,
+                 const double *dinv, size_t dp, double *z, red_partial_t *zz, red_partial_t *zr, red_atomic_state *ord);
 /* A pass that produces y block by block, fused with the local partial of
  * x . y: fn(ctx, i0, m, xs) writes y[i0 .. i0+m) (blocks of RED_BLOCK
  * elements, the last one shorter; distinct blocks may run in parallel, so fn
@@ -69,7 +72,8 @@ void red_cg_tail(red_strategy_t s, size_t n, double a, double *x, const double *
  * cache. *p is bitwise red_local(s, RED_OP_DOT, n, x, y, p) on the finished
  * y, with the same seeded atomic draw. */
 typedef const double *(*red_block_fn)(void *ctx, size_t i0, size_t m, double *xs);
-void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y, red_partial_t *p, red_atomic_state *ord);
+void red_dot_blocks(red_strategy_t s, size_t n, red_block_fn fn, void *ctx, const double *x, const double *y,
+                    red_partial_t *p, red_atomic_state *ord);
 /* Combine np partials in array order (the caller passes them in rank order). */
 double red_combine(red_strategy_t s, int np, const red_partial_t *p);
 /* Convenience: the whole reduction on one rank. */

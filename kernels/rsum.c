@@ -107,7 +107,10 @@ AI double rsum_elem1(red_op_t op, int isf, const void *x, const void *y, size_t 
 {
   if (!isf) return red_elem(op, (const double *)x, (const double *)y, i);
   double a = ((const float *)x)[i];
-  return op == RED_OP_DOT ? a * (double)((const float *)y)[i] : op == RED_OP_SUMSQ ? a * a : op == RED_OP_ASUM ? fabs(a) : a;
+  return op == RED_OP_DOT   ? a * (double)((const float *)y)[i]
+       : op == RED_OP_SUMSQ ? a * a
+       : op == RED_OP_ASUM  ? fabs(a)
+                            : a;
 }
 
 /* Vectors returned by always-inlined helpers: no call, no ABI. */

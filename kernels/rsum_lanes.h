@@ -258,7 +258,10 @@ RATTR static void LN(rsum_add_serial)(rsum_t *a, red_op_t op, int isf, size_t n,
   }
 }
 
-RATTR static void LN(rsum_sumsq_dot)(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r) { LN(rsum_sumsq_dot_op)(a, b, n, z, r); }
+RATTR static void LN(rsum_sumsq_dot)(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r)
+{
+  LN(rsum_sumsq_dot_op)(a, b, n, z, r);
+}
 
 #undef NM
 #undef RMAXI

@@ -90,14 +90,16 @@ PetscErrorCode CkptCreateWrite(MPI_Comm comm, const char option[], const char pa
     CkptHeader h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CKPT_MAGIC, 8);
-    h.version = CKPT_VERSION, h.endian = 0x01020304u, h.int_size = sizeof(PetscInt), h.scalar_size = sizeof(PetscScalar);
+    h.version = CKPT_VERSION, h.endian = 0x01020304u, h.int_size = sizeof(PetscInt),
+    h.scalar_size = sizeof(PetscScalar);
     err = afile_begin(&(*ck)->af, path, 1);
     if (!err) Emit(*ck, &h, sizeof h);
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
   if (err) {
     PetscCall(PetscFree(*ck));
-    SETERRQ(comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create the checkpoint (%s)", option, path, afile_strerror(afile_diagnose(path, err)));
+    SETERRQ(comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create the checkpoint (%s)", option, path,
+            afile_strerror(afile_diagnose(path, err)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -181,13 +183,19 @@ static void Load(Ckpt ck, char *msg, size_t len)
   fclose(fp);
   ck->len = n;
   if (n < sizeof h || memcmp(ck->buf, CKPT_MAGIC, 8)) {
-    snprintf(msg, len, n < sizeof h && n >= 8 && !memcmp(ck->buf, CKPT_MAGIC, 8) ? "truncated (%zu bytes, shorter than the header)" : "not a miniapp checkpoint (%zu bytes, no FPNACKPT header)", n);
+    snprintf(msg, len,
+             n < sizeof h && n >= 8 && !memcmp(ck->buf, CKPT_MAGIC, 8)
+               ? "truncated (%zu bytes, shorter than the header)"
+               : "not a miniapp checkpoint (%zu bytes, no FPNACKPT header)",
+             n);
     return;
   }
   memcpy(&h, ck->buf, sizeof h);
-  if (h.endian != 0x01020304u || h.version != CKPT_VERSION || h.int_size != sizeof(PetscInt) || h.scalar_size != sizeof(PetscScalar)) {
-    snprintf(msg, len, "format version %u, %u-byte integers, %u-byte scalars%s; this build reads version %u, %zu, %zu", h.version, h.int_size, h.scalar_size,
-             h.endian != 0x01020304u ? ", other byte order" : "", CKPT_VERSION, sizeof(PetscInt), sizeof(PetscScalar));
+  if (h.endian != 0x01020304u || h.version != CKPT_VERSION || h.int_size != sizeof(PetscInt) ||
+      h.scalar_size != sizeof(PetscScalar)) {
+    snprintf(msg, len, "format version %u, %u-byte integers, %u-byte scalars%s; this build reads version %u, %zu, %zu",
+             h.version, h.int_size, h.scalar_size, h.endian != 0x01020304u ? ", other byte order" : "", CKPT_VERSION,
+             sizeof(PetscInt), sizeof(PetscScalar));
     return;
   }
   if (n < sizeof h + sizeof(uint64_t)) {
@@ -204,7 +212,8 @@ static void Load(Ckpt ck, char *msg, size_t len)
   for (pos = sizeof h; pos < body;) { /* the records */
     uint32_t nl;
     uint64_t dl;
-    if (body - pos < sizeof nl || (memcpy(&nl, ck->buf + pos, sizeof nl), nl == 0 || nl >= CKPT_NAME) || body - pos - sizeof nl < nl + sizeof dl) {
+    if (body - pos < sizeof nl || (memcpy(&nl, ck->buf + pos, sizeof nl), nl == 0 || nl >= CKPT_NAME) ||
+        body - pos - sizeof nl < nl + sizeof dl) {
       snprintf(msg, len, "corrupt record structure at byte %zu", pos);
       return;
     }
@@ -270,8 +279,10 @@ PetscErrorCode CkptGet(Ckpt ck, const char name[], void *data, size_t n)
 
   PetscFunctionBegin;
   PetscCall(CkptGetLength(ck, name, &have, &found));
-  PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)", ck->option, ck->path, name);
-  PetscCheck(have == n, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: record %s holds %zu bytes, this run expects %zu", ck->option, ck->path, name, have, n);
+  PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)",
+             ck->option, ck->path, name);
+  PetscCheck(have == n, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: record %s holds %zu bytes, this run expects %zu",
+             ck->option, ck->path, name, have, n);
   if (ck->rank == 0 && n) memcpy(data, ck->buf + Find(ck, name)->off, n);
   for (size_t o = 0; o < n; o += (size_t)1 << 30) /* MPI counts are int */
     PetscCallMPI(MPI_Bcast((char *)data + o, (int)PetscMin(n - o, (size_t)1 << 30), MPI_BYTE, 0, ck->comm));
@@ -290,8 +301,10 @@ PetscErrorCode CkptGetVec(Ckpt ck, const char name[], DM da, Vec v)
   PetscFunctionBegin;
   PetscCall(VecGetSize(v, &N));
   PetscCall(CkptGetLength(ck, name, &have, &found));
-  PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)", ck->option, ck->path, name);
-  PetscCheck(have == (size_t)N * sizeof(PetscScalar), ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: field %s has %zu values, this run's grid has %" PetscInt_FMT, ck->option, ck->path, name,
+  PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)",
+             ck->option, ck->path, name);
+  PetscCheck(have == (size_t)N * sizeof(PetscScalar), ck->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "%s %s: field %s has %zu values, this run's grid has %" PetscInt_FMT, ck->option, ck->path, name,
              have / sizeof(PetscScalar), N);
   PetscCall(DMDACreateNaturalVector(da, &nat));
   PetscCall(VecScatterCreateToZero(nat, &sc, &seq));
@@ -336,13 +349,20 @@ PetscErrorCode CkptClose(Ckpt *ck, PetscBool commit)
   comm = c->comm;
   if (c->write) PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
   PetscCall(PetscFree(*ck));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing the checkpoint failed (%s)", option, path, afile_strerror(err));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing the checkpoint failed (%s)", option, path,
+             afile_strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscBool      CkptIsWriting(Ckpt ck) { return ck->write; }
-PetscErrorCode CkptData(Ckpt ck, const char name[], void *data, size_t n) { return ck->write ? CkptPut(ck, name, data, n) : CkptGet(ck, name, data, n); }
-PetscErrorCode CkptVec(Ckpt ck, const char name[], DM da, Vec v) { return ck->write ? CkptPutVec(ck, name, da, v) : CkptGetVec(ck, name, da, v); }
+PetscErrorCode CkptData(Ckpt ck, const char name[], void *data, size_t n)
+{
+  return ck->write ? CkptPut(ck, name, data, n) : CkptGet(ck, name, data, n);
+}
+PetscErrorCode CkptVec(Ckpt ck, const char name[], DM da, Vec v)
+{
+  return ck->write ? CkptPutVec(ck, name, da, v) : CkptGetVec(ck, name, da, v);
+}
 
 const char *CkptPath(Ckpt ck) { return ck->path; }
 const char *CkptOption(Ckpt ck) { return ck->option; }

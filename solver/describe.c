@@ -23,9 +23,12 @@ PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len)
 
   PetscFunctionBegin;
   if (!strcmp(s->scenario, "grayscott"))
-    PetscCall(PetscSNPrintf(buf, len, "-gs_Du %s -gs_Dv %s -gs_F %s -gs_k %s -gs_h %s -gs_seed %" PetscInt_FMT, Shortest((double)s->Du, a), Shortest((double)s->Dv, b), Shortest((double)s->F, c), Shortest((double)s->k, d),
-                            Shortest((double)s->hx, e), s->gs_seed));
-  else PetscCall(PetscSNPrintf(buf, len, "-heat_D %s -heat_theta %s", Shortest((double)s->D, a), Shortest((double)s->theta, b)));
+    PetscCall(PetscSNPrintf(buf, len, "-gs_Du %s -gs_Dv %s -gs_F %s -gs_k %s -gs_h %s -gs_seed %" PetscInt_FMT,
+                            Shortest((double)s->Du, a), Shortest((double)s->Dv, b), Shortest((double)s->F, c),
+                            Shortest((double)s->k, d), Shortest((double)s->hx, e), s->gs_seed));
+  else
+    PetscCall(
+      PetscSNPrintf(buf, len, "-heat_D %s -heat_theta %s", Shortest((double)s->D, a), Shortest((double)s->theta, b)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -40,11 +43,16 @@ PetscErrorCode SolverWriteSummary(Solver s, FILE *f)
   PetscCall(KSPGetType(s->ksp, &ksp));
   PetscCall(KSPGetPC(s->ksp, &p));
   PetscCall(PCGetType(p, &pc));
-  PetscCall(PetscFPrintf(s->comm, f, "scenario: %s\ngrid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\ncomponents: %" PetscInt_FMT "\n", s->scenario, s->M, s->N, s->dof));
-  PetscCall(PetscFPrintf(s->comm, f, "steps: %" PetscInt_FMT "\ndt: %.17g\nfinal_time: %.17g\n", s->step, (double)s->dt, (double)s->t));
-  PetscCall(PetscFPrintf(s->comm, f, "ksp_type: %s\npc_type: %s\nvec_type: %s\noperator_summation: %s\n", ksp, pc, s->vectype, s->scatter ? "scatter" : "gather"));
+  PetscCall(PetscFPrintf(s->comm, f,
+                         "scenario: %s\ngrid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\ncomponents: %" PetscInt_FMT "\n",
+                         s->scenario, s->M, s->N, s->dof));
+  PetscCall(PetscFPrintf(s->comm, f, "steps: %" PetscInt_FMT "\ndt: %.17g\nfinal_time: %.17g\n", s->step, (double)s->dt,
+                         (double)s->t));
+  PetscCall(PetscFPrintf(s->comm, f, "ksp_type: %s\npc_type: %s\nvec_type: %s\noperator_summation: %s\n", ksp, pc,
+                         s->vectype, s->scatter ? "scatter" : "gather"));
   PetscCall(PetscFPrintf(s->comm, f, "ksp_iterations_total: %" PetscInt_FMT "\nksp_iterations: [", s->its_total));
-  for (PetscInt i = 0; i < s->step; i++) PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));
+  for (PetscInt i = 0; i < s->step; i++)
+    PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));
   PetscCall(PetscFPrintf(s->comm, f, "]\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -54,13 +62,20 @@ PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len)
   size_t n = strlen(buf);
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(buf + n, len - n, "scenario: %s\ngrid: %" PetscInt_FMT " x %" PetscInt_FMT "\ncomponents: %" PetscInt_FMT "\nsolver_reduction: %s\ndt: %.17g\n", s->scenario, s->M, s->N, s->dof,
-                         s->stock ? "stock" : red_strategy_name(SOLVER_STRATEGY), (double)s->dt));
+  PetscCall(PetscSNPrintf(buf + n, len - n,
+                          "scenario: %s\ngrid: %" PetscInt_FMT " x %" PetscInt_FMT "\ncomponents: %" PetscInt_FMT
+                          "\nsolver_reduction: %s\ndt: %.17g\n",
+                          s->scenario, s->M, s->N, s->dof, s->stock ? "stock" : red_strategy_name(SOLVER_STRATEGY),
+                          (double)s->dt));
   n = strlen(buf);
-  if (s->ops == &HeatScenario) PetscCall(PetscSNPrintf(buf + n, len - n, "heat_D: %.17g\nheat_theta: %.17g\n", (double)s->D, (double)s->theta));
-  else PetscCall(PetscSNPrintf(buf + n, len - n, "gs_Du: %.17g\ngs_Dv: %.17g\ngs_F: %.17g\ngs_k: %.17g\n", (double)s->Du, (double)s->Dv, (double)s->F, (double)s->k));
+  if (s->ops == &HeatScenario)
+    PetscCall(PetscSNPrintf(buf + n, len - n, "heat_D: %.17g\nheat_theta: %.17g\n", (double)s->D, (double)s->theta));
+  else
+    PetscCall(PetscSNPrintf(buf + n, len - n, "gs_Du: %.17g\ngs_Dv: %.17g\ngs_F: %.17g\ngs_k: %.17g\n", (double)s->Du,
+                            (double)s->Dv, (double)s->F, (double)s->k));
   n = strlen(buf);
-  PetscCall(PetscSNPrintf(buf + n, len - n, "grid_spacing: %.17g %.17g\noperator_summation: %s\n", (double)s->hx, (double)s->hy, s->scatter ? "scatter" : "gather"));
+  PetscCall(PetscSNPrintf(buf + n, len - n, "grid_spacing: %.17g %.17g\noperator_summation: %s\n", (double)s->hx,
+                          (double)s->hy, s->scatter ? "scatter" : "gather"));
   if (s->ksp) { /* the Krylov method as configured: type, preconditioner, stopping rule */
     KSPType     kt;
     PCType      pt;
@@ -74,7 +89,8 @@ PetscErrorCode SolverDescribe(Solver s, char buf[], size_t len)
     PetscCall(KSPGetNormType(s->ksp, &nt));
     PetscCall(KSPGetTolerances(s->ksp, &rtol, &atol, &dtol, &maxit));
     n = strlen(buf);
-    PetscCall(PetscSNPrintf(buf + n, len - n, "ksp: %s %s %s\nksp_tolerances: %.17g %.17g %.17g %" PetscInt_FMT "\n", kt, pt, KSPNormTypes[nt], (double)rtol, (double)atol, (double)dtol, maxit));
+    PetscCall(PetscSNPrintf(buf + n, len - n, "ksp: %s %s %s\nksp_tolerances: %.17g %.17g %.17g %" PetscInt_FMT "\n",
+                            kt, pt, KSPNormTypes[nt], (double)rtol, (double)atol, (double)dtol, maxit));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,8 +112,10 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
   PetscCall(CkptData(ck, name, &k, sizeof k));
-  PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", CkptOption(ck), CkptPath(ck),
-             (long long)k.step, s->max_steps);
+  PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT
+             " (the total number of steps, counted from the start)",
+             CkptOption(ck), CkptPath(ck), (long long)k.step, s->max_steps);
   PetscCall(PetscMalloc1(k.step + 1, &its));
   for (PetscInt i = 0; i < k.step && CkptIsWriting(ck); i++) its[i] = s->its[i];
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/its", prefix));
@@ -113,12 +131,16 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
   {
     char rname[64];
-    PetscCall(PetscSNPrintf(rname, sizeof rname, "%s/range", prefix)); /* so does a state that left the scenario's bounds */
+    PetscCall(
+      PetscSNPrintf(rname, sizeof rname, "%s/range", prefix)); /* so does a state that left the scenario's bounds */
     PetscCall(CkptData(ck, rname, s->range, sizeof s->range));
   }
   if (!CkptIsWriting(ck)) {
-    PetscCheck(SolverSolveRecordValid(&s->solves, k.step), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)", CkptOption(ck), CkptPath(ck), name);
-    s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm, s->last_r0 = k.last_r0;
+    PetscCheck(SolverSolveRecordValid(&s->solves, k.step), s->comm, PETSC_ERR_FILE_UNEXPECTED,
+               "%s %s: the record %s holds counts or a failure that no run writes (a damaged or forged file)",
+               CkptOption(ck), CkptPath(ck), name);
+    s->step = (PetscInt)k.step, s->its_total = (PetscInt)k.its_total, s->t = k.t, s->rnorm = k.rnorm,
+    s->last_r0 = k.last_r0;
     s->b_step = s->bnorm_step = -1;
     PetscCall(PetscFree(s->closure));
   }

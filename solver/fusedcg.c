@@ -42,7 +42,8 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
 
   PetscFunctionBegin;
   *fused = PETSC_FALSE, cg->dp = 0;
-  if (!cg->fuse || ksp->normtype != KSP_NORM_PRECONDITIONED || ksp->transpose_solve || ksp->chknorm >= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!cg->fuse || ksp->normtype != KSP_NORM_PRECONDITIONED || ksp->transpose_solve || ksp->chknorm >= 0)
+    PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCJACOBI, &jac));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
   PetscCall(VecFPNAGetStrategy(ksp->vec_sol, &fpna, &s));
@@ -60,7 +61,8 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
     PetscCall(VecGetBlockSize(dinv, &bs));
     PetscCall(VecGetArrayRead(dinv, &d));
     periodic = (PetscBool)(bs >= 1 && bs <= 8 && 8 % bs == 0 && n >= bs);
-    for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d)); /* bitwise */
+    for (PetscInt i = bs; periodic && i < n; i++)
+      periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d)); /* bitwise */
     PetscCall(VecRestoreArrayRead(dinv, &d));
     cg->dp = periodic ? bs : 0;
   }
@@ -118,7 +120,8 @@ static PetscErrorCode InitialResidual(KSP ksp, Mat Amat, Vec X, Vec B, Vec R, Ve
 /* The unfused update, as KSPCG makes it: x += a p, r -= a w, then the norm of
  * the KSP's norm type (natural: beta = z.r too). A norm or dot that is not
  * finite sets ksp->reason and returns. */
-static PetscErrorCode UpdateAndNorm(KSP ksp, PetscScalar a, Vec X, Vec P, Vec R, Vec W, Vec Z, PetscReal *dp, PetscScalar *beta)
+static PetscErrorCode UpdateAndNorm(KSP ksp, PetscScalar a, Vec X, Vec P, Vec R, Vec W, Vec Z, PetscReal *dp,
+                                    PetscScalar *beta)
 {
   PetscFunctionBegin;
   PetscCall(VecAXPY(X, a, P));  /* x <- x + a p */
@@ -154,7 +157,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
-  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
+  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
+             "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
   X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], D = ksp->work[3];
   W = Z;
   PetscCall(VecFPNAGetOrder(X, &ord));
@@ -184,7 +188,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
       PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
       break;
     } else if (i > 0 && beta * betaold < 0.0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner");
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+                 "Diverged due to indefinite preconditioner");
       ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
       break;
     }
@@ -202,7 +207,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     KSPCheckDot(ksp, dpi);
     betaold = beta;
     if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix");
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+                 "Diverged due to indefinite matrix");
       ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
       break;
     }
@@ -230,7 +236,8 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
     }
     if (fused) beta = zr; /* z.r of the fused pass: the dot below, already taken */
     else {
-      if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(KSP_PCApply(ksp, R, Z));
+      if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL)
+        PetscCall(KSP_PCApply(ksp, R, Z));
       if (ksp->normtype != KSP_NORM_NATURAL) PetscCall(VecTDot(Z, R, &beta));
     }
     KSPCheckDot(ksp, beta);
@@ -246,7 +253,9 @@ static PetscErrorCode KSPSetFromOptions_FPNACG(KSP ksp, PetscOptionItems *PetscO
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP fpnacg options");
-  PetscCall(PetscOptionsBool("-ksp_fpnacg_fuse", "fuse the iteration's tail (Jacobi or no preconditioner, fpna vectors)", "", cg->fuse, &cg->fuse, NULL));
+  PetscCall(PetscOptionsBool("-ksp_fpnacg_fuse",
+                             "fuse the iteration's tail (Jacobi or no preconditioner, fpna vectors)", "", cg->fuse,
+                             &cg->fuse, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -36,11 +36,15 @@ static PetscErrorCode GetLayout(DM da, Layout *L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline const PetscScalar *Row(const Layout *L, const PetscScalar *u, PetscInt j) { return u + ((j - L->gys) * L->gxm + (L->xs - L->gxs)) * L->dof; }
+static inline const PetscScalar *Row(const Layout *L, const PetscScalar *u, PetscInt j)
+{
+  return u + ((j - L->gys) * L->gxm + (L->xs - L->gxs)) * L->dof;
+}
 
 /* y on row j, owned entries k0 <= k < k1 of the row (k = i d + c; k0 and k1
  * multiples of d). */
-static inline void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j, PetscInt k0, PetscInt k1)
+static inline void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j,
+                                 PetscInt k0, PetscInt k1)
 {
   const PetscReal    ihx2 = op->ihx2, ihy2 = op->ihy2;
   const PetscInt     d = L->dof, stride = L->gxm * d;
@@ -89,7 +93,8 @@ static const double *GatherBlock(void *ctx, size_t i0, size_t m, double *xs)
   const GatherBlocks *g = ctx;
   const PetscInt      n = g->L->xm * g->L->dof; /* a row; RED_BLOCK and n are multiples of dof <= 2 */
   for (size_t k = i0; k < i0 + m;) {
-    PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n), k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
+    PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n),
+             k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
     GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
     memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
     k += (size_t)(k1 - k0);
@@ -112,7 +117,9 @@ static PetscErrorCode BuildFacePlan(OpCtx *op)
   size_t         nowned = (size_t)xm * ym * dof, nface = (size_t)dof * ((xm + 1) * ym + xm * (ym + 1)), k = 0;
   int64_t       *target;
   PetscCall(PetscMalloc1(2 * nface, &target));
-#define OWNED(i, j, c) (((i) >= xs && (i) < xs + xm && (j) >= ys && (j) < ys + ym) ? (int64_t)((((j) - ys) * xm + ((i) - xs)) * dof + (c)) : (int64_t)nowned)
+#define OWNED(i, j, c) \
+  (((i) >= xs && (i) < xs + xm && (j) >= ys && (j) < ys + ym) ? (int64_t)((((j)-ys) * xm + ((i)-xs)) * dof + (c)) \
+                                                              : (int64_t)nowned)
   for (PetscInt c = 0; c < dof; c++) {
     for (PetscInt j = ys; j < ys + ym; j++)
       for (PetscInt i = xs; i <= xs + xm; i++) target[k++] = OWNED(i - 1, j, c), target[k++] = OWNED(i, j, c);
@@ -120,7 +127,8 @@ static PetscErrorCode BuildFacePlan(OpCtx *op)
       for (PetscInt i = xs; i < xs + xm; i++) target[k++] = OWNED(i, j - 1, c), target[k++] = OWNED(i, j, c);
   }
 #undef OWNED
-  PetscCheck(scatter_plan_create(nowned + 1, 2 * nface, target, &op->plan) == 0, PETSC_COMM_SELF, PETSC_ERR_MEM, "cannot build the face scatter plan");
+  PetscCheck(scatter_plan_create(nowned + 1, 2 * nface, target, &op->plan) == 0, PETSC_COMM_SELF, PETSC_ERR_MEM,
+             "cannot build the face scatter plan");
   PetscCall(PetscFree(target));
   op->nface = nface;
   PetscCall(PetscMalloc2(2 * nface, &op->flux, nowned + 1, &op->lap));
@@ -185,7 +193,9 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   const double       u = DBL_EPSILON / 2;
 
   PetscFunctionBegin;
-  PetscCall(VecFPNAOrderScratch(x, &scratch, &mine)); /* the check (csum's product included) consumes none of the run's seeded order */
+  PetscCall(
+    VecFPNAOrderScratch(x, &scratch,
+                        &mine)); /* the check (csum's product included) consumes none of the run's seeded order */
   if (!op->csum) { /* csum = A 1, formed without checking */
     Vec one;
     PetscCall(VecDuplicate(x, &one));
@@ -253,8 +263,11 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscCall(VecGetArrayWrite(y, &yy));
   if (op->scatter) MultScatter(op, &L, u, yy, ord);
   else MultGather(op, &L, u, yy);
-  PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
-  if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof))); /* -inject site=operator: before anything checks the product */
+  PetscCall(
+    PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
+  if (op->fault)
+    PetscCall(FaultHit(op, y, yy,
+                       (size_t)(L.xm * L.ym * L.dof))); /* -inject site=operator: before anything checks the product */
   PetscCall(VecRestoreArrayWrite(y, &yy));
   PetscCall(VecRestoreArrayRead(op->uloc, &u));
   if (op->check) PetscCall(Check(A, op, x, y));
@@ -281,13 +294,15 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(MatShellGetContext(A, &op));
   PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
-  PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "the fused product needs the gather operator and fpna vectors");
+  PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+             "the fused product needs the gather operator and fpna vectors");
   PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
   PetscCall(GetLayout(op->da, &L));
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
   PetscCall(VecGetOwnershipRange(y, &lo, NULL));
   PetscCall(VecGetSize(y, &N));
-  g.op = op, g.L = &L, g.flip = fault_take(op->fault, FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
+  g.op = op, g.L = &L,
+  g.flip = fault_take(op->fault, FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
   PetscCall(VecGetArrayRead(op->uloc, &g.u));
   PetscCall(VecGetArrayWrite(y, &g.y));
   PetscCall(VecGetArrayRead(x, &xa));
@@ -335,7 +350,8 @@ PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A)
   PetscCall(VecSet(op->uloc, 0.0));
   if (scatter) PetscCall(BuildFacePlan(op));
   PetscCall(DMDAGetCorners(da, NULL, NULL, NULL, &m, &n, NULL));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)da), m * n * dof, m * n * dof, M * N * dof, M * N * dof, op, A));
+  PetscCall(
+    MatCreateShell(PetscObjectComm((PetscObject)da), m * n * dof, m * n * dof, M * N * dof, M * N * dof, op, A));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))OperatorMult));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))OperatorMult)); /* symmetric */
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))OperatorGetDiagonal));

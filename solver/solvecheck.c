@@ -90,7 +90,8 @@ static PetscErrorCode TrueResidual(Solver s, KSP ksp, Vec b, Vec x, PetscReal *r
  * divergence (iterations, NaN, a breakdown short of the tolerance) did not. */
 static PetscBool Solved(KSPConvergedReason reason, PetscReal rel, PetscReal rtol, PetscReal bound)
 {
-  PetscBool breakdown = (PetscBool)(reason == KSP_DIVERGED_BREAKDOWN || reason == KSP_DIVERGED_BREAKDOWN_BICG || reason == KSP_DIVERGED_INDEFINITE_PC || reason == KSP_DIVERGED_INDEFINITE_MAT);
+  PetscBool breakdown = (PetscBool)(reason == KSP_DIVERGED_BREAKDOWN || reason == KSP_DIVERGED_BREAKDOWN_BICG ||
+                                    reason == KSP_DIVERGED_INDEFINITE_PC || reason == KSP_DIVERGED_INDEFINITE_MAT);
   return (PetscBool)((reason > 0 && rel <= bound) || (breakdown && rel <= rtol)); /* false for NaN */
 }
 
@@ -105,7 +106,8 @@ PetscErrorCode SolverRepeatSolved(Solver s, KSP ksp, Vec b, Vec x, PetscBool *ok
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
   *ok = (PetscBool)(reason > 0);
-  if (reason > 0 || reason == KSP_DIVERGED_ITS || reason == KSP_DIVERGED_NANORINF) PetscFunctionReturn(PETSC_SUCCESS); /* no residual changes these */
+  if (reason > 0 || reason == KSP_DIVERGED_ITS || reason == KSP_DIVERGED_NANORINF)
+    PetscFunctionReturn(PETSC_SUCCESS); /* no residual changes these */
   PetscCall(TrueResidual(s, ksp, b, x, &rel));
   *ok = Solved(reason, rel, rtol, SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -128,7 +130,8 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   PetscCall(VecFPNAOrderScratch(s->u, &scratch, &mine)); /* invisible to the run: same draws, no fault */
   armed = SolverFaultsHold(s);
   ierr  = TrueResidual(s, ksp, b, x, &rel);
-  if (!ierr && s->view_final_res && !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
+  if (!ierr && s->view_final_res &&
+      !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
     PetscReal n2;
     ierr = VecNorm(s->gw[0], NORM_2, &n2); /* r = b - A x, TrueResidual's */
     if (!ierr) ierr = PetscPrintf(s->comm, "  KSP final norm of residual %g\n", (double)n2);
@@ -139,11 +142,13 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   bound = SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR);
   *ok   = Solved(reason, rel, rtol, bound);
   q->nsolves++;
-  if (rel / bound > q->worst || PetscIsInfOrNanReal(rel)) q->worst = PetscIsInfOrNanReal(rel) ? (double)NAN : (double)(rel / bound);
+  if (rel / bound > q->worst || PetscIsInfOrNanReal(rel))
+    q->worst = PetscIsInfOrNanReal(rel) ? (double)NAN : (double)(rel / bound);
   if (*ok) PetscFunctionReturn(PETSC_SUCCESS);
   if (!trial) q->nfail_run++;
   if (!q->nfail++) {
-    q->fail_step = s->step + 1, q->fail_reason = (int32_t)reason, q->fail_kind = trial ? SOLVER_FAIL_TRIAL : SOLVER_FAIL_SOLVE;
+    q->fail_step = s->step + 1, q->fail_reason = (int32_t)reason,
+    q->fail_kind = trial ? SOLVER_FAIL_TRIAL : SOLVER_FAIL_SOLVE;
     q->fail_its = its, q->fail_res = rel, q->fail_bound = bound;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -164,15 +169,20 @@ PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok)
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm));
   *ok = (PetscBool)!bad;
   if (bad) s->solves.nfail_run++;
-  if (bad && !s->solves.nfail++) s->solves.fail_step = s->step, s->solves.fail_kind = SOLVER_FAIL_NONFINITE, s->solves.fail_res = NAN;
+  if (bad && !s->solves.nfail++)
+    s->solves.fail_step = s->step, s->solves.fail_kind = SOLVER_FAIL_NONFINITE, s->solves.fail_res = NAN;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscBool SolverSolveRecordValid(const SolverSolveRecord *q, int64_t step)
 {
-  PetscBool ok = q->nsolves >= 0 && q->nfail >= 0 && q->nfail_run >= 0 && q->nfail_run <= q->nfail && q->nfail <= q->nsolves + step;
+  PetscBool ok = q->nsolves >= 0 && q->nfail >= 0 && q->nfail_run >= 0 && q->nfail_run <= q->nfail &&
+                 q->nfail <= q->nsolves + step;
   if (ok && q->nfail > 0) /* the reason indexes PETSc's names (SolverSolveFailure) */
-    ok = (q->fail_kind == SOLVER_FAIL_SOLVE || q->fail_kind == SOLVER_FAIL_TRIAL || q->fail_kind == SOLVER_FAIL_NONFINITE) && q->fail_step >= 0 && q->fail_step <= step + 1 && q->fail_reason >= KSP_DIVERGED_PC_FAILED && q->fail_reason <= KSP_CONVERGED_ATOL_NORMAL && q->fail_its >= 0;
+    ok = (q->fail_kind == SOLVER_FAIL_SOLVE || q->fail_kind == SOLVER_FAIL_TRIAL ||
+          q->fail_kind == SOLVER_FAIL_NONFINITE) &&
+         q->fail_step >= 0 && q->fail_step <= step + 1 && q->fail_reason >= KSP_DIVERGED_PC_FAILED &&
+         q->fail_reason <= KSP_CONVERGED_ATOL_NORMAL && q->fail_its >= 0;
   return ok;
 }
 
@@ -190,11 +200,16 @@ PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len)
   PetscFunctionBegin;
   why[0] = 0;
   if (!q->nfail) PetscFunctionReturn(PETSC_SUCCESS);
-  if (q->fail_kind == SOLVER_FAIL_NONFINITE) PetscCall(PetscSNPrintf(why, len, "step %lld: the state holds a value that is not finite", (long long)q->fail_step));
+  if (q->fail_kind == SOLVER_FAIL_NONFINITE)
+    PetscCall(
+      PetscSNPrintf(why, len, "step %lld: the state holds a value that is not finite", (long long)q->fail_step));
   else
-    PetscCall(PetscSNPrintf(why, len, "step %lld: %s solve did not solve its system (%s after %lld iterations; true relative residual %.3g, bound %.3g = %.0f x max(-ksp_rtol, %g))%s", (long long)q->fail_step,
-                            q->fail_kind == SOLVER_FAIL_TRIAL ? "a side-by-side" : "the", KSPConvergedReasons[q->fail_reason], (long long)q->fail_its, q->fail_res, q->fail_bound, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR,
-                            q->nfail > 1 ? "; later failures too" : ""));
+    PetscCall(PetscSNPrintf(why, len,
+                            "step %lld: %s solve did not solve its system (%s after %lld iterations; true relative "
+                            "residual %.3g, bound %.3g = %.0f x max(-ksp_rtol, %g))%s",
+                            (long long)q->fail_step, q->fail_kind == SOLVER_FAIL_TRIAL ? "a side-by-side" : "the",
+                            KSPConvergedReasons[q->fail_reason], (long long)q->fail_its, q->fail_res, q->fail_bound,
+                            SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR, q->nfail > 1 ? "; later failures too" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

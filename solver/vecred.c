@@ -116,7 +116,8 @@ PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_p
   }
   red_partial_t *all, *col;
   PetscCall(PetscMalloc2((size_t)size * n, &all, size, &col));
-  PetscCallMPI(MPI_Allgather(p, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, all, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, comm));
+  PetscCallMPI(
+    MPI_Allgather(p, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, all, (PetscMPIInt)(n * sizeof *p), MPI_BYTE, comm));
   for (PetscInt j = 0; j < n; j++) {
     for (PetscMPIInt r = 0; r < size; r++) col[r] = all[(size_t)r * n + j]; /* rank order */
     out[j] = red_combine(s, size, col);
@@ -137,7 +138,8 @@ static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, 
   PetscCall(VecGetArrayRead(x, &xa));
   if (y) PetscCall(VecGetArrayRead(y, &ya));
   red_local(s, op, (size_t)n, xa, ya, p, ord);
-  PetscCall(PetscLogFlops(op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n)); /* as PETSc counts (its n - 1 aside) */
+  PetscCall(PetscLogFlops(
+    op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n)); /* as PETSc counts (its n - 1 aside) */
   if (y) PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -297,7 +299,8 @@ static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /*
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz, PetscScalar *zr)
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz,
+                             PetscScalar *zr)
 {
   const PetscScalar *pa, *wa, *da;
   PetscScalar       *xa, *ra, *za;
@@ -378,34 +381,40 @@ static PetscErrorCode Duplicate(Vec w, Vec *v)
 }
 
 /* One set of ops per strategy, each with its strategy as a constant. */
-#define DEFINE_OPS(tag, S)                                                                                                          \
-  static PetscErrorCode Dot_##tag(Vec x, Vec y, PetscScalar *z) { return Dot(S, x, y, z); }                                       \
-  static PetscErrorCode MDot_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) { return MDot(S, x, nv, y, z); }            \
-  static PetscErrorCode Norm_##tag(Vec x, NormType t, PetscReal *z) { return Norm(S, x, t, z); }                                 \
-  static PetscErrorCode DotNorm2_##tag(Vec x, Vec y, PetscScalar *d, PetscScalar *n) { return DotNorm2(S, x, y, d, n); }         \
-  static PetscErrorCode Sum_##tag(Vec x, PetscScalar *z) { return Sum(S, x, z); }                                                 \
-  static PetscErrorCode DotLocal_##tag(Vec x, Vec y, PetscScalar *z) { return DotLocal(S, x, y, z); }                             \
-  static PetscErrorCode MDotLocal_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) { return MDotLocal(S, x, nv, y, z); }  \
-  static PetscErrorCode NormLocal_##tag(Vec x, NormType t, PetscReal *z) { return NormLocal(S, x, t, z); }                       \
-  static PetscErrorCode VecCreate_FPNA_##tag(Vec v)                                                                               \
-  {                                                                                                                               \
-    PetscMPIInt size;                                                                                                             \
-    PetscFunctionBegin;                                                                                                           \
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size));                                                          \
-    PetscCall(size > 1 ? VecCreate_MPI(v) : VecCreate_Seq(v));                                                                    \
-    v->ops->dot = v->ops->tdot = Dot_##tag; /* real scalars: tdot == dot */                                                      \
-    v->ops->mdot = v->ops->mtdot = MDot_##tag;                                                                                    \
-    v->ops->norm                 = Norm_##tag;                                                                                    \
-    v->ops->dotnorm2             = DotNorm2_##tag;                                                                                \
-    v->ops->sum                  = Sum_##tag;                                                                                     \
-    v->ops->dot_local = v->ops->tdot_local = DotLocal_##tag;                                                                      \
-    v->ops->mdot_local = v->ops->mtdot_local = MDotLocal_##tag;                                                                   \
-    v->ops->norm_local                       = NormLocal_##tag;                                                                   \
-    v->ops->axpy = AXPY, v->ops->aypx = AYPX, v->ops->axpby = AXPBY, v->ops->maxpy = MAXPY;                                       \
-    v->ops->duplicate = Duplicate;                                                                                                \
-    PetscCall(Stagger(v));                                                                                                        \
-    PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNA_##S));                                                            \
-    PetscFunctionReturn(PETSC_SUCCESS);                                                                                           \
+#define DEFINE_OPS(tag, S) \
+  static PetscErrorCode Dot_##tag(Vec x, Vec y, PetscScalar *z) { return Dot(S, x, y, z); } \
+  static PetscErrorCode MDot_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) { return MDot(S, x, nv, y, z); } \
+  static PetscErrorCode Norm_##tag(Vec x, NormType t, PetscReal *z) { return Norm(S, x, t, z); } \
+  static PetscErrorCode DotNorm2_##tag(Vec x, Vec y, PetscScalar *d, PetscScalar *n) \
+  { \
+    return DotNorm2(S, x, y, d, n); \
+  } \
+  static PetscErrorCode Sum_##tag(Vec x, PetscScalar *z) { return Sum(S, x, z); } \
+  static PetscErrorCode DotLocal_##tag(Vec x, Vec y, PetscScalar *z) { return DotLocal(S, x, y, z); } \
+  static PetscErrorCode MDotLocal_##tag(Vec x, PetscInt nv, const Vec y[], PetscScalar *z) \
+  { \
+    return MDotLocal(S, x, nv, y, z); \
+  } \
+  static PetscErrorCode NormLocal_##tag(Vec x, NormType t, PetscReal *z) { return NormLocal(S, x, t, z); } \
+  static PetscErrorCode VecCreate_FPNA_##tag(Vec v) \
+  { \
+    PetscMPIInt size; \
+    PetscFunctionBegin; \
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size)); \
+    PetscCall(size > 1 ? VecCreate_MPI(v) : VecCreate_Seq(v)); \
+    v->ops->dot = v->ops->tdot = Dot_##tag; /* real scalars: tdot == dot */ \
+    v->ops->mdot = v->ops->mtdot = MDot_##tag; \
+    v->ops->norm                 = Norm_##tag; \
+    v->ops->dotnorm2             = DotNorm2_##tag; \
+    v->ops->sum                  = Sum_##tag; \
+    v->ops->dot_local = v->ops->tdot_local = DotLocal_##tag; \
+    v->ops->mdot_local = v->ops->mtdot_local = MDotLocal_##tag; \
+    v->ops->norm_local                       = NormLocal_##tag; \
+    v->ops->axpy = AXPY, v->ops->aypx = AYPX, v->ops->axpby = AXPBY, v->ops->maxpy = MAXPY; \
+    v->ops->duplicate = Duplicate; \
+    PetscCall(Stagger(v)); \
+    PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNA_##S)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
   }
 
 #define VECFPNA_RED_ATOMIC        VECFPNA_ATOMIC

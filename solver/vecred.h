@@ -34,6 +34,7 @@ PetscErrorCode VecFPNAOrderRestore(Vec v, red_atomic_state *mine);
  * z = dinv .* r, and zz = z.z, zr = z.r in one collective. w may be z. dp > 0
  * (1, 2, 4 or 8): dinv is periodic, entry i equal to entry i % dp, and only
  * its first dp entries are read. */
-PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz, PetscScalar *zr);
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz,
+                             PetscScalar *zr);
 
 #endif

@@ -48,15 +48,22 @@ PetscErrorCode SolverVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool *o
     n = strlen(why);
     PetscCall(SolverSolveFailure(s, why + n, len - n));
   } else if (s->solves.nsolves) {
-    PetscCall(PetscSNPrintf(why + n, len - n, "%sall %lld solves verified (true residual <= %.0f x max(-ksp_rtol, %g); worst %.2g of it)", n ? "; " : "", (long long)s->solves.nsolves, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR, s->solves.worst));
-  } else PetscCall(PetscSNPrintf(why + n, len - n, "%sno step run (-ts_max_steps %" PetscInt_FMT "): only the initial state was checked", n ? "; " : "", s->max_steps));
+    PetscCall(PetscSNPrintf(why + n, len - n,
+                            "%sall %lld solves verified (true residual <= %.0f x max(-ksp_rtol, %g); worst %.2g of it)",
+                            n ? "; " : "", (long long)s->solves.nsolves, SOLVER_CHECK_FACTOR, SOLVER_CHECK_FLOOR,
+                            s->solves.worst));
+  } else
+    PetscCall(PetscSNPrintf(why + n, len - n,
+                            "%sno step run (-ts_max_steps %" PetscInt_FMT "): only the initial state was checked",
+                            n ? "; " : "", s->max_steps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* HPCG-style repeat check: solve the last step's system n times from a zero
  * initial guess and return the mean and variance of the final residual
  * norms and the iteration range. The state is left untouched. */
-PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min, PetscInt *its_max, PetscInt *nfailed)
+PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscReal *var, PetscInt *its_min,
+                                 PetscInt *its_max, PetscInt *nfailed)
 {
   Vec       x;
   PetscReal r[64], m = 0, v = 0;
@@ -64,9 +71,11 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
   PetscBool has;
 
   PetscFunctionBegin;
-  PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]", n);
+  PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]",
+             n);
   PetscCall(SolverHasLastSystem(s, &has));
-  PetscCheck(has, s->comm, PETSC_ERR_ORDER, "the repeat check needs a step solved by this run (a restart at the last step solves none)");
+  PetscCheck(has, s->comm, PETSC_ERR_ORDER,
+             "the repeat check needs a step solved by this run (a restart at the last step solves none)");
   PetscCall(VecDuplicate(s->u, &x));
   *its_min = PETSC_MAX_INT, *its_max = 0, *nfailed = 0;
   for (PetscInt k = 0; k < n; k++) {

@@ -84,7 +84,8 @@ static void chunk_input(Surrogate s, CPUData *b, Chunk k, const float *in)
 /* lanes: where the output rows' maxima go (NULL: nowhere) */
 static void chunk_forward(Surrogate s, CPUData *b, int l, Chunk k, uint32_t *lanes)
 {
-  SurrogateLayerForward_CPU(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->A[l] + k.s0, b->A[l + 1] + k.s0, b->cap, k.m16, l + 1 < s->nlayer, k.m, lanes);
+  SurrogateLayerForward_CPU(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1],
+                            b->A[l] + k.s0, b->A[l + 1] + k.s0, b->cap, k.m16, l + 1 < s->nlayer, k.m, lanes);
 }
 
 /* output error e = z - t_n; delta = cscale e (zero in the padding); loss summand e^2 (exact in double) */
@@ -110,7 +111,8 @@ static void chunk_grad(Surrogate s, CPUData *b, int l, size_t c, Chunk k, int ti
 
 static void chunk_backdata(Surrogate s, CPUData *b, int l, Chunk k, uint32_t *lanes)
 {
-  SurrogateLayerBackData_CPU(s->w + s->woff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->D[l] + k.s0, b->A[l] + k.s0, b->D[l - 1] + k.s0, b->cap, k.m16, k.m, lanes);
+  SurrogateLayerBackData_CPU(s->w + s->woff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], b->D[l] + k.s0,
+                             b->A[l] + k.s0, b->D[l - 1] + k.s0, b->cap, k.m16, k.m, lanes);
 }
 
 /* The reproducible strategy's lanes of layer l's delta rows and of its input
@@ -137,7 +139,8 @@ static PetscErrorCode CPUPredict(Surrogate s, PetscInt nn, const float *in, floa
     for (int l = 0; l < s->nlayer; l++) chunk_forward(s, b, l, k, NULL);
     const float *z = b->A[s->nlayer];
     for (size_t i = k.s0; i < k.s0 + k.m; i++)
-      for (size_t j = 0; j < nout; j++) out[i * nout + j] = surr_denormalize(z[j * b->cap + i], s->mu_out[j], s->sd_out[j]);
+      for (size_t j = 0; j < nout; j++)
+        out[i * nout + j] = surr_denormalize(z[j * b->cap + i], s->mu_out[j], s->sd_out[j]);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -147,7 +150,8 @@ static PetscErrorCode CPUPredict(Surrogate s, PetscInt nn, const float *in, floa
  * the global batch, so the rank's first global sample is needed; it is asked
  * for only while the site is armed (the arming is the same on every rank, so
  * every rank joins the scan). */
-static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const float *in, const float *target, float cscale)
+static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const float *in, const float *target,
+                                     float cscale)
 {
   size_t    nc = (n + SURR_CHUNK - 1) / SURR_CHUNK, cap = b->cap;
   int       L = s->nlayer, nth = (int)b->g.nth;
@@ -164,10 +168,13 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   for (size_t c = 0; c < nc; c++) chunk_input(s, b, chunk_of(c, n), in);
   for (int l = 0; l < L; l++) {
 #pragma omp parallel for schedule(static) num_threads(nth)
-    for (size_t c = 0; c < nc; c++) chunk_forward(s, b, l, chunk_of(c, n), NULL); /* maxima after the fault site: in chunk_grad */
-    if (fault_is_armed(s->fault, FAULT_ACTIVATION)) PetscCall(SurrogateFaultActivation_Private(s->fault, b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
+    for (size_t c = 0; c < nc; c++)
+      chunk_forward(s, b, l, chunk_of(c, n), NULL); /* maxima after the fault site: in chunk_grad */
+    if (fault_is_armed(s->fault, FAULT_ACTIVATION))
+      PetscCall(SurrogateFaultActivation_Private(s->fault, b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
   }
-  if (s->ck.on) PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
+  if (s->ck.on)
+    PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
   for (size_t c = 0; c < nc; c++) chunk_error(s, b, chunk_of(c, n), n, target, cscale);
   for (int l = L - 1; l >= 0; l--) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
@@ -190,7 +197,8 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
  * of the chunk partials), the loss's sum included. */
 static PetscLogEvent ev_pass, ev_sums;
 
-static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in, const float *target, float cscale, red_partial_t *part)
+static PetscErrorCode CPUGradPartials(Surrogate s, PetscInt nn, const float *in, const float *target, float cscale,
+                                      red_partial_t *part)
 {
   CPUData *b;
   size_t   n = (size_t)nn, nc = (n + SURR_CHUNK - 1) / SURR_CHUNK;

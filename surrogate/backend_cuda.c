@@ -12,7 +12,8 @@
 #define PetscCallMLP(call) \
   do { \
     int rc_ = (call); \
-    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), #call); \
+    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), \
+               #call); \
   } while (0)
 
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
@@ -32,7 +33,8 @@ PetscErrorCode SurrogateCUDASelectDevice_Private(Surrogate s)
   PetscCallMPI(MPI_Comm_rank(node, &local));
   PetscCallMPI(MPI_Comm_free(&node));
   id = s->device_id_req >= 0 ? (int)s->device_id_req : (count > 0 ? local % count : 0);
-  PetscCheck(id < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %d: this node has %d CUDA device(s)", id, count);
+  PetscCheck(id < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_device_id %d: this node has %d CUDA device(s)", id, count);
   PetscCallMLP(mlp_cuda_select_device(id, s->device_name, sizeof s->device_name));
   s->device_id = id;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -109,13 +111,16 @@ static int LayerUnits(float *m, size_t n, int l, void *ctx)
   return 0;
 }
 
-static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale, red_partial_t *part)
+static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale,
+                                       red_partial_t *part)
 {
   float *norm;
 
   PetscFunctionBeginUser;
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part, s->ck.on ? s->ck.gpart : NULL, s->ck.goff, s->strategy == RED_REPRODUCIBLE ? LayerUnits : NULL, s));
+  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part,
+                             s->ck.on ? s->ck.gpart : NULL, s->ck.goff,
+                             s->strategy == RED_REPRODUCIBLE ? LayerUnits : NULL, s));
   PetscCall(PetscFree(norm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -149,4 +154,5 @@ static PetscErrorCode CUDADestroy(Surrogate s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const SurrogateOps SurrogateOps_CUDA = {CUDASetUp, CUDAPredict, CUDAGradPartials, CUDAAdam, CUDAPull, CUDAPush, CUDADestroy};
+const SurrogateOps SurrogateOps_CUDA = {CUDASetUp, CUDAPredict, CUDAGradPartials, CUDAAdam,
+                                        CUDAPull,  CUDAPush,    CUDADestroy};

@@ -36,7 +36,8 @@ static PetscErrorCode Scratch(Surrogate s, size_t cap, double **buf)
 
 /* One row x of a layer's input side into the encoded sums of every sample:
  * rf += e x (double), sa += |e| |x| (float, scales the bound only). */
-static inline __attribute__((always_inline)) void encoded_row(size_t m, double e, float eabs, const float *x, double *rf, float *sa)
+static inline __attribute__((always_inline)) void encoded_row(size_t m, double e, float eabs, const float *x,
+                                                              double *rf, float *sa)
 {
   for (size_t i = 0; i < m; i++) rf[i] += e * x[i], sa[i] += eabs * fabsf(x[i]);
 }
@@ -56,10 +57,14 @@ static inline __attribute__((always_inline)) void encoded_row(size_t m, double e
  * S and Z only scale the bound, so they are summed in float (relative error
  * below gamma_f(65537) < 0.004 for any allowed width); the factor 2 covers
  * that and the rounding of tau. Per block: dis[i] = |discrepancy|, tau[i]. */
-__attribute__((target_clones("avx2", "default"))) static void forward_block(const double *c, const double *cabs, double cb, double babs, size_t din, size_t dout, const float *ain, const float *aout, size_t m,
-                                                                           size_t cap, int hidden, double *dis, double *tau)
+__attribute__((target_clones("avx2", "default"))) static void forward_block(const double *c, const double *cabs,
+                                                                            double cb, double babs, size_t din,
+                                                                            size_t dout, const float *ain,
+                                                                            const float *aout, size_t m, size_t cap,
+                                                                            int hidden, double *dis, double *tau)
 {
-  const double gf = surr_gamma_f((double)din + 1), gd = surr_gamma_d((double)(din + dout + 2)), tiny = (double)dout * ((double)din + 64) * 0x1p-150;
+  const double gf = surr_gamma_f((double)din + 1), gd = surr_gamma_d((double)(din + dout + 2)),
+               tiny = (double)dout * ((double)din + 64) * 0x1p-150;
   double       zs[CK_SB], rf[CK_SB];
   float        za[CK_SB], sa[CK_SB];
   for (size_t i = 0; i < m; i++) zs[i] = 0.0, rf[i] = cb, za[i] = 0.0f, sa[i] = 0.0f;
@@ -91,10 +96,14 @@ __attribute__((target_clones("avx2", "default"))) static void forward_block(cons
  * underflow: 2^-150 per subnormal product, 2^-144 per subnormal dprev:
  *   tau = 2 [ gamma_f(dout) S + gamma_d(din+dout+1) (S + G) + din (dout + 64) 2^-150 ],
  * S and G summed in float as above. */
-__attribute__((target_clones("avx2", "default"))) static void backward_block(const double *r, const double *rabs, size_t din, size_t dout, const float *d, const float *dprev, const float *aprev, size_t m, size_t cap,
-                                                                            double *dis, double *tau)
+__attribute__((target_clones("avx2", "default"))) static void backward_block(const double *r, const double *rabs,
+                                                                             size_t din, size_t dout, const float *d,
+                                                                             const float *dprev, const float *aprev,
+                                                                             size_t m, size_t cap, double *dis,
+                                                                             double *tau)
 {
-  const double gf = surr_gamma_f((double)dout), gd = surr_gamma_d((double)(din + dout + 1)), tiny = (double)din * ((double)dout + 64) * 0x1p-150;
+  const double gf = surr_gamma_f((double)dout), gd = surr_gamma_d((double)(din + dout + 1)),
+               tiny = (double)din * ((double)dout + 64) * 0x1p-150;
   double       gs[CK_SB], rf[CK_SB];
   float        ga[CK_SB], sa[CK_SB];
   for (size_t i = 0; i < m; i++) gs[i] = 0.0, rf[i] = 0.0, ga[i] = 0.0f, sa[i] = 0.0f;
@@ -114,7 +123,8 @@ __attribute__((target_clones("avx2", "default"))) static void backward_block(con
 }
 
 /* Count the failures of one block (a NaN discrepancy is infinitely bad). */
-static void tally(size_t s0, size_t m, const double *dis, const double *tau, long long *nf, double *worst, size_t *first)
+static void tally(size_t s0, size_t m, const double *dis, const double *tau, long long *nf, double *worst,
+                  size_t *first)
 {
   for (size_t i = 0; i < m; i++) {
     double q = dis[i] / tau[i];
@@ -143,7 +153,8 @@ PetscErrorCode SurrogateCheckForward_CPU(Surrogate s, float *const *A, size_t n,
     for (size_t blk = 0; blk < nblk; blk++) {
       size_t s0 = blk * CK_SB, m = PetscMin(CK_SB, n - s0);
       double dis[CK_SB], tau[CK_SB];
-      forward_block(c, cabs, ck->cb[l], ck->babs[l], din, dout, A[l] + s0, A[l + 1] + s0, m, cap, l + 1 < s->nlayer, dis, tau);
+      forward_block(c, cabs, ck->cb[l], ck->babs[l], din, dout, A[l] + s0, A[l + 1] + s0, m, cap, l + 1 < s->nlayer,
+                    dis, tau);
       tally(s0, m, dis, tau, &nf, &worst, &first);
     }
     if (nf) PetscCall(PetscSNPrintf(what, sizeof what, "forward layer %d sample %zu", l + 1, first));
@@ -152,11 +163,12 @@ PetscErrorCode SurrogateCheckForward_CPU(Surrogate s, float *const *A, size_t n,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SurrogateCheckBackward_CPU(Surrogate s, int l, const float *d, const float *dprev, const float *aprev, size_t n, size_t cap)
+PetscErrorCode SurrogateCheckBackward_CPU(Surrogate s, int l, const float *d, const float *dprev, const float *aprev,
+                                          size_t n, size_t cap)
 {
   SurrogateChecks *ck = &s->ck;
   const double    *r = ck->r + ck->roff[l], *rabs = ck->rabs + ck->roff[l];
-  size_t           din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], nblk = (n + CK_SB - 1) / CK_SB, first = SIZE_MAX;
+  size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], nblk = (n + CK_SB - 1) / CK_SB, first = SIZE_MAX;
   long long        nf    = 0;
   double           worst = 0.0;
   char             what[96];
@@ -188,8 +200,10 @@ static inline __attribute__((always_inline)) double absdot4(size_t m, const floa
 /* Per-sample sums of one block (double, index order), and this block's share
  * of the bounds' sums: RA[j] += sum_i |d_ji| aabs_i, CA[k] += sum_i dabs_i |a_ki|
  * (CA[din]: the bias column), in 4 fixed lanes per line. */
-__attribute__((target_clones("avx2", "default"))) static void persample_block(size_t din, size_t dout, const float *a, const float *d, size_t m, size_t cap, double *asum, double *aabs, double *dsum, double *dabs,
-                                                                             double *RA, double *CA)
+__attribute__((target_clones("avx2", "default"))) static void persample_block(size_t din, size_t dout, const float *a,
+                                                                              const float *d, size_t m, size_t cap,
+                                                                              double *asum, double *aabs, double *dsum,
+                                                                              double *dabs, double *RA, double *CA)
 {
   for (size_t i = 0; i < m; i++) asum[i] = 0.0, aabs[i] = 0.0, dsum[i] = 0.0, dabs[i] = 0.0;
   for (size_t k = 0; k < din; k++)
@@ -214,7 +228,7 @@ __attribute__((target_clones("avx2", "default"))) static void persample_block(si
 PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, const float *a, size_t n, size_t cap)
 {
   size_t           din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], nb = dout + din + 1;
-  red_partial_t   *rowref = s->ck.gpart + s->ck.goff[l], *colref = rowref + dout, *RA = colref + din + 1, *CA = RA + dout;
+  red_partial_t *rowref = s->ck.gpart + s->ck.goff[l], *colref = rowref + dout, *RA = colref + din + 1, *CA = RA + dout;
   red_strategy_t   st = s->strategy;
   red_atomic_state ast = *s->order; /* a copy: the checks draw nothing from the network's order */
   double          *asum, *aabs, *dsum, *dabs, *row, *acc;
@@ -228,7 +242,9 @@ PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int l, const float *d, co
   {
     double *my = acc + (size_t)omp_get_thread_num() * nb;
 #pragma omp for schedule(static) nowait
-    for (size_t s0 = 0; s0 < n; s0 += CK_SB) persample_block(din, dout, a + s0, d + s0, PetscMin(CK_SB, n - s0), cap, asum + s0, aabs + s0, dsum + s0, dabs + s0, my, my + dout);
+    for (size_t s0 = 0; s0 < n; s0 += CK_SB)
+      persample_block(din, dout, a + s0, d + s0, PetscMin(CK_SB, n - s0), cap, asum + s0, aabs + s0, dsum + s0,
+                      dabs + s0, my, my + dout);
   }
   for (int th = 1; th < nt; th++)
     for (size_t r = 0; r < nb; r++) acc[r] += acc[(size_t)th * nb + r];

@@ -25,7 +25,9 @@ extern "C" int mlp_cuda_available(void)
     cudaError_t e = cudaGetDeviceCount(&n);
     cudaGetLastError(); /* clear the sticky "no driver" error */
     avail = e == cudaSuccess && n > 0, unavail_err = (int)e;
-    if (e != cudaSuccess) snprintf(unavail_why, sizeof unavail_why, "cudaGetDeviceCount: %s (CUDA error %d)", cudaGetErrorString(e), (int)e);
+    if (e != cudaSuccess)
+      snprintf(unavail_why, sizeof unavail_why, "cudaGetDeviceCount: %s (CUDA error %d)", cudaGetErrorString(e),
+               (int)e);
     else if (!avail) snprintf(unavail_why, sizeof unavail_why, "the driver reports no CUDA device");
   }
   return avail;
@@ -63,7 +65,9 @@ extern "C" int mlp_cuda_probe(char *buf, size_t len)
   cudaFree(d);
   for (int i = 0; !rc && i < 32; i++)
     if (got[i] != 3 * i + 1) rc = (int)cudaErrorLaunchFailure;
-  snprintf(buf + n, len - n, "; device 0: %s, compute capability %d.%d, %.1f GiB, %d SMs, compute mode %s; test launch %s", p.name, p.major, p.minor, p.totalGlobalMem / 1073741824.0, p.multiProcessorCount,
+  snprintf(buf + n, len - n,
+           "; device 0: %s, compute capability %d.%d, %.1f GiB, %d SMs, compute mode %s; test launch %s", p.name,
+           p.major, p.minor, p.totalGlobalMem / 1073741824.0, p.multiProcessorCount,
            mode >= 0 && mode < 4 ? modes[mode] : "unknown", rc ? cudaGetErrorString((cudaError_t)rc) : "ok");
   return rc;
 }
@@ -110,7 +114,8 @@ __global__ void k_peak(long iters, float c, float *sink)
 
 __global__ void k_copy(size_t n, const float4 *x, float4 *y)
 {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] = x[i];
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    y[i] = x[i];
 }
 
 /* Best of 3 timings of a launch, in seconds. */

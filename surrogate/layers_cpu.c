@@ -78,7 +78,8 @@ AI v8f leak_unless(v8i keep, v8f x) { return (v8f)((keep & (v8i)x) | (~keep & (v
 /* acc[t][h] = sum_k W[t wt + k wk] x[k][i + 8h .. +8], k in order, for JT
  * outputs t and 16 samples: the forward product (W row-wise) and the
  * back-data product (W column-wise) share it. */
-AI void tile_sum(int JT, const float *W, size_t wt, size_t wk, size_t K, const float *x, size_t cap, size_t i, v8f acc[4][2])
+AI void tile_sum(int JT, const float *W, size_t wt, size_t wk, size_t K, const float *x, size_t cap, size_t i,
+                 v8f acc[4][2])
 {
   for (int t = 0; t < JT; t++) acc[t][0] = acc[t][1] = (v8f){0};
   for (size_t k = 0; k < K; k++) {
@@ -93,7 +94,8 @@ AI void tile_sum(int JT, const float *W, size_t wt, size_t wk, size_t K, const f
 
 /* JT outputs of the forward product (W, bias at output j0), samples i..i+16;
  * their maxima into lanes (rows j0..) unless NULL. */
-AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap, size_t i, int hidden, uint32_t *lanes)
+AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const float *in, float *out, size_t cap,
+                 size_t i, int hidden, uint32_t *lanes)
 {
   v8f acc[4][2];
   tile_sum(JT, W, din, 1, din, in, cap, i, acc);
@@ -111,21 +113,28 @@ AI void fwd_tile(int JT, const float *W, const float *bias, size_t din, const fl
 /* m16 samples (a multiple of 16; the padding columns are computed too and
  * never read into a result); lanes (8 per output row) unless NULL: the rows'
  * maxima over the first m samples. */
-__attribute__((target_clones("avx2", "default"))) void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden, size_t m, uint32_t *lanes)
+__attribute__((target_clones("avx2", "default"))) void SurrogateLayerForward_CPU(const float *W, const float *bias,
+                                                                                 size_t din, size_t dout,
+                                                                                 const float *in, float *out,
+                                                                                 size_t cap, size_t m16, int hidden,
+                                                                                 size_t m, uint32_t *lanes)
 {
   lanes_begin(lanes, dout);
   for (size_t i = 0; i < m16; i += 16) {
     uint32_t *ln = lanes && i + 16 <= m ? lanes : NULL;
     size_t    j  = 0;
-    for (; j + 4 <= dout; j += 4) fwd_tile(4, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
-    for (; j < dout; j++) fwd_tile(1, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
+    for (; j + 4 <= dout; j += 4)
+      fwd_tile(4, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
+    for (; j < dout; j++)
+      fwd_tile(1, W + j * din, bias + j, din, in, out + j * cap, cap, i, hidden, ln ? ln + 8 * j : NULL);
   }
   lanes_tail(lanes, dout, out, cap, m);
 }
 
 /* KT inputs of the back-data product (W at input column k0), samples
  * i..i+16; their maxima into lanes (rows k0..) unless NULL. */
-AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t i, uint32_t *lanes)
+AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev,
+                  size_t cap, size_t i, uint32_t *lanes)
 {
   v8f acc[4][2];
   tile_sum(KT, W, 1, din, dout, d, cap, i, acc);
@@ -140,14 +149,20 @@ AI void back_tile(int KT, const float *W, size_t din, size_t dout, const float *
 }
 
 /* lanes as in SurrogateLayerForward_CPU, 8 per row of dprev. */
-__attribute__((target_clones("avx2", "default"))) void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16, size_t m, uint32_t *lanes)
+__attribute__((target_clones("avx2", "default"))) void SurrogateLayerBackData_CPU(const float *W, size_t din,
+                                                                                  size_t dout, const float *d,
+                                                                                  const float *aprev, float *dprev,
+                                                                                  size_t cap, size_t m16, size_t m,
+                                                                                  uint32_t *lanes)
 {
   lanes_begin(lanes, din);
   for (size_t i = 0; i < m16; i += 16) {
     uint32_t *ln = lanes && i + 16 <= m ? lanes : NULL;
     size_t    k  = 0;
-    for (; k + 4 <= din; k += 4) back_tile(4, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
-    for (; k < din; k++) back_tile(1, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
+    for (; k + 4 <= din; k += 4)
+      back_tile(4, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
+    for (; k < din; k++)
+      back_tile(1, W + k, din, dout, d, aprev + k * cap, dprev + k * cap, cap, i, ln ? ln + 8 * k : NULL);
   }
   lanes_tail(lanes, din, dprev, cap, m);
 }
@@ -182,7 +197,9 @@ AI void part_tile(int JT, int KT, size_t din, const float *d, const float *a, si
 
 /* One chunk of m <= SURR_CHUNK samples: out[j * din + k] (weights), then
  * out[dout * din + j] (biases). */
-__attribute__((target_clones("avx2", "default"))) void SurrogateChunkPartials_CPU(size_t din, size_t dout, const float *d, const float *a, size_t m, size_t cap, float *out)
+__attribute__((target_clones("avx2", "default"))) void SurrogateChunkPartials_CPU(size_t din, size_t dout,
+                                                                                  const float *d, const float *a,
+                                                                                  size_t m, size_t cap, float *out)
 {
   size_t m8 = m / 8 * 8, j = 0;
   for (; j + 2 <= dout; j += 2) {

@@ -36,7 +36,10 @@ struct mlp_cuda {
 #ifndef MLP_PAIR_CHUNK
 #define MLP_PAIR_CHUNK ((size_t)1 << 20)
 #endif
-static size_t layer_rows(size_t din) { return MLP_PAIR_CHUNK / (din + 1) ? MLP_PAIR_CHUNK / (din + 1) : 1; } /* rows of W per call */
+static size_t layer_rows(size_t din)
+{
+  return MLP_PAIR_CHUNK / (din + 1) ? MLP_PAIR_CHUNK / (din + 1) : 1;
+} /* rows of W per call */
 
 #define CK(x) \
   do { \
@@ -44,7 +47,8 @@ static size_t layer_rows(size_t din) { return MLP_PAIR_CHUNK / (din + 1) ? MLP_P
     if (e_ != 0) return e_; \
   } while (0)
 
-__global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, const float *mu, const float *sd, float *A0)
+__global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, const float *mu, const float *sd,
+                            float *A0)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -55,7 +59,8 @@ __global__ void k_normalize(size_t n, size_t nin, size_t cap, const float *in, c
  * the sample's inputs (each input read dout/FT times, not dout
  * times); every output's own chain is unchanged, so are its bits. */
 #define FT 4
-__global__ void k_forward(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
+__global__ void k_forward(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out,
+                          size_t n, size_t cap, int hidden)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -88,7 +93,8 @@ __global__ void k_forward(const float *W, const float *b, size_t din, size_t dou
  * wq] (0 for t >= nt), v_q = v[q cap + i]: the register tile of
  * k_forward_tile (t outputs, q inputs) and k_backdata_tile (t inputs, q
  * outputs). */
-__device__ __forceinline__ void tile_chains(const float *W, size_t wt, size_t wq, size_t nt, const float *v, size_t nq, size_t cap, size_t i0, size_t n, float acc[FT][SPT])
+__device__ __forceinline__ void tile_chains(const float *W, size_t wt, size_t wq, size_t nt, const float *v, size_t nq,
+                                            size_t cap, size_t i0, size_t n, float acc[FT][SPT])
 {
 #pragma unroll
   for (int t = 0; t < FT; t++)
@@ -110,7 +116,8 @@ __device__ __forceinline__ void tile_chains(const float *W, size_t wt, size_t wq
   }
 }
 
-__global__ void k_forward_tile(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out, size_t n, size_t cap, int hidden)
+__global__ void k_forward_tile(const float *W, const float *b, size_t din, size_t dout, const float *in, float *out,
+                               size_t n, size_t cap, int hidden)
 {
   size_t i0 = blockIdx.x * (size_t)blockDim.x * SPT + threadIdx.x;
   if (i0 >= n) return;
@@ -129,7 +136,8 @@ __global__ void k_forward_tile(const float *W, const float *b, size_t din, size_
   }
 }
 
-__global__ void k_output(size_t n, size_t nout, size_t cap, const float *z, const float *tgt, const float *mu, const float *sd, float cscale, float *D, float *E)
+__global__ void k_output(size_t n, size_t nout, size_t cap, const float *z, const float *tgt, const float *mu,
+                         const float *sd, float cscale, float *D, float *E)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -140,7 +148,8 @@ __global__ void k_output(size_t n, size_t nout, size_t cap, const float *z, cons
   }
 }
 
-__global__ void k_denormalize(size_t n, size_t nout, size_t cap, const float *z, const float *mu, const float *sd, float *out)
+__global__ void k_denormalize(size_t n, size_t nout, size_t cap, const float *z, const float *mu, const float *sd,
+                              float *out)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -149,7 +158,8 @@ __global__ void k_denormalize(size_t n, size_t nout, size_t cap, const float *z,
 
 /* Per sample: dprev_k = act'(sum_j W[j][k] d_j in j order), FT inputs per
  * pass over the sample's deltas (F2), each chain as before. */
-__global__ void k_backdata(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t n, size_t cap)
+__global__ void k_backdata(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev,
+                           size_t n, size_t cap)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -170,7 +180,8 @@ __global__ void k_backdata(const float *W, size_t din, size_t dout, const float 
 
 /* k_backdata with k_forward_tile's register tile (FT inputs x SPT samples):
  * each chain, its j order and its operations as k_backdata's: the same bits. */
-__global__ void k_backdata_tile(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t n, size_t cap)
+__global__ void k_backdata_tile(const float *W, size_t din, size_t dout, const float *d, const float *aprev,
+                                float *dprev, size_t n, size_t cap)
 {
   size_t i0 = blockIdx.x * (size_t)blockDim.x * SPT + threadIdx.x;
   if (i0 >= n) return;
@@ -189,7 +200,8 @@ __global__ void k_backdata_tile(const float *W, size_t din, size_t dout, const f
 
 /* Per-sample sums for the ABFT gradient references (float, index order):
  * asum = sum_k a_k + 1, aabs = sum_k |a_k| + 1, dsum = sum_j d_j, dabs = sum_j |d_j|. */
-__global__ void k_cksums(size_t din, size_t dout, const float *a, const float *d, size_t n, size_t cap, float *asum, float *aabs, float *dsum, float *dabs)
+__global__ void k_cksums(size_t din, size_t dout, const float *a, const float *d, size_t n, size_t cap, float *asum,
+                         float *aabs, float *dsum, float *dabs)
 {
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -220,13 +232,15 @@ static unsigned nblk_tile(size_t n) { return (unsigned)((n + (size_t)TPB * SPT -
 
 extern "C" void mlp_cuda_set_gemm(mlp_cuda *m, int on) { m->ws.gemm = on; }
 
-extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **out)
+extern "C" int mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam,
+                               mlp_cuda **out)
 {
   mlp_cuda *m = (mlp_cuda *)calloc(1, sizeof *m);
   if (!m || nlayer > MAXL) return (int)cudaErrorMemoryAllocation;
   *out = m;
   m->nlayer = nlayer, m->nparam = nparam;
-  for (int l = 0; l <= nlayer; l++) m->dim[l] = (size_t)dim[l], m->maxdim = m->dim[l] > m->maxdim ? m->dim[l] : m->maxdim;
+  for (int l = 0; l <= nlayer; l++)
+    m->dim[l] = (size_t)dim[l], m->maxdim = m->dim[l] > m->maxdim ? m->dim[l] : m->maxdim;
   for (int l = 0; l < nlayer; l++) m->woff[l] = woff[l], m->boff[l] = boff[l];
   CK(cudaMalloc(&m->w, 4 * nparam * sizeof(float)));
   m->m = m->w + nparam, m->v = m->m + nparam, m->g = m->v + nparam;
@@ -284,8 +298,12 @@ static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
   CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
   if (n) k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
   for (int l = 0; l < m->nlayer; l++)
-    if (n && m->ws.gemm) k_forward_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
-    else if (n) k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+    if (n && m->ws.gemm)
+      k_forward_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l],
+                                            m->A[l + 1], n, m->cap, l + 1 < m->nlayer);
+    else if (n)
+      k_forward<<<nblk(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l], m->A[l + 1],
+                                  n, m->cap, l + 1 < m->nlayer);
   return (int)cudaGetLastError();
 }
 
@@ -293,7 +311,9 @@ extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const fl
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   CK(forward(m, n, in, norm));
-  if (n) k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout, m->D[0]);
+  if (n)
+    k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout,
+                                    m->D[0]);
   CK(cudaGetLastError()); /* a refused launch leaves D[0] stale: no copy of it (C7) */
   CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
   return 0;
@@ -311,12 +331,15 @@ static int grad_refs(mlp_cuda *m, red_strategy_t st, int l, const float *d, size
   /* rows: x = d_j, y = asum -> out[j]; x = |d_j|, y = aabs -> out[dout+din+1+j] (their y = 1 sums dropped) */
   CK(gradsum_cuda(st, (int)(2 * dout), 1, d, cap, asum, cap, n, &m->ws, gradsum_dst{out, 1, nullptr, 0}));
   if (n) k_abs<<<nblk(n), TPB>>>(dout, d, n, cap, absm);
-  CK(gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws, gradsum_dst{out + dout + din + 1, 1, nullptr, 0}));
+  CK(gradsum_cuda(st, (int)(2 * dout), 1, absm, cap, aabs, cap, n, &m->ws,
+                  gradsum_dst{out + dout + din + 1, 1, nullptr, 0}));
   /* columns: x = dsum, y = a_k -> out[dout+k], and the bias column (y = 1) -> out[dout+din] */
-  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws, gradsum_dst{out + dout, 0, out + dout + din, 0}));
+  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dsum, cap, m->A[l], cap, n, &m->ws,
+                  gradsum_dst{out + dout, 0, out + dout + din, 0}));
   /* absm is rewritten here: the sums above were launched first on the same stream */
   if (n) k_abs<<<nblk(n), TPB>>>(din, m->A[l], n, cap, absm);
-  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws, gradsum_dst{out + 2 * dout + din + 1, 0, out + 2 * dout + 2 * din + 1, 0}));
+  CK(gradsum_cuda(st, (int)(din + 1), (int)din, dabs, cap, absm, cap, n, &m->ws,
+                  gradsum_dst{out + 2 * dout + din + 1, 0, out + 2 * dout + 2 * din + 1, 0}));
   return (int)cudaGetLastError();
 }
 
@@ -333,15 +356,18 @@ extern "C" double mlp_cuda_gradsum_depth(red_strategy_t st, long long N)
   return 16 + 8 + depth;
 }
 
-extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
-                             int (*units)(float *, size_t, int, void *), void *ctx)
+extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target,
+                             const float *norm, float cscale, red_partial_t *part, red_partial_t *ck,
+                             const size_t *ckoff, int (*units)(float *, size_t, int, void *), void *ctx)
 {
   if (st == RED_REPRODUCIBLE && !units) return (int)cudaErrorInvalidValue;
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   int    L = m->nlayer, cur = 0, rc;
   CK(forward(m, n, in, norm));
   CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
-  if (n) k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale, m->D[0], m->E);
+  if (n)
+    k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale,
+                               m->D[0], m->E);
   /* loss: one pair, sum over all n*nout errors of e*e */
   CK(gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, gradsum_dst{&part[m->nparam], 0, nullptr, 0}));
   for (int l = L - 1; l >= 0; l--) {
@@ -352,17 +378,24 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
       if (units(bnd, dout + din, l, ctx)) return (int)cudaErrorUnknown;
       CK(cudaMemcpy(m->db, bnd, (dout + din) * sizeof *bnd, cudaMemcpyHostToDevice));
     }
-    for (size_t j0 = 0; j0 < dout; j0 += rows) { /* whole rows j0..: pair (j-j0)*(din+1)+k -> W[j][k], k == din -> b[j] */
+    for (size_t j0 = 0; j0 < dout;
+         j0 += rows) { /* whole rows j0..: pair (j-j0)*(din+1)+k -> W[j][k], k == din -> b[j] */
       size_t nj = dout - j0 < rows ? dout - j0 : rows;
       gradsum_dst dst{part + m->woff[l] + j0 * din, din, part + m->boff[l] + j0, 1};
       if (st == RED_REPRODUCIBLE) /* kernels/gsum.c's sums, under the layer's exponents */
-        CK(gradsum_cuda_outer_at((int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst, m->db + j0, m->db + dout));
-      else CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n, &m->ws, dst));
+        CK(gradsum_cuda_outer_at((int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n,
+                                 &m->ws, dst, m->db + j0, m->db + dout));
+      else
+        CK(gradsum_cuda(st, (int)(nj * (din + 1)), (int)din, m->D[cur] + j0 * m->cap, m->cap, m->A[l], m->cap, n,
+                        &m->ws, dst));
     }
     if (ck && (rc = grad_refs(m, st, l, m->D[cur], n, ck + ckoff[l]))) return rc;
     if (l > 0) {
-      if (n && m->ws.gemm) k_backdata_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
-      else if (n) k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
+      if (n && m->ws.gemm)
+        k_backdata_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n,
+                                               m->cap);
+      else if (n)
+        k_backdata<<<nblk(n), TPB>>>(m->w + m->woff[l], din, dout, m->D[cur], m->A[l], m->D[1 - cur], n, m->cap);
       cur = 1 - cur;
     }
   }

@@ -15,7 +15,7 @@ typedef struct mlp_cuda mlp_cuda;
 
 int         mlp_cuda_available(void); /* 1: cudaGetDeviceCount > 0, else 0 */
 int         mlp_cuda_device_count(void); /* 0 when none */
-int         mlp_cuda_probe(char *buf, size_t len); /* versions, device 0, compute mode, a checked launch: one line in buf */
+int mlp_cuda_probe(char *buf, size_t len);     /* versions, device 0, compute mode, a checked launch: one line in buf */
 const char *mlp_cuda_unavailable_reason(void); /* why mlp_cuda_available() is 0; "" when it is 1 */
 /* Make device id current for this process; name (len bytes) gets its name. */
 int         mlp_cuda_select_device(int id, char *name, size_t len);
@@ -24,7 +24,8 @@ const char *mlp_cuda_error_string(int code);
 int         mlp_cuda_host_alloc(void **p, size_t bytes);
 void        mlp_cuda_host_free(void *p);
 /* nlayer affine maps; dim[0..nlayer]; parameter offsets as in surrogate_impl.h */
-int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam, mlp_cuda **m);
+int  mlp_cuda_create(int nlayer, const long long *dim, const size_t *woff, const size_t *boff, size_t nparam,
+                     mlp_cuda **m);
 void mlp_cuda_set_gemm(mlp_cuda *m, int on); /* 1: the GEMM-style kernels (forward, back-data, gradient sums) */
 int  mlp_cuda_set_state(mlp_cuda *m, const float *w, const float *mo, const float *v);
 int  mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v);
@@ -39,8 +40,9 @@ int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm,
  * samples (n = dout + din floats on the host); replaces them by the bounds
  * of the layer's exponents (kernels/gsum.h gsum_units, gsum_unit_bound,
  * the maxima over all ranks first); every rank makes the same calls. */
-int  mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
-                   int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);
+int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm,
+                  float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
+                  int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);
 /* gamma index of one float gradient entry of gradsum_cuda (atomic, deterministic) over <= N samples */
 double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);

@@ -39,17 +39,20 @@ PETSC_EXTERN PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
 /* Explicit normalization x_n = (x - mean)/std per feature. Without it, the
  * statistics are computed from the first training batch (all ranks) and
  * frozen; they are part of the checkpoint. NULL std means 1. */
-PETSC_EXTERN PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mean_in[], const float std_in[], const float mean_out[], const float std_out[]);
+PETSC_EXTERN PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mean_in[], const float std_in[],
+                                                      const float mean_out[], const float std_out[]);
 PETSC_EXTERN PetscErrorCode SurrogateSetUp(Surrogate s);
 
 /* One Adam step on the n local samples (all ranks together form the batch);
  * loss = MSE in normalized output units over the global batch (may be NULL). */
-PETSC_EXTERN PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[], float *loss);
+PETSC_EXTERN PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[],
+                                           float *loss);
 /* The batch gradient (same order as SurrogateGetWeights) without stepping:
  * no state changes but the normalization, which the first batch fixes as in
  * SurrogateTrain (the reproducible sums' row exponents stay as the last train
  * step left them, and the gradient is taken under them). */
-PETSC_EXTERN PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss);
+PETSC_EXTERN PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[],
+                                                     float grad[], float *loss);
 PETSC_EXTERN PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float out[]);
 
 /* Checkpoint: weights, Adam moments and step count, normalization; bit-exact. */
@@ -87,7 +90,8 @@ PETSC_EXTERN PetscErrorCode SurrogateHostFree(Surrogate s, void *p);
 PETSC_EXTERN PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name);
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
 PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
-PETSC_EXTERN PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len); /* "key: value" lines a restart must match */
+PETSC_EXTERN PetscErrorCode SurrogateDescribe(Surrogate s, char buf[],
+                                              size_t len); /* "key: value" lines a restart must match */
 PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
 
 /* Algorithm-based fault tolerance (Huang-Abraham checksums, docs/faults.md):
@@ -108,7 +112,8 @@ PETSC_EXTERN PetscErrorCode SurrogateSetFaults(Surrogate s, struct fault_ctx *f)
  * the exact weight check only counts), and the first failure of the lowest
  * rank that has one ("forward layer 2 sample 17", "gradient layer 1 entry
  * (5,3)", ...; "" if none); then resets. what/worst may be NULL. */
-PETSC_EXTERN PetscErrorCode SurrogateGetCheckResult(Surrogate s, PetscInt *nfail, PetscReal *worst, char what[], size_t len);
+PETSC_EXTERN PetscErrorCode SurrogateGetCheckResult(Surrogate s, PetscInt *nfail, PetscReal *worst, char what[],
+                                                    size_t len);
 /* Whether the fault site (kernels/fault.h fault_site) can be injected into
  * this surrogate after SetUp: gradient and weight always, activation on the
  * CPU backend only; solver sites never. */
@@ -117,6 +122,7 @@ PETSC_EXTERN PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, P
 /* 1: a usable CUDA device exists (cudaGetDeviceCount > 0); 0: none; -1: built without CUDA. */
 PETSC_EXTERN int SurrogateCUDAAvailable(void);
 PETSC_EXTERN const char *SurrogateCUDAUnavailableReason(void); /* why SurrogateCUDAAvailable() is not 1 */
-PETSC_EXTERN int         SurrogateCUDAProbe(char *line, size_t len); /* first contact: versions, device, a checked launch; 0 when all is well */
+PETSC_EXTERN int         SurrogateCUDAProbe(
+          char *line, size_t len); /* first contact: versions, device, a checked launch; 0 when all is well */
 
 #endif

@@ -30,7 +30,8 @@ static PetscErrorCode ChecksAlloc(Surrogate s)
 
   PetscFunctionBeginUser;
   if (ck->c) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc5(ck->ncol, &ck->c, ck->ncol, &ck->cabs, ck->nrow, &ck->r, ck->nrow, &ck->rabs, ck->nrow, &ck->rw));
+  PetscCall(
+    PetscMalloc5(ck->ncol, &ck->c, ck->ncol, &ck->cabs, ck->nrow, &ck->r, ck->nrow, &ck->rabs, ck->nrow, &ck->rw));
   PetscCall(PetscMalloc2(ck->ng, &ck->gpart, ck->ng, &ck->gval));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -51,7 +52,9 @@ PetscErrorCode SurrogateChecksDestroy_Private(Surrogate s)
  * order (column sums: j ascending; row sums: k ascending, then + b_j). The
  * verification runs this same function (not inlined: one machine code) on the
  * same floats, so fault-free it reproduces every bit. */
-static __attribute__((noinline)) void encode_layer(const float *W, const float *b, size_t din, size_t dout, double *c, double *cabs, double *r, double *rabs, double *rw, double *cb, double *babs)
+static __attribute__((noinline)) void encode_layer(const float *W, const float *b, size_t din, size_t dout, double *c,
+                                                   double *cabs, double *r, double *rabs, double *rw, double *cb,
+                                                   double *babs)
 {
   for (size_t k = 0; k < din; k++) c[k] = 0.0, cabs[k] = 0.0;
   *cb = 0.0, *babs = 0.0;
@@ -75,8 +78,9 @@ PetscErrorCode SurrogateChecksEncode_Private(Surrogate s)
   PetscCall(ChecksAlloc(s));
   PetscCall(SurrogateSyncHost_Private(s));
   for (int l = 0; l < s->nlayer; l++)
-    encode_layer(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], ck->c + ck->coff[l], ck->cabs + ck->coff[l], ck->r + ck->roff[l], ck->rabs + ck->roff[l], ck->rw + ck->roff[l],
-                 &ck->cb[l], &ck->babs[l]);
+    encode_layer(s->w + s->woff[l], s->w + s->boff[l], (size_t)s->dim[l], (size_t)s->dim[l + 1], ck->c + ck->coff[l],
+                 ck->cabs + ck->coff[l], ck->r + ck->roff[l], ck->rabs + ck->roff[l], ck->rw + ck->roff[l], &ck->cb[l],
+                 &ck->babs[l]);
   ck->encoded = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,7 +100,8 @@ void SurrogateChecksNote_Private(Surrogate s, PetscBool replicated, PetscInt nfa
 
 /* Name a checksum failure the ABFT way: one failing row and one failing
  * column intersect in the corrupted entry; otherwise name the first line. */
-static void locate(char *buf, size_t len, const char *kind, int layer, size_t din, long long nrowf, long long row, long long ncolf, long long col)
+static void locate(char *buf, size_t len, const char *kind, int layer, size_t din, long long nrowf, long long row,
+                   long long ncolf, long long col)
 {
   char cs[32];
   if (col == (long long)din) (void)PetscSNPrintf(cs, sizeof cs, "bias");
@@ -181,7 +186,8 @@ PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
   if (s->strategy == RED_REPRODUCIBLE) eg = (double)N * 0x1p-80 + 0x1p-53;
   else {
 #if defined(MINIAPP_HAVE_CUDA)
-    if (s->device == SURROGATE_DEVICE_CUDA) eg = surr_gamma_f(SurrogateGradsumDepth_CUDA(s->strategy, N)) + surr_gamma_d(s->size);
+    if (s->device == SURROGATE_DEVICE_CUDA)
+      eg = surr_gamma_f(SurrogateGradsumDepth_CUDA(s->strategy, N)) + surr_gamma_d(s->size);
     else
 #endif
       eg = surr_gamma_f(SurrogateTallSkinnyDepth_CPU(s->strategy, N)) + surr_gamma_d(s->size);
@@ -213,7 +219,9 @@ PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
       double h = 0.0;
       if (rep)
         for (size_t k = 0; k <= din; k++) h += k < din ? hw[j * din + k].d : hb[j].d;
-      double tau = 2.0 * ((eg + er) * RA[j] + (0x1p-24 + surr_gamma_d((double)din + 1)) * sabs + ((double)din + 1) * ea + (double)N * h), d = fabs(sum - rowref[j]);
+      double tau = 2.0 * ((eg + er) * RA[j] + (0x1p-24 + surr_gamma_d((double)din + 1)) * sabs +
+                          ((double)din + 1) * ea + (double)N * h),
+             d   = fabs(sum - rowref[j]);
       if (!(d <= tau && tau < INFINITY)) nr++, row = row < 0 ? (long long)j : row;
       if (tau > 0 || d > 0) worst = PetscMax(worst, d != d || tau != tau ? INFINITY : d / tau);
     }
@@ -225,7 +233,9 @@ PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t N)
         sum += g, sabs += fabs((double)g);
         if (rep) h += k < din ? hw[j * din + k].d : hb[j].d;
       }
-      double tau = 2.0 * ((eg + er) * CA[k] + (0x1p-24 + surr_gamma_d((double)dout)) * sabs + (double)dout * ea + (double)N * h), d = fabs(sum - colref[k]);
+      double tau = 2.0 * ((eg + er) * CA[k] + (0x1p-24 + surr_gamma_d((double)dout)) * sabs + (double)dout * ea +
+                          (double)N * h),
+             d   = fabs(sum - colref[k]);
       if (!(d <= tau && tau < INFINITY)) nc++, col = col < 0 ? (long long)k : col;
       if (tau > 0 || d > 0) worst = PetscMax(worst, d != d || tau != tau ? INFINITY : d / tau);
     }

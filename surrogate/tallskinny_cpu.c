@@ -72,12 +72,16 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
       PetscCall(PetscMalloc1(need, &g->buf));
       g->nbuf = need;
     }
-    if (g->st == RED_ATOMIC && g->seed == 0) memset(g->buf, 0, P * sizeof(float)); /* the shared sums; then one scratch per thread */
+    if (g->st == RED_ATOMIC && g->seed == 0)
+      memset(g->buf, 0, P * sizeof(float)); /* the shared sums; then one scratch per thread */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-uint32_t *SurrogateGradLanes_CPU(SurrogateGradAcc *g, int l, size_t c) { return g->st == RED_REPRODUCIBLE ? g->lanes + (c * g->nrow + g->rowoff[l]) * 8 : NULL; }
+uint32_t *SurrogateGradLanes_CPU(SurrogateGradAcc *g, int l, size_t c)
+{
+  return g->st == RED_REPRODUCIBLE ? g->lanes + (c * g->nrow + g->rowoff[l]) * 8 : NULL;
+}
 
 void SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, size_t m, size_t cap)
 {
@@ -91,18 +95,21 @@ void SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, siz
 
 /* Chunk c (m samples) of layer l; d = D_l, a = A_l at the chunk's first sample.
  * Called inside a parallel region (or on one thread); tid < nth. */
-void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid, int known)
+void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, const float *d, const float *a, size_t m,
+                            size_t cap, int tid, int known)
 {
   size_t din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1], P = s->nparam, off = s->woff[l], np = dout * din + dout;
 
   switch (g->st) {
-  case RED_REPRODUCIBLE: /* the rows' maxima (unless their kernels left them) and the sums under the last step's exponents, while the rows are in cache */
+  case RED_REPRODUCIBLE: /* the rows' maxima (unless their kernels left them) and the sums under the last step's
+                          * exponents, while the rows are in cache */
     if (!known) {
       uint32_t *ln = SurrogateGradLanes_CPU(g, l, c);
       SurrogateGradNoteRows_CPU(ln, dout, d, m, cap);
       SurrogateGradNoteRows_CPU(ln + 8 * dout, din, a, m, cap);
     }
-    if (g->inpass[l]) { /* pairs of a row without an exponent, or past it, make wrong states here: End makes them again */
+    if (g->inpass
+          [l]) { /* pairs of a row without an exponent, or past it, make wrong states here: End makes them again */
       const int32_t *ex = s->uexp + s->urow[l];
       gsum_t        *gs = g->gs + (size_t)tid * P;
       gsum_add_outer(gs + off, gs + s->boff[l], m, dout, d, cap, ex, din, a, cap, ex + dout);
@@ -131,7 +138,8 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
  * sums made in the pass stand for the pairs of two rows that kept the last
  * step's; the other pairs' are made now, every chunk in any order, on any
  * thread; the thread states merge exactly. */
-static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part)
+static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n,
+                                          size_t cap, red_partial_t *part)
 {
   size_t   P = s->nparam, nc = g->nc, R = g->nrow;
   float   *mx = g->rmax;
@@ -161,7 +169,8 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
       }
   }
   if (any) PetscCall(PetscLogEventBegin(ev_resum, 0, 0, 0, 0));
-#pragma omp parallel for schedule(static) num_threads((int)g->nth) if (any && nc > 1) /* static: each thread walks its rows forward (gsum prefetches) */
+#pragma omp parallel for schedule(static) \
+  num_threads((int)g->nth) if (any && nc > 1) /* static: each thread walks its rows forward (gsum prefetches) */
   for (size_t c = 0; c < nc; c++) {
     size_t  s0 = c * SURR_CHUNK, m = PetscMin(SURR_CHUNK, n - s0);
     gsum_t *gs = g->gs + (size_t)omp_get_thread_num() * P;
@@ -178,10 +187,14 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
         continue;
       }
       for (size_t j = 0; j < dout; j++) {
-        if (rx[j]) gsum_add_outer(gs + s->woff[l] + j * din, gs + s->boff[l] + j, m, 1, d + j * cap, cap, ex + j, din, a, cap, ey); /* its whole row of pairs and its bias */
+        if (rx[j])
+          gsum_add_outer(gs + s->woff[l] + j * din, gs + s->boff[l] + j, m, 1, d + j * cap, cap, ex + j, din, a, cap,
+                         ey); /* its whole row of pairs and its bias */
         else if (nry)
           for (size_t k = 0; k < din; k++) /* a kept delta row against a renewed input row: one pair */
-            if (ry[k]) gsum_add_outer(gs + s->woff[l] + j * din + k, NULL, m, 1, d + j * cap, cap, ex + j, 1, a + k * cap, cap, ey + k);
+            if (ry[k])
+              gsum_add_outer(gs + s->woff[l] + j * din + k, NULL, m, 1, d + j * cap, cap, ex + j, 1, a + k * cap, cap,
+                             ey + k);
       }
     }
   }
@@ -203,7 +216,8 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
 /* part[0..nparam): the rank's partials. The reproducible partial is the rsum
  * state (exact, merged across ranks); the float strategies hand over their
  * float result widened to double. */
-PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part)
+PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n,
+                                    size_t cap, red_partial_t *part)
 {
   size_t P = s->nparam, nc = g->nc;
 

@@ -36,7 +36,10 @@ typedef struct {
   FILE          *samples;
 } ss_study;
 
-static ss_row *row_at(const ss_study *st, int d, int i, int m) { return &st->rows[((size_t)d * st->o->nn + i) * SS_NMETHODS + m]; }
+static ss_row *row_at(const ss_study *st, int d, int i, int m)
+{
+  return &st->rows[((size_t)d * st->o->nn + i) * SS_NMETHODS + m];
+}
 
 /* ---- which methods run ---------------------------------------------------- */
 
@@ -53,7 +56,9 @@ static int select_methods(const ss_opts *o, int run[SS_NMETHODS])
 #endif
     if (!run[m]) continue;
     if (m < SS_FIRST_CUDA) cpu++;
-    else cuda++, snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", cuda > 1 ? ", " : "", ss_method_names[m]);
+    else
+      cuda++,
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", cuda > 1 ? ", " : "", ss_method_names[m]);
   }
   if (!cuda) return 0;
 #ifdef MINIAPP_HAVE_CUDA
@@ -77,7 +82,8 @@ static int gpu_call(ss_study *st, ss_method m, size_t n, const double *x, double
 {
 #ifdef MINIAPP_HAVE_CUDA
   int rc = m == SS_NMETHODS ? ss_cuda_upload(st->gpu, n, x) : ss_cuda_sum(st->gpu, m, sum);
-  if (rc) return ss_fail(1, "%s failed: %s", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m], ss_cuda_strerror(rc));
+  if (rc)
+    return ss_fail(1, "%s failed: %s", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m], ss_cuda_strerror(rc));
   return 0;
 #else
   return ss_fail(1, "%s: this build has no CUDA support", m == SS_NMETHODS ? "CUDA upload" : ss_method_names[m]);
@@ -88,7 +94,8 @@ static int gpu_call(ss_study *st, ss_method m, size_t n, const double *x, double
  * makes its array, the reference and the element orders; then the block and
  * atomic methods run on every array of the batch in turn (they use all the
  * threads, or a global seed). */
-static int sweep_one(ss_study *st, ss_dist d, int in, double **data, double **scratch, double *sums, double *refs, double *secs)
+static int sweep_one(ss_study *st, ss_dist d, int in, double **data, double **scratch, double *sums, double *refs,
+                     double *secs)
 {
   const ss_opts *o = st->o;
   size_t         n = o->n[in];
@@ -105,7 +112,9 @@ static int sweep_one(ss_study *st, ss_dist d, int in, double **data, double **sc
       if (st->run[SS_ELEMENT]) {
         uint64_t as = ss_array_seed(d, o->seed, n, (uint64_t)a);
         double   t0 = omp_get_wtime();
-        for (int k = 0; k < per; k++) sums[(size_t)SS_ELEMENT * nsum + a * per + k] = ss_sum_element(n, x, ss_order_seed(as, SS_ELEMENT, k), scratch[t]);
+        for (int k = 0; k < per; k++)
+          sums[(size_t)SS_ELEMENT * nsum + a * per + k] = ss_sum_element(n, x, ss_order_seed(as, SS_ELEMENT, k),
+                                                                         scratch[t]);
 #pragma omp atomic
         secs[SS_ELEMENT] += omp_get_wtime() - t0;
       }
@@ -141,8 +150,9 @@ static int write_samples(ss_study *st, ss_dist d, int in, const double *sums, co
   int            nsum = o->arrays * o->orders;
   for (int m = 0; m < SS_NMETHODS && st->samples; m++)
     for (int j = 0; st->run[m] && j < nsum; j++)
-      if (fprintf(st->samples, "%s,%s,%zu,%d,%d,%.17g,%.17g,%.17g\n", ss_method_names[m], ss_dist_names[d], o->n[in], j / o->orders, j % o->orders,
-                  sums[(size_t)m * nsum + j], refs[j / o->orders], vs_of(sums[(size_t)m * nsum + j], refs[j / o->orders])) < 0)
+      if (fprintf(st->samples, "%s,%s,%zu,%d,%d,%.17g,%.17g,%.17g\n", ss_method_names[m], ss_dist_names[d], o->n[in],
+                  j / o->orders, j % o->orders, sums[(size_t)m * nsum + j], refs[j / o->orders],
+                  vs_of(sums[(size_t)m * nsum + j], refs[j / o->orders])) < 0)
         return 1;
   return 0;
 }
@@ -151,19 +161,21 @@ static int sweep(ss_study *st)
 {
   const ss_opts *o    = st->o;
   size_t         nmax = o->n[o->nn - 1], nsum = (size_t)o->arrays * o->orders;
-  double       **data = calloc((size_t)st->threads, sizeof *data), **scratch = calloc((size_t)st->threads, sizeof *scratch);
+  double **data = calloc((size_t)st->threads, sizeof *data), **scratch = calloc((size_t)st->threads, sizeof *scratch);
   double        *sums = malloc(SS_NMETHODS * nsum * sizeof *sums), *refs = malloc((size_t)o->arrays * sizeof *refs);
   double        *vs = malloc(nsum * sizeof *vs), secs[SS_NMETHODS], t0 = omp_get_wtime();
   int            rc = !data || !scratch || !sums || !refs || !vs ? ss_fail(1, "out of memory") : 0;
   for (int t = 0; !rc && t < st->threads; t++) {
     data[t] = malloc(nmax * sizeof **data);
     if (st->run[SS_ELEMENT]) scratch[t] = malloc(nmax * sizeof **scratch);
-    if (!data[t] || (st->run[SS_ELEMENT] && !scratch[t])) rc = ss_fail(1, "-n %zu: cannot allocate the arrays: use a smaller -n or -threads", nmax);
+    if (!data[t] || (st->run[SS_ELEMENT] && !scratch[t]))
+      rc = ss_fail(1, "-n %zu: cannot allocate the arrays: use a smaller -n or -threads", nmax);
   }
   for (int d = 0; !rc && d < SS_NDISTS; d++)
     for (int in = 0; !rc && o->dist[d] && in < o->nn; in++) {
       rc = sweep_one(st, (ss_dist)d, in, data, scratch, sums, refs, secs);
-      if (!rc && write_samples(st, (ss_dist)d, in, sums, refs)) rc = ss_fail(1, "-samples %s: writing failed", o->samples);
+      if (!rc && write_samples(st, (ss_dist)d, in, sums, refs))
+        rc = ss_fail(1, "-samples %s: writing failed", o->samples);
       for (int m = 0; !rc && m < SS_NMETHODS; m++) {
         if (!st->run[m]) continue;
         ss_row *r = row_at(st, d, in, m);
@@ -171,7 +183,8 @@ static int sweep(ss_study *st)
         ss_summarize((int)nsum, vs, o->orders, sums + m * nsum, refs, &r->s);
         r->sum_seconds = secs[m] / nsum, r->done = 1;
       }
-      if (!rc && isatty(2)) fprintf(stderr, "%s N=%zu done (%.1f s)\n", ss_dist_names[d], o->n[in], omp_get_wtime() - t0);
+      if (!rc && isatty(2))
+        fprintf(stderr, "%s N=%zu done (%.1f s)\n", ss_dist_names[d], o->n[in], omp_get_wtime() - t0);
     }
   for (int t = 0; data && scratch && t < st->threads; t++) free(data[t]), free(scratch[t]);
   free(data), free(scratch), free(sums), free(refs), free(vs);
@@ -186,17 +199,19 @@ static void write_summary(const ss_study *st, FILE *f)
 {
   const ss_opts *o = st->o;
   fprintf(f, "# " SS_PROG ": V_s = 1 - |S / S_ref| over arrays x orders per (method, dist, N); docs/fpna-sums.md\n");
-  fprintf(f, "# reference=%s block=%zu app_block=%d threads=%d seed=%llu arrays=%d orders=%d\n", ss_ref_names[o->ref], o->block, RED_BLOCK, st->threads,
-          (unsigned long long)o->seed, o->arrays, o->orders);
-  fprintf(f, "method,dist,n,arrays,orders,samples,zeros,undefined,max_abs_vs,q50_abs_vs,q90_abs_vs,q99_abs_vs,mean_abs_vs,mean_vs,spread,sum_seconds\n");
+  fprintf(f, "# reference=%s block=%zu app_block=%d threads=%d seed=%llu arrays=%d orders=%d\n", ss_ref_names[o->ref],
+          o->block, RED_BLOCK, st->threads, (unsigned long long)o->seed, o->arrays, o->orders);
+  fprintf(f, "method,dist,n,arrays,orders,samples,zeros,undefined,max_abs_vs,q50_abs_vs,q90_abs_vs,q99_abs_vs,mean_abs_"
+             "vs,mean_vs,spread,sum_seconds\n");
   for (int m = 0; m < SS_NMETHODS; m++)
     for (int d = 0; d < SS_NDISTS; d++)
       for (int in = 0; in < o->nn; in++) {
         const ss_row *r = row_at(st, d, in, m);
         if (!r->done) continue;
-        fprintf(f, "%s,%s,%zu,%d,%d,%d,%d,%d", ss_method_names[m], ss_dist_names[d], o->n[in], o->arrays, o->orders, r->s.samples, r->s.zeros,
-                r->s.undefined);
-        const double v[] = {r->s.max, r->s.q50, r->s.q90, r->s.q99, r->s.mean_abs, r->s.mean, r->s.spread, r->sum_seconds};
+        fprintf(f, "%s,%s,%zu,%d,%d,%d,%d,%d", ss_method_names[m], ss_dist_names[d], o->n[in], o->arrays, o->orders,
+                r->s.samples, r->s.zeros, r->s.undefined);
+        const double v[] = {r->s.max,      r->s.q50,  r->s.q90,    r->s.q99,
+                            r->s.mean_abs, r->s.mean, r->s.spread, r->sum_seconds};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++) fputc(',', f), put_num(f, v[k]);
         fputc('\n', f);
       }
@@ -254,16 +269,19 @@ static void print_report(const ss_study *st, double seconds)
 {
   const ss_opts *o = st->o;
   static const char *const refdesc[] = {"the correctly rounded sum (kernels/rsum.c, as the reproducible build)",
-                                        "the sum in index order, left to right", "the app's deterministic sum (fixed blocks, pairwise tree)"};
+                                        "the sum in index order, left to right",
+                                        "the app's deterministic sum (fixed blocks, pairwise tree)"};
   printf("sumstudy:\n");
-  printf("  definition: \"V_s = 1 - |S / S_ref| per array and order; fit: least squares of log10 max|V_s| on log10 N over the N with max|V_s| > 0\"\n");
+  printf("  definition: \"V_s = 1 - |S / S_ref| per array and order; fit: least squares of log10 max|V_s| on log10 N "
+         "over the N with max|V_s| > 0\"\n");
   printf("  reference: %s  # %s\n", ss_ref_names[o->ref], refdesc[o->ref]);
   printf("  distributions: [");
   for (int d = 0, k = 0; d < SS_NDISTS; d++)
     if (o->dist[d]) printf("%s%s", k++ ? ", " : "", ss_dist_names[d]);
   printf("]  # uniform on [0,1), standard normal\n  n: [");
   for (int in = 0; in < o->nn; in++) printf("%s%zu", in ? ", " : "", o->n[in]);
-  printf("]\n  arrays: %d\n  orders: %d\n  block: %zu\n  threads: %d\n  seed: %llu\n  output: ", o->arrays, o->orders, o->block, st->threads, (unsigned long long)o->seed);
+  printf("]\n  arrays: %d\n  orders: %d\n  block: %zu\n  threads: %d\n  seed: %llu\n  output: ", o->arrays, o->orders,
+         o->block, st->threads, (unsigned long long)o->seed);
   put_str(o->out);
   printf("\n");
   printf("  seconds: %.1f\n", seconds);
@@ -271,7 +289,9 @@ static void print_report(const ss_study *st, double seconds)
   for (int m = 0; m < SS_NMETHODS; m++) {
     if (!st->run[m]) continue;
     printf("  %s:\n", ss_method_names[m]);
-    size_t blk = m == SS_BLOCK ? o->block : m == SS_OMP_BLOCK || m == SS_CUDA_BLOCK || m == SS_CUDA_TREE ? RED_BLOCK : 0;
+    size_t blk = m == SS_BLOCK                                                ? o->block
+               : m == SS_OMP_BLOCK || m == SS_CUDA_BLOCK || m == SS_CUDA_TREE ? RED_BLOCK
+                                                                              : 0;
     for (int d = 0; d < SS_NDISTS; d++) {
       if (!o->dist[d]) continue;
       print_fit(st, m, d, 0, ss_dist_names[d]);
@@ -301,8 +321,10 @@ static int check_memory(const ss_opts *o, int threads)
   double need = (double)threads * (o->method[SS_ELEMENT] ? 2 : 1) * nmax * sizeof(double);
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   if (phys > 0 && need > 0.8 * phys)
-    return ss_fail(1, "-n %zu: %d thread(s) need %.1f GB of arrays, more than 80%% of the %.1f GB of memory: use a smaller -n or -threads", nmax,
-                threads, need / 1e9, phys / 1e9);
+    return ss_fail(1,
+                   "-n %zu: %d thread(s) need %.1f GB of arrays, more than 80%% of the %.1f GB of memory: use a "
+                   "smaller -n or -threads",
+                   nmax, threads, need / 1e9, phys / 1e9);
   return 0;
 }
 
@@ -312,7 +334,8 @@ static int check_paths(const ss_opts *o)
   char     msg[1024];
   int      rc = 0;
   pathset *ps = pathset_create();
-  if (!ps || pathset_add(ps, PATH_OUTPUT, "-o", o->out) || (o->samples && pathset_add(ps, PATH_OUTPUT, "-samples", o->samples)))
+  if (!ps || pathset_add(ps, PATH_OUTPUT, "-o", o->out) ||
+      (o->samples && pathset_add(ps, PATH_OUTPUT, "-samples", o->samples)))
     rc = ss_fail(1, "out of memory");
   else if (pathset_check(ps, msg, sizeof msg)) rc = ss_fail(1, "%s", msg);
   pathset_destroy(&ps);
@@ -344,13 +367,15 @@ int main(int argc, char **argv)
 #ifdef MINIAPP_HAVE_CUDA
   int grc = 0;
   for (int m = SS_FIRST_CUDA; !rc && m < SS_NMETHODS; m++)
-    if (st.run[m] && !st.gpu && (grc = ss_cuda_create(o.n[o.nn - 1], &st.gpu))) rc = ss_fail(1, "CUDA set-up failed: %s", ss_cuda_strerror(grc));
+    if (st.run[m] && !st.gpu && (grc = ss_cuda_create(o.n[o.nn - 1], &st.gpu)))
+      rc = ss_fail(1, "CUDA set-up failed: %s", ss_cuda_strerror(grc));
 #endif
   st.rows = calloc((size_t)SS_NDISTS * o.nn * SS_NMETHODS, sizeof *st.rows);
   if (!rc && !st.rows) rc = ss_fail(1, "out of memory");
   int e;
   if (!rc && (e = afile_begin(&out, o.out, 1))) rc = ss_fail(1, "-o %s: %s", o.out, afile_strerror(e));
-  if (!rc && o.samples && (e = afile_begin(&smp, o.samples, 1))) rc = ss_fail(1, "-samples %s: %s", o.samples, afile_strerror(e));
+  if (!rc && o.samples && (e = afile_begin(&smp, o.samples, 1)))
+    rc = ss_fail(1, "-samples %s: %s", o.samples, afile_strerror(e));
   if (!rc && o.samples) {
     st.samples = smp.fp;
     fprintf(st.samples, "method,dist,n,array,order,sum,reference,vs\n");
@@ -361,8 +386,10 @@ int main(int argc, char **argv)
   double seconds = omp_get_wtime() - t0;
 
   if (!rc) write_summary(&st, out.fp);
-  if (!rc && (e = afile_commit(&out))) rc = ss_fail(1, "-o %s: writing failed (%s)", o.out, afile_strerror(afile_diagnose(o.out, e)));
-  if (!rc && o.samples && (e = afile_commit(&smp))) rc = ss_fail(1, "-samples %s: writing failed (%s)", o.samples, afile_strerror(afile_diagnose(o.samples, e)));
+  if (!rc && (e = afile_commit(&out)))
+    rc = ss_fail(1, "-o %s: writing failed (%s)", o.out, afile_strerror(afile_diagnose(o.out, e)));
+  if (!rc && o.samples && (e = afile_commit(&smp)))
+    rc = ss_fail(1, "-samples %s: writing failed (%s)", o.samples, afile_strerror(afile_diagnose(o.samples, e)));
   afile_discard(&out), afile_discard(&smp);
   if (!rc) print_report(&st, seconds);
   if (!rc && (fflush(stdout) || ferror(stdout))) rc = ss_fail(1, "writing standard output failed");

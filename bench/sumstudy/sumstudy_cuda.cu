@@ -27,7 +27,8 @@ struct ss_cuda {
 
 __global__ void ss_element_kernel(const double *x, size_t n, double *acc)
 {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) atomicAdd(acc, x[i]);
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    atomicAdd(acc, x[i]);
 }
 
 __device__ __forceinline__ double ss_block_tree(double *sh, int t)
@@ -110,7 +111,9 @@ extern "C" int ss_cuda_sum(ss_cuda *c, ss_method m, double *sum)
   int    rc;
   if ((rc = (int)cudaMemset(c->out, 0, sizeof(double)))) return rc;
   if (n > 0) switch (m) {
-    case SS_CUDA_ELEMENT: ss_element_kernel<<<(unsigned)((n + SS_THREADS - 1) / SS_THREADS), SS_THREADS>>>(c->x, n, c->out); break;
+    case SS_CUDA_ELEMENT:
+      ss_element_kernel<<<(unsigned)((n + SS_THREADS - 1) / SS_THREADS), SS_THREADS>>>(c->x, n, c->out);
+      break;
     case SS_CUDA_BLOCK: ss_tile_kernel<<<(unsigned)nt, SS_THREADS>>>(c->x, n, nullptr, c->out); break;
     case SS_CUDA_TREE:
       ss_tile_kernel<<<(unsigned)nt, SS_THREADS>>>(c->x, n, c->partial, nullptr);

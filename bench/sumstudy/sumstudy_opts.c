@@ -89,8 +89,10 @@ static int parse_n(const char *list, ss_opts *o)
       break;
     }
     *c1 = *c2 = '\0';
-    if (parse_count(it, 1, SS_NMAX, &lo) || parse_count(c1 + 1, 1, SS_NMAX, &hi) || parse_count(c2 + 1, 1, 100, &pd) || lo > hi)
-      bad = ss_fail(1, "-n %s: a range is lo:hi:per_decade with 1 <= lo <= hi <= 1e9 and 1..100 points per decade", list);
+    if (parse_count(it, 1, SS_NMAX, &lo) || parse_count(c1 + 1, 1, SS_NMAX, &hi) || parse_count(c2 + 1, 1, 100, &pd) ||
+        lo > hi)
+      bad = ss_fail(1, "-n %s: a range is lo:hi:per_decade with 1 <= lo <= hi <= 1e9 and 1..100 points per decade",
+                    list);
     for (int k = 0; !bad; k++) {
       double v = nearbyint(lo * pow(10.0, k / pd));
       if (v >= hi) v = hi;
@@ -110,11 +112,13 @@ static int parse_n(const char *list, ss_opts *o)
 }
 
 /* A comma list of names into flags[]; "all" (when allow_all) sets every one. */
-static int parse_names(const char *opt, const char *list, const char *const *names, int count, int allow_all, int *flags)
+static int parse_names(const char *opt, const char *list, const char *const *names, int count, int allow_all,
+                       int *flags)
 {
   char *copy = strdup(list ? list : ""), *save = NULL, known[256] = "";
   int   any  = 0, bad = !copy;
-  for (int i = 0; i < count; i++) snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
+  for (int i = 0; i < count; i++)
+    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
   memset(flags, 0, (size_t)count * sizeof *flags);
   for (char *it = copy ? strtok_r(copy, ",", &save) : NULL; it && !bad; it = strtok_r(NULL, ",", &save)) {
     int k = -1;
@@ -123,7 +127,8 @@ static int parse_names(const char *opt, const char *list, const char *const *nam
     if (allow_all && !strcmp(it, "all")) {
       for (int i = 0; i < count; i++) flags[i] = 1;
       any = 1;
-    } else if (k < 0) bad = ss_fail(1, "%s %s: %s is unknown (one of %s%s)", opt, list, it, known, allow_all ? ", all" : "");
+    } else if (k < 0)
+      bad = ss_fail(1, "%s %s: %s is unknown (one of %s%s)", opt, list, it, known, allow_all ? ", all" : "");
     else flags[k] = any = 1;
   }
   free(copy);
@@ -150,7 +155,8 @@ int ss_parse_options(int argc, char **argv, ss_opts *o)
       quick = 1;
       continue;
     }
-    static const char *const takes[] = {"-n", "-dist", "-methods", "-arrays", "-orders", "-block", "-reference", "-seed", "-threads", "-o", "-samples"};
+    static const char *const takes[] = {"-n",         "-dist", "-methods", "-arrays", "-orders", "-block",
+                                        "-reference", "-seed", "-threads", "-o",      "-samples"};
     int known = 0;
     for (size_t k = 0; k < sizeof takes / sizeof *takes; k++) known |= !strcmp(a, takes[k]);
     if (a[0] != '-') return ss_fail(1, "%s: not an option (options are -name value; -help lists them)", a);
@@ -188,7 +194,8 @@ int ss_parse_options(int argc, char **argv, ss_opts *o)
     } else if (!strcmp(a, "-o")) o->out = val;
     else if (!strcmp(a, "-samples")) o->samples = val;
   }
-  if ((long long)o->arrays * o->orders > 10000000) return ss_fail(1, "-arrays %d -orders %d: at most 1e7 sums per N", o->arrays, o->orders);
+  if ((long long)o->arrays * o->orders > 10000000)
+    return ss_fail(1, "-arrays %d -orders %d: at most 1e7 sums per N", o->arrays, o->orders);
   return parse_n(nlist ? nlist : quick ? "10:1e5:3" : "10:1e7:3", o);
 }
 

@@ -110,7 +110,8 @@ double ss_sum_element(size_t n, const double *x, uint64_t seed, double *scratch)
   for (size_t b = 0; b < K; b++) off[b + 1] += off[b];
   for (size_t i = 0; i < n; i++) scratch[off[draw(sb, i, K)]++] = x[i]; /* off[b] -> end of b */
   double s = 0.0;
-  for (size_t b = 0, lo = 0; b < K; lo = off[b++]) s = shuffle_sum(s, off[b] - lo, scratch + lo, seed, lo); /* one running sum */
+  for (size_t b = 0, lo = 0; b < K; lo = off[b++])
+    s = shuffle_sum(s, off[b] - lo, scratch + lo, seed, lo); /* one running sum */
   free(off);
   return s;
 }
@@ -149,7 +150,8 @@ static double block_replay(size_t n, const double *x, size_t block, uint64_t see
     free(perm), free(p);
     return NAN;
   }
-  for (size_t b = 0; b < (nb > 1 ? nb : 0); b++) p[b] = block_partial(n - b * block < block ? n - b * block : block, x + b * block);
+  for (size_t b = 0; b < (nb > 1 ? nb : 0); b++)
+    p[b] = block_partial(n - b * block < block ? n - b * block : block, x + b * block);
   kernel_permutation(seed, np, perm);
   double s = 0.0;
   for (size_t k = 0; k < np; k++) s += nb > 1 ? p[perm[k]] : x[perm[k]];

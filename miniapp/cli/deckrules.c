@@ -61,22 +61,56 @@ const char *ReportCommandLine(void) { return command_line ? command_line : ""; }
 PetscBool ReportOptionIn(const char *name, const char *const names[], size_t nn)
 {
   /* PETSc's diagnostics: they only print or write what happened */
-  static const char *const diag[] = {"-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
+  static const char *const diag[] = {"-log",
+                                     "-info",
+                                     "-malloc",
+                                     "-memory",
+                                     "-on_error",
+                                     "-options_",
+                                     "-debugger",
+                                     "-start_in_debugger",
+                                     "-stop_for_debugger",
+                                     "-check_pointer",
+                                     "-objects",
+                                     "-viewer",
+                                     "-display"};
   size_t                   n = strlen(name);
 
   for (size_t k = 0; k < nn; k++)
     if (!strcmp(name, names[k])) return PETSC_TRUE;
   for (size_t k = 0; k < sizeof diag / sizeof *diag; k++)
     if (!strncmp(name, diag[k], strlen(diag[k]))) return PETSC_TRUE;
-  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") || (n > 17 && !strcmp(name + n - 17, "_converged_reason")) || (n > 15 && !strcmp(name + n - 15, "_converged_rate")));
+  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") ||
+                     (n > 17 && !strcmp(name + n - 17, "_converged_reason")) ||
+                     (n > 15 && !strcmp(name + n - 15, "_converged_rate")));
 }
 
 /* Options a submitter may change: where and how the run executes, what it
  * writes, the CG implementation (fpnacg and cg give the same bits). */
 static PetscBool Tunable(const char *name)
 {
-  static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
-                                      "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc", "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"};
+  static const char *const names[] = {"-threads",
+                                      "-surrogate_device",
+                                      "-surrogate_device_id",
+                                      "-surrogate_cuda_kernels",
+                                      "-surrogate_view",
+                                      "-output",
+                                      "-output_every",
+                                      "-summary",
+                                      "-report",
+                                      "-report_anonymize",
+                                      "-progress",
+                                      "-progress_interval",
+                                      "-checkpoint",
+                                      "-checkpoint_every",
+                                      "-restart",
+                                      "-options_file",
+                                      "-options_file_yaml",
+                                      "-skip_petscrc",
+                                      "-help",
+                                      "-history",
+                                      "-ksp_fpnacg_fuse",
+                                      "-no_signal_handler"};
   return ReportOptionIn(name, names, sizeof names / sizeof *names);
 }
 
@@ -161,8 +195,10 @@ PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modi
       int found = 0, same = 0;
       for (int k = 0; k < nd; k++)
         if (!strcmp(dk[k].name, name)) found = 1, same = Same(name, dk[k].value, val);
-      if (!found && Same(name, "fpnacg", val)) found = same = 1; /* -ksp_type cg where the deck keeps the default fpnacg */
-      if (!(found && same) && strlen(modified) + strlen(name) + 3 < len) snprintf(modified + strlen(modified), len - strlen(modified), "%s%s", modified[0] ? ", " : "", name);
+      if (!found && Same(name, "fpnacg", val))
+        found = same = 1; /* -ksp_type cg where the deck keeps the default fpnacg */
+      if (!(found && same) && strlen(modified) + strlen(name) + 3 < len)
+        snprintf(modified + strlen(modified), len - strlen(modified), "%s%s", modified[0] ? ", " : "", name);
     }
     if (!tok) break;
     if (key) name = tok, val[0] = 0;

@@ -74,8 +74,16 @@ void HelpCapture(void)
 }
 
 /* The mini-app's sections (their PetscOptionsBegin titles), in print order. */
-static const char *const ours[] = {"Mini-app driver", "Reductions", "Solver options", "Gray-Scott scenario", "Heat scenario (manufactured solution)", "Coupled loop",
-                                   "Neural surrogate options", "Proxy-app report and verification", "Checkpoint/restart", "Fault injection and detection"};
+static const char *const ours[] = {"Mini-app driver",
+                                   "Reductions",
+                                   "Solver options",
+                                   "Gray-Scott scenario",
+                                   "Heat scenario (manufactured solution)",
+                                   "Coupled loop",
+                                   "Neural surrogate options",
+                                   "Proxy-app report and verification",
+                                   "Checkpoint/restart",
+                                   "Fault injection and detection"};
 #define NOURS (sizeof ours / sizeof *ours)
 
 /* Section k of the captured text: the chunk after the k-th separator. */
@@ -110,7 +118,8 @@ void HelpFlush(void)
   }
   int       used[1024] = {0};
   PetscBool help       = PETSC_FALSE;
-  if (!PetscOptionsHasHelp(NULL, &help) && !help) { /* not -help: what PETSc printed (-version's banner), without empty sections */
+  if (!PetscOptionsHasHelp(NULL, &help) &&
+      !help) { /* not -help: what PETSc printed (-version's banner), without empty sections */
     fwrite(text, 1, len, stdout);
     fflush(stdout);
     free(text);

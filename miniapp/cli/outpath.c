@@ -28,9 +28,11 @@ static PetscErrorCode Register(path_kind kind, const char option[], const char p
 {
   PetscFunctionBegin;
   /* PetscOptionsString cuts a longer value to this length without a word */
-  PetscCheck(strlen(path) < PETSC_MAX_PATH_LEN - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: file name too long (at most %d characters)", option, PETSC_MAX_PATH_LEN - 2);
+  PetscCheck(strlen(path) < PETSC_MAX_PATH_LEN - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s: file name too long (at most %d characters)", option, PETSC_MAX_PATH_LEN - 2);
   if (!paths) paths = pathset_create();
-  PetscCheck(paths && !pathset_add(paths, kind, option, path), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory registering %s %s", option, path);
+  PetscCheck(paths && !pathset_add(paths, kind, option, path), PETSC_COMM_SELF, PETSC_ERR_MEM,
+             "out of memory registering %s %s", option, path);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -60,9 +62,11 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
   size_t                   tlen, flen;
 
   PetscFunctionBegin;
-  if (!strcmp(value, "binary") || !strcmp(value, "binary:") || !strncmp(value, "binary::", 8)) { /* PETSc's default file name */
+  if (!strcmp(value, "binary") || !strcmp(value, "binary:") ||
+      !strncmp(value, "binary::", 8)) { /* PETSc's default file name */
     PetscCall(OutPathRegisterOutput(name, "binaryoutput"));
-    if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    if (npetsc_outputs < MAX_PETSC_OUTPUTS)
+      PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!colon) PetscFunctionReturn(PETSC_SUCCESS);
@@ -73,7 +77,8 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
     memcpy(file, colon + 1, flen), file[flen] = 0;
     PetscCall(PetscSNPrintf(option, sizeof option, "%s", name));
     PetscCall(OutPathRegisterOutput(option, file));
-    if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    if (npetsc_outputs < MAX_PETSC_OUTPUTS)
+      PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -92,7 +97,9 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       continue;
     }
     if (!name) continue;
-    if (!strcmp(name, "-info") || !strcmp(name, "-options_file") || !strcmp(name, "-options_file_yaml")) { /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
+    if (!strcmp(name, "-info") || !strcmp(name, "-options_file") ||
+        !strcmp(name,
+                "-options_file_yaml")) { /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
       name = NULL;
       continue;
     }
@@ -100,13 +107,15 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       const char *d = getenv("DISPLAY");
       size_t      t = tok[4] == ':' ? strcspn(tok + 5, ":") : 0; /* draw:TYPE: tikz, image and null need no window */
       int         x = !strncmp(tok, "draw", 4) && (!tok[4] || (tok[4] == ':' && (t == 0 || (t == 1 && tok[5] == 'x'))));
-      PetscCheck(!(x && !(d && d[0])), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s %s: draws in an X window, and DISPLAY is not set (use ascii:FILE or no value)", name, tok);
+      PetscCheck(!(x && !(d && d[0])), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+                 "%s %s: draws in an X window, and DISPLAY is not set (use ascii:FILE or no value)", name, tok);
     }
     /* any other option whose value is a viewer naming a file: -*_view*, -*_monitor*, but also -ksp_converged_reason,
      * -ksp_converged_rate, prefixed ones (-sub_ksp_...), whatever PETSc reads with PetscOptionsGetViewer */
     if (!strcmp(name, "-history")) {
       PetscCall(OutPathRegisterOutput(name, tok));
-      if (npetsc_outputs < MAX_PETSC_OUTPUTS) PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+      if (npetsc_outputs < MAX_PETSC_OUTPUTS)
+        PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
     }
     else PetscCall(RegisterViewer(name, tok));
     name = NULL;

@@ -48,7 +48,12 @@ static const char *VectorISA(void)
   if (!f) return isa;
   while (fgets(line, sizeof line, f))
     if (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8)) {
-      isa = strstr(line, " avx512f") ? "avx512f" : strstr(line, " avx2") ? "avx2" : strstr(line, " avx") ? "avx" : strstr(line, " sse2") ? "sse2" : strstr(line, " asimd") ? "asimd (neon)" : "scalar";
+      isa = strstr(line, " avx512f") ? "avx512f"
+          : strstr(line, " avx2")    ? "avx2"
+          : strstr(line, " avx")     ? "avx"
+          : strstr(line, " sse2")    ? "sse2"
+          : strstr(line, " asimd")   ? "asimd (neon)"
+                                     : "scalar";
       break;
     }
   fclose(f);
@@ -58,7 +63,8 @@ static const char *VectorISA(void)
 /* The CPU flags that decide which code paths run: vector and FMA extensions. */
 static void CPUFlags(FILE *out)
 {
-  static const char *const want[] = {"sse2", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_fp16", "amx_tile", "asimd", "sve", "sve2"};
+  static const char *const want[] = {"sse2",     "sse4_2",   "avx",         "avx2",     "fma",   "avx512f", "avx512dq",
+                                     "avx512bw", "avx512vl", "avx512_fp16", "amx_tile", "asimd", "sve",     "sve2"};
   FILE                    *f = fopen("/proc/cpuinfo", "r");
   char                     line[8192] = "";
   int                      k = 0;
@@ -70,7 +76,8 @@ static void CPUFlags(FILE *out)
     char word[32];
     snprintf(word, sizeof word, " %s", want[i]);
     const char *p = strstr(line, word);
-    if (p && (p[strlen(word)] == ' ' || p[strlen(word)] == '\n' || p[strlen(word)] == 0)) fprintf(out, "%s%s", k++ ? ", " : "", want[i]);
+    if (p && (p[strlen(word)] == ' ' || p[strlen(word)] == '\n' || p[strlen(word)] == 0))
+      fprintf(out, "%s%s", k++ ? ", " : "", want[i]);
   }
   fprintf(out, "]\n");
 }
@@ -103,7 +110,20 @@ static const char *BLASLibrary(void)
 
 PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
 {
-  static const char *const env[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_NUM_THREADS", "OMPI_MCA_hwloc_base_binding_policy", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_JOB_ID", "SLURM_NNODES", "SLURM_CPU_BIND", "CUDA_VISIBLE_DEVICES", "PETSC_OPTIONS"};
+  static const char *const env[]     = {"OMP_NUM_THREADS",
+                                        "OMP_PROC_BIND",
+                                        "OMP_PLACES",
+                                        "OMP_WAIT_POLICY",
+                                        "GOMP_SPINCOUNT",
+                                        "OPENBLAS_NUM_THREADS",
+                                        "OMPI_MCA_hwloc_base_binding_policy",
+                                        "OMPI_COMM_WORLD_SIZE",
+                                        "PMI_SIZE",
+                                        "SLURM_JOB_ID",
+                                        "SLURM_NNODES",
+                                        "SLURM_CPU_BIND",
+                                        "CUDA_VISIBLE_DEVICES",
+                                        "PETSC_OPTIONS"};
   char                     host[256] = "unknown", *all = NULL, aff[256], *affs = NULL;
   long                     cores = sysconf(_SC_NPROCESSORS_ONLN), *allc = NULL, total = 0;
   struct utsname           u;
@@ -116,32 +136,42 @@ PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
   (void)gethostname(host, sizeof host);
   host[sizeof host - 1] = 0;
   Affinity(aff, sizeof aff);
-  if (rank == 0) PetscCall(PetscMalloc3((size_t)size * sizeof host, &all, (size_t)size, &allc, (size_t)size * sizeof aff, &affs));
+  if (rank == 0)
+    PetscCall(PetscMalloc3((size_t)size * sizeof host, &all, (size_t)size, &allc, (size_t)size * sizeof aff, &affs));
   PetscCallMPI(MPI_Gather(host, sizeof host, MPI_CHAR, all, sizeof host, MPI_CHAR, 0, comm));
   PetscCallMPI(MPI_Gather(&cores, 1, MPI_LONG, allc, 1, MPI_LONG, 0, comm));
   PetscCallMPI(MPI_Gather(aff, sizeof aff, MPI_CHAR, affs, sizeof aff, MPI_CHAR, 0, comm));
   if (rank) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscMPIInt r = 0; r < size; r++) { /* distinct hosts, in rank order; their cores */
     PetscBool seen = PETSC_FALSE;
-    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    for (PetscMPIInt q = 0; q < r && !seen; q++)
+      seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
     nodes += !seen, total += seen ? 0 : allc[r];
   }
   fprintf(f, "  nodes: %d\n  node_names: [", nodes);
   for (PetscMPIInt r = 0, k = 0; r < size; r++) {
     PetscBool seen = PETSC_FALSE;
-    for (PetscMPIInt q = 0; q < r && !seen; q++) seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+    for (PetscMPIInt q = 0; q < r && !seen; q++)
+      seen = (PetscBool)!strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
     char hb[64];
-    if (!seen) fprintf(f, "%s%s", k++ ? ", " : "", yaml_str(MachineHostName(all + (size_t)r * sizeof host, anonymize, hb, sizeof hb)));
+    if (!seen)
+      fprintf(f, "%s%s", k++ ? ", " : "",
+              yaml_str(MachineHostName(all + (size_t)r * sizeof host, anonymize, hb, sizeof hb)));
   }
   fprintf(f, "]\n  binding: [");
-  for (PetscMPIInt r = 0; r < size && r < 64; r++) fprintf(f, "%s%s", r ? ", " : "", yaml_str(affs + (size_t)r * sizeof aff));
-  fprintf(f, "%s]  # the CPUs each rank may run on%s\n", size > 64 ? ", \"...\"" : "", size > 64 ? " (the first 64 ranks)" : "");
+  for (PetscMPIInt r = 0; r < size && r < 64; r++)
+    fprintf(f, "%s%s", r ? ", " : "", yaml_str(affs + (size_t)r * sizeof aff));
+  fprintf(f, "%s]  # the CPUs each rank may run on%s\n", size > 64 ? ", \"...\"" : "",
+          size > 64 ? " (the first 64 ranks)" : "");
   PetscCall(PetscFree3(all, allc, affs));
-  fprintf(f, "  cores_online: %ld\n  cores_total: %ld\n  sockets: %d\n  vector_isa: %s\n", cores, total, Sockets(), VectorISA());
+  fprintf(f, "  cores_online: %ld\n  cores_total: %ld\n  sockets: %d\n  vector_isa: %s\n", cores, total, Sockets(),
+          VectorISA());
   CPUFlags(f);
   if (!sysinfo(&si)) fprintf(f, "  memory_gib: %.1f\n", (double)si.totalram * si.mem_unit / (1024.0 * 1024.0 * 1024.0));
-  if (!uname(&u)) fprintf(f, "  os: %s\n  kernel: %s\n  arch: %s\n", yaml_str(u.sysname), yaml_str(u.release), yaml_str(u.machine));
-  fprintf(f, "  netcdf_library: %s\n  blas_library: %s\n  petsc_configure: %s\n", yaml_str(nc_inq_libvers()), yaml_str(BLASLibrary()), yaml_str(petscconfigureoptions));
+  if (!uname(&u))
+    fprintf(f, "  os: %s\n  kernel: %s\n  arch: %s\n", yaml_str(u.sysname), yaml_str(u.release), yaml_str(u.machine));
+  fprintf(f, "  netcdf_library: %s\n  blas_library: %s\n  petsc_configure: %s\n", yaml_str(nc_inq_libvers()),
+          yaml_str(BLASLibrary()), yaml_str(petscconfigureoptions));
   fprintf(f, "  environment:");
   {
     int any = 0;
@@ -219,7 +249,8 @@ PetscErrorCode MachineWriteDevice(MPI_Comm comm, FILE *f, Surrogate net, PetscMP
   PetscFunctionBegin;
   if (net) PetscCall(SurrogateGetDevice(net, &d));
   if (net) PetscCall(SurrogateGetCudaKernels(net, &kernels));
-  PetscCall(PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
+  PetscCall(
+    PetscFPrintf(comm, f, "  device: %s\n  cuda_kernels: %s\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", kernels));
   if (!net || d != SURROGATE_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &me));
   PetscCall(SurrogateGetDeviceId(net, &id, &dname));
@@ -231,10 +262,13 @@ PetscErrorCode MachineWriteDevice(MPI_Comm comm, FILE *f, Surrogate net, PetscMP
     for (int r = 0; r < size; r++) {
       PetscBool seen = PETSC_FALSE;
       for (int q = 0; q < r; q++) seen = (PetscBool)(seen || all[q] == all[r]);
-      if (!seen && strlen(ids) < sizeof ids - 16) snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
+      if (!seen && strlen(ids) < sizeof ids - 16)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
     }
-    (void)SurrogateCUDAProbe(gpu, sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
-    PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname), yaml_str(gpu)));
+    (void)SurrogateCUDAProbe(gpu,
+                             sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+    PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname),
+                           yaml_str(gpu)));
   }
   PetscCall(PetscFree(all));
   PetscFunctionReturn(PETSC_SUCCESS);

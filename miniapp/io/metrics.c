@@ -37,7 +37,8 @@ static void add_one(metrics_acc *acc, double a, double b, int same_bits, double 
 
 void metrics_add(metrics_acc *acc, size_t n, const double *a, const double *b)
 {
-  for (size_t i = 0; i < n; i++) add_one(acc, a[i], b[i], !memcmp(&a[i], &b[i], sizeof *a), (double)metrics_ulp_distance(a[i], b[i]));
+  for (size_t i = 0; i < n; i++)
+    add_one(acc, a[i], b[i], !memcmp(&a[i], &b[i], sizeof *a), (double)metrics_ulp_distance(a[i], b[i]));
 }
 
 void metrics_addf(metrics_acc *acc, size_t n, const float *a, const float *b)

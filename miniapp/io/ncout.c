@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const ncout_guess_names[NCOUT_NGUESS] = {"none", "extrapolation", "fischer", "learned", "combined", "projection"};
-
+const char *const ncout_guess_names[NCOUT_NGUESS] = {"none",    "extrapolation", "fischer",
+                                                     "learned", "combined",      "projection"};
 
 static char create_msg[512]; /* why the last ncout_create failed (o is NULL then) */
 
@@ -32,7 +32,10 @@ static const char *reason(const ncout *o, int err, int sys)
   if (err == NCOUT_EMISMATCH) return ""; /* the message says it all */
   if (err < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) return strerror(sys);
   if (afile_diagnose(o->af.tmp[0] ? o->af.tmp : o->path, err) == ENOSPC) return strerror(ENOSPC);
-  return err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM || err == AFILE_EPROTECTED ? afile_strerror(err) : nc_strerror(err);
+  return err == AFILE_ENOTREG || err == AFILE_EDANGLING || err == AFILE_EPROGRAM || err == AFILE_ESTREAM ||
+             err == AFILE_EPROTECTED
+         ? afile_strerror(err)
+         : nc_strerror(err);
 }
 
 /* Record the one-line reason "<path>: <what> (<reason>)" and return err. */
@@ -64,7 +67,8 @@ void ncout_init(void)
   void      *nc;
   if (done) return;
   done = 1;
-  if (!dladdr((void *)nc_create, &info) || !info.dli_fname || !(nc = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) return;
+  if (!dladdr((void *)nc_create, &info) || !info.dli_fname || !(nc = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+    return;
   int (*dont_atexit)(void);
   *(void **)&dont_atexit = dlsym(nc, "H5dont_atexit");
   if (dont_atexit) (void)dont_atexit();
@@ -83,7 +87,8 @@ static int def_var(ncout *o, const char *name, nc_type type, int ndims, const in
 {
   int e;
   NCCHECK(nc_def_var(o->ncid, name, type, ndims, dims, varid), "cannot define variable %s", name);
-  if ((units && (e = put_text(o, *varid, "units", units))) || (e = put_text(o, *varid, "long_name", long_name))) return e;
+  if ((units && (e = put_text(o, *varid, "units", units))) || (e = put_text(o, *varid, "long_name", long_name)))
+    return e;
   return 0;
 }
 
@@ -110,7 +115,8 @@ static int def_hash(ncout *o, const char *name, int d_rec, const char *long_name
   if ((e = def_var(o, name, NC_CHAR, 3, dims, NULL, long_name, varid)) ||
       (e = put_text(o, *varid, "coordinates", coordinates)) || (e = put_text(o, *varid, "_Encoding", "utf-8")) ||
       (e = put_text(o, *varid, "comment",
-                    "\"0x\" and 16 lowercase hex digits of the 64-bit hash, as the run summary prints it; equal text = equal "
+                    "\"0x\" and 16 lowercase hex digits of the 64-bit hash, as the run summary prints it; equal text = "
+                    "equal "
                     "bits; empty: never written. The number: int(h, 16) in Python, strtoull(h, NULL, 16) in C")))
     return e;
   return 0;
@@ -130,11 +136,15 @@ static const struct {
   {"state_hash", "hash of the solver state bits after the step", REC(state_hash)},
   {"ksp_its", "Krylov iterations of the step's linear solves", REC(ksp_its)},
   {"ksp_rnorm", "final Krylov residual norm", REC(ksp_rnorm)},
-  {"start_residual", "start residual of the step's solve in the Krylov method's norm, ||B(b - A x0)|| / ||B b||", REC(start_residual)},
+  {"start_residual", "start residual of the step's solve in the Krylov method's norm, ||B(b - A x0)|| / ||B b||",
+   REC(start_residual)},
   {"increment_error", "relative L2 error of the learned guess's predicted increment", REC(increment_error)},
   {"closure_error", "relative error of the surrogate closure term q = c v^2 against the exact one", REC(closure_error)},
   {"closure_drift", "relative L2 difference of the fields from the exact-term run", REC(closure_drift)},
-  {"churn_10", "fraction of grid points where this replica's network, on replica 0's inputs, differs from replica 0's by more than 10% of replica 0's RMS prediction error", REC(churn_10)},
+  {"churn_10",
+   "fraction of grid points where this replica's network, on replica 0's inputs, differs from replica 0's by more than "
+   "10% of replica 0's RMS prediction error",
+   REC(churn_10)},
   {"churn_50", "as churn_10, at 50% of the RMS prediction error", REC(churn_50)},
   {"churn", "as churn_10, at 100% of the RMS prediction error", REC(churn)},
   {"vc", "V_c: fraction of field values bitwise different from replica 0", REC(vc)},
@@ -155,13 +165,15 @@ static int put_attrs(ncout *o, const ncout_attr *attrs, int n)
     if (at->numeric == 1) {
       long long v = strtoll(at->value, &end, 10);
       if (at->value[0] && !*end) {
-        NCCHECK(nc_put_att_longlong(o->ncid, NC_GLOBAL, at->name, NC_INT64, 1, &v), "cannot write attribute %s", at->name);
+        NCCHECK(nc_put_att_longlong(o->ncid, NC_GLOBAL, at->name, NC_INT64, 1, &v), "cannot write attribute %s",
+                at->name);
         continue;
       }
     } else if (at->numeric == 2) {
       double v = strtod(at->value, &end);
       if (at->value[0] && !*end) {
-        NCCHECK(nc_put_att_double(o->ncid, NC_GLOBAL, at->name, NC_DOUBLE, 1, &v), "cannot write attribute %s", at->name);
+        NCCHECK(nc_put_att_double(o->ncid, NC_GLOBAL, at->name, NC_DOUBLE, 1, &v), "cannot write attribute %s",
+                at->name);
         continue;
       }
     }
@@ -198,11 +210,15 @@ static int define(ncout *o, const ncout_info *info)
    * units. Model time is nondimensional, so it is no CF time axis either. */
   int vy, vx, vrep;
   if ((e = def_var(o, "step", NC_INT, 1, &o->d_step, "1", "time step number (0: initial state)", &o->v_step)) ||
-      (e = def_var(o, "time", NC_DOUBLE, 1, &o->d_step, "1", "model time after the step (nondimensional)", &o->v_time)) ||
-      (e = def_var(o, "snapshot_step", NC_INT, 1, &o->d_snap, "1", "time step of the field snapshot", &o->v_snap_step)) ||
-      (e = def_var(o, "snapshot_time", NC_DOUBLE, 1, &o->d_snap, "1", "model time of the field snapshot", &o->v_snap_time)) ||
+      (e = def_var(o, "time", NC_DOUBLE, 1, &o->d_step, "1", "model time after the step (nondimensional)",
+                   &o->v_time)) ||
+      (e = def_var(o, "snapshot_step", NC_INT, 1, &o->d_snap, "1", "time step of the field snapshot",
+                   &o->v_snap_step)) ||
+      (e = def_var(o, "snapshot_time", NC_DOUBLE, 1, &o->d_snap, "1", "model time of the field snapshot",
+                   &o->v_snap_time)) ||
       (e = def_var(o, "epoch", NC_INT, 1, &o->d_epoch, "1", "training epoch number", &o->v_epoch)) ||
-      (e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran", &o->v_epoch_step)) ||
+      (e = def_var(o, "epoch_step", NC_INT, 1, &o->d_epoch, "1", "time step during which the epoch ran",
+                   &o->v_epoch_step)) ||
       (e = def_var(o, "replica", NC_INT, 1, &o->d_rep, "1", "replica number (0: reference)", &vrep)) ||
       (e = def_var(o, "y", NC_DOUBLE, 1, &o->d_y, "1", "y coordinate of the grid point", &vy)) ||
       (e = def_var(o, "x", NC_DOUBLE, 1, &o->d_x, "1", "x coordinate of the grid point", &vx)))
@@ -216,32 +232,47 @@ static int define(ncout *o, const ncout_info *info)
   for (int c = 0; c < info->ncomp; c++) {
     char ln[128];
     snprintf(ln, sizeof ln, "field component %s", info->comp_names[c]);
-    if ((e = def_data(o, info->comp_names[c], NC_DOUBLE, 4, f4, ln, "snapshot_step snapshot_time", &o->v_field[c]))) return e;
+    if ((e = def_data(o, info->comp_names[c], NC_DOUBLE, 4, f4, ln, "snapshot_step snapshot_time", &o->v_field[c])))
+      return e;
     NCCHECK(nc_def_var_chunking(id, o->v_field[c], NC_CHUNKED, chunk), "cannot chunk %s", info->comp_names[c]);
     if ((e = put_text(o, o->v_field[c], "comment", comment))) return e;
   }
   if ((e = def_hash(o, step_vars[0].name, o->d_step, step_vars[0].long_name, "time", &o->v_rec[0]))) return e;
   for (int k = 1; k < NSTEPVARS; k++) {
     o->v_rec[k] = -1; /* not in this file: the closure's variables outside closure runs */
-    if (!info->closure && (step_vars[k].offset == REC(closure_error) || step_vars[k].offset == REC(closure_drift))) continue;
-    if ((e = def_data(o, step_vars[k].name, k == 1 ? NC_INT : NC_DOUBLE, 2, sr, step_vars[k].long_name, "time", &o->v_rec[k]))) return e;
+    if (!info->closure && (step_vars[k].offset == REC(closure_error) || step_vars[k].offset == REC(closure_drift)))
+      continue;
+    if ((e = def_data(o, step_vars[k].name, k == 1 ? NC_INT : NC_DOUBLE, 2, sr, step_vars[k].long_name, "time",
+                      &o->v_rec[k])))
+      return e;
   }
   for (int g = 0; g < NCOUT_NGUESS; g++) {
     char name[64], ln[160];
     snprintf(name, sizeof name, "ksp_its_%s", ncout_guess_names[g]);
-    snprintf(ln, sizeof ln, "Krylov iterations of replica 0's system from the %s initial guess (-1: not run)", ncout_guess_names[g]);
+    snprintf(ln, sizeof ln, "Krylov iterations of replica 0's system from the %s initial guess (-1: not run)",
+             ncout_guess_names[g]);
     if ((e = def_data(o, name, NC_INT, 1, &o->d_step, ln, "time", &o->v_gits[g]))) return e;
     snprintf(name, sizeof name, "start_residual_%s", ncout_guess_names[g]);
-    snprintf(ln, sizeof ln, "||B (b - A x0)|| / ||B b|| (B: the KSP's norm) of the %s initial guess on replica 0's system", ncout_guess_names[g]);
+    snprintf(ln, sizeof ln,
+             "||B (b - A x0)|| / ||B b|| (B: the KSP's norm) of the %s initial guess on replica 0's system",
+             ncout_guess_names[g]);
     if ((e = def_data(o, name, NC_DOUBLE, 1, &o->d_step, ln, "time", &o->v_gr0[g]))) return e;
   }
   if ((e = def_data(o, "loss", NC_DOUBLE, 2, er, "training loss of the epoch", "epoch_step", &o->v_loss)) ||
-      (e = def_hash(o, "weights_hash", o->d_epoch, "hash of the network weight bits after the epoch", "epoch_step", &o->v_whash)) ||
-      (e = def_data(o, "weights_vc", NC_DOUBLE, 2, er, "V_c of the network weights against replica 0", "epoch_step", &o->v_wvc)) ||
-      (e = def_data(o, "weights_rel_l2", NC_DOUBLE, 2, er, "relative L2 distance of the network weights from replica 0", "epoch_step", &o->v_wrel)) ||
-      (e = def_data(o, "first_divergent_step", NC_INT, 1, &o->d_rep, "first step whose state bits differ from replica 0 (-1: never)", NULL, &o->v_fds)) ||
-      (e = def_data(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep, "first epoch whose weight bits differ from replica 0 (-1: never)", NULL, &o->v_fde)) ||
-      (e = def_data(o, "last_step", NC_INT, 0, NULL, "the last step the file holds records of: a run that stopped early (a signal, an unsolved step, a non-finite state) leaves the later steps and snapshots unwritten", NULL, &o->v_last)))
+      (e = def_hash(o, "weights_hash", o->d_epoch, "hash of the network weight bits after the epoch", "epoch_step",
+                    &o->v_whash)) ||
+      (e = def_data(o, "weights_vc", NC_DOUBLE, 2, er, "V_c of the network weights against replica 0", "epoch_step",
+                    &o->v_wvc)) ||
+      (e = def_data(o, "weights_rel_l2", NC_DOUBLE, 2, er, "relative L2 distance of the network weights from replica 0",
+                    "epoch_step", &o->v_wrel)) ||
+      (e = def_data(o, "first_divergent_step", NC_INT, 1, &o->d_rep,
+                    "first step whose state bits differ from replica 0 (-1: never)", NULL, &o->v_fds)) ||
+      (e = def_data(o, "first_divergent_epoch", NC_INT, 1, &o->d_rep,
+                    "first epoch whose weight bits differ from replica 0 (-1: never)", NULL, &o->v_fde)) ||
+      (e = def_data(o, "last_step", NC_INT, 0, NULL,
+                    "the last step the file holds records of: a run that stopped early (a signal, an unsolved step, a "
+                    "non-finite state) leaves the later steps and snapshots unwritten",
+                    NULL, &o->v_last)))
     return e;
 
   char history[96];
@@ -283,7 +314,8 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
 {
   *out = NULL;
   int sane = info->nx > 0 && info->ny > 0 && info->ncomp > 0 && info->nreplicas > 0 && info->nsteps >= 0 &&
-             info->output_every > 0 && info->first_step >= 0 && info->first_step <= info->nsteps + 1 && info->first_epoch >= 0;
+             info->output_every > 0 && info->first_step >= 0 && info->first_step <= info->nsteps + 1 &&
+             info->first_epoch >= 0;
   ncout *o = calloc(1, sizeof *o);
   size_t nbuf = (size_t)info->nx * (size_t)info->ny;
   if (nbuf < (size_t)info->nreplicas) nbuf = (size_t)info->nreplicas;
@@ -300,11 +332,13 @@ int ncout_create(const char *path, const ncout_info *info, ncout **out)
   }
   if (!sane || !o || !o->path || !o->snap || !o->v_field || !o->buf || !o->hbuf) {
     snprintf(create_msg, sizeof create_msg, "%s: cannot create (%s)", path,
-             sane ? strerror(ENOMEM) : "empty grid, no components, no replicas, output_every < 1 or steps out of range");
+             sane ? strerror(ENOMEM)
+                  : "empty grid, no components, no replicas, output_every < 1 or steps out of range");
     destroy(o);
     return sane ? ENOMEM : NC_EINVAL;
   }
-  o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas, o->first_epoch = info->first_epoch;
+  o->nx = info->nx, o->ny = info->ny, o->ncomp = info->ncomp, o->nrep = info->nreplicas,
+  o->first_epoch = info->first_epoch;
 
   /* The unique temporary first (mkstemp): HDF5 reports a missing directory as "Permission denied". */
   ncout_init();
@@ -368,8 +402,10 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
     NCCHECK(nc_put_var1_double(o->ncid, o->v_snap_time, &ks, &t), "cannot write snapshot_time at step %d", step);
   }
   for (int g = 0; g < NCOUT_NGUESS; g++) {
-    NCCHECK(nc_put_var1_int(o->ncid, o->v_gits[g], &i, &guesses[g].its), "cannot write ksp_its_%s at step %d", ncout_guess_names[g], step);
-    NCCHECK(nc_put_var1_double(o->ncid, o->v_gr0[g], &i, &guesses[g].start_residual), "cannot write start_residual_%s at step %d", ncout_guess_names[g], step);
+    NCCHECK(nc_put_var1_int(o->ncid, o->v_gits[g], &i, &guesses[g].its), "cannot write ksp_its_%s at step %d",
+            ncout_guess_names[g], step);
+    NCCHECK(nc_put_var1_double(o->ncid, o->v_gr0[g], &i, &guesses[g].start_residual),
+            "cannot write start_residual_%s at step %d", ncout_guess_names[g], step);
   }
 
   /* One row of nrep values per variable, gathered through buf (int rows fit in nrep doubles) or hbuf (hashes). */
@@ -390,7 +426,8 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
                : nc_put_vara_double(o->ncid, o->v_rec[v], start, count, o->buf);
     if (e) return ncout_fail_(o, e, "cannot write %s at step %d", step_vars[v].name, step);
   }
-  return ncout_set_last_step_(o, step); /* the latest record (a step re-done after a rollback ends the file there again) */
+  return ncout_set_last_step_(o,
+                              step); /* the latest record (a step re-done after a rollback ends the file there again) */
 }
 
 int ncout_write_fields(ncout *o, int step, int replica, const double *field)
@@ -398,7 +435,8 @@ int ncout_write_fields(ncout *o, int step, int replica, const double *field)
   int e, k;
   if ((e = check_step(o, step, "write_fields"))) return e;
   if ((k = ncout_snapshot_index_(o, step)) < 0)
-    return ncout_fail_(o, NC_EINVALCOORDS, "write_fields: step %d is not a snapshot step (every %d and %d)", step, o->every, o->nsteps);
+    return ncout_fail_(o, NC_EINVALCOORDS, "write_fields: step %d is not a snapshot step (every %d and %d)", step,
+                       o->every, o->nsteps);
   if (replica < 0 || replica >= o->nrep)
     return ncout_fail_(o, NC_EINVALCOORDS, "write_fields: replica %d outside 0..%d", replica, o->nrep - 1);
   size_t n = (size_t)o->nx * (size_t)o->ny;
@@ -413,7 +451,8 @@ int ncout_write_fields(ncout *o, int step, int replica, const double *field)
 
 int ncout_write_epoch(ncout *o, int epoch, int step, const ncout_epoch_rec *recs)
 {
-  if (epoch < o->first_epoch) return ncout_fail_(o, NC_EINVALCOORDS, "write_epoch: epoch %d before the first, %d", epoch, o->first_epoch);
+  if (epoch < o->first_epoch)
+    return ncout_fail_(o, NC_EINVALCOORDS, "write_epoch: epoch %d before the first, %d", epoch, o->first_epoch);
   size_t e1 = (size_t)(epoch - o->first_epoch), start[3] = {e1, 0, 0}, count[3] = {1, (size_t)o->nrep, NCOUT_HASH_LEN};
   NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch, &e1, &epoch), "cannot write epoch %d", epoch);
   NCCHECK(nc_put_var1_int(o->ncid, o->v_epoch_step, &e1, &step), "cannot write epoch_step of epoch %d", epoch);

@@ -99,7 +99,8 @@ typedef struct {
 /* Initial guesses compared side by side on replica 0's systems (-coupling
  * guess): iterations (-1: not run) and start residual ||b - A x0|| / ||b||. */
 #define NCOUT_NGUESS 6
-extern const char *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined, projection */
+extern const char
+  *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined, projection */
 typedef struct {
   int    its;
   double start_residual;
@@ -135,7 +136,8 @@ int         ncout_write_final(ncout *o, const int *first_div_step, const int *fi
  * step (*prev_last) decides: from upto_step (the checkpoint's) to o's last
  * step; one past upto_step (a run killed between its commit and its
  * checkpoint) has its later records made again by this run. */
-int         ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash, int *prev_last);
+int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash,
+                   int *prev_last);
 /* The records so far, with the final record as written so far, replace the
  * file under o's path (a copy, kernels/atomicfile.h); o goes on writing its
  * temporary. A run killed after it leaves a file that ends at its

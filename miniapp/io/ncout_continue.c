@@ -44,7 +44,8 @@ static int last_written(int id, size_t nstep)
 
 /* Copy rows src_row[k] -> dst_row[k] (k < nrows) of variable `name`, whose
  * first dimension is the record one, from file pid to o. */
-static int copy_rows(ncout *o, int pid, const char *prev, const char *name, const size_t *src_row, const size_t *dst_row, size_t nrows)
+static int copy_rows(ncout *o, int pid, const char *prev, const char *name, const size_t *src_row,
+                     const size_t *dst_row, size_t nrows)
 {
   int     pv, ov, nd, dims[NC_MAX_VAR_DIMS];
   nc_type t;
@@ -52,9 +53,11 @@ static int copy_rows(ncout *o, int pid, const char *prev, const char *name, cons
   void   *buf;
 
   if (nc_inq_varid(pid, name, &pv) || nc_inq_varid(o->ncid, name, &ov)) return 0; /* a variable only one of them has */
-  if (nc_inq_var(pid, pv, NULL, &t, &nd, dims, NULL)) return ncout_fail_(o, NC_EBADID, "%s: cannot read variable %s", prev, name);
+  if (nc_inq_var(pid, pv, NULL, &t, &nd, dims, NULL))
+    return ncout_fail_(o, NC_EBADID, "%s: cannot read variable %s", prev, name);
   for (int k = 1; k < nd; k++) {
-    if (nc_inq_dimlen(pid, dims[k], &count[k])) return ncout_fail_(o, NC_EBADDIM, "%s: cannot read variable %s", prev, name);
+    if (nc_inq_dimlen(pid, dims[k], &count[k]))
+      return ncout_fail_(o, NC_EBADDIM, "%s: cannot read variable %s", prev, name);
     row *= count[k];
   }
   esz = t == NC_DOUBLE ? sizeof(double) : t == NC_INT ? sizeof(int) : t == NC_CHAR ? 1 : 0;
@@ -96,7 +99,8 @@ static int add_segment(ncout *o, int pid, int upto_step)
     if (nc_get_att_longlong(o->ncid, NC_GLOBAL, one[k], &now[k])) now[k] = 0;
   if (!nc_inq_attlen(pid, NC_GLOBAL, seg[0], &n) && n > 0) {
     for (int k = 0; k < 3 && !e; k++) {
-      if (nc_inq_attlen(pid, NC_GLOBAL, seg[k], &len) || len != n || !(v[k] = malloc((n + 1) * sizeof **v)) || nc_get_att_longlong(pid, NC_GLOBAL, seg[k], v[k]))
+      if (nc_inq_attlen(pid, NC_GLOBAL, seg[k], &len) || len != n || !(v[k] = malloc((n + 1) * sizeof **v)) ||
+          nc_get_att_longlong(pid, NC_GLOBAL, seg[k], v[k]))
         e = ncout_fail_(o, NCOUT_EMISMATCH, "its %s does not match its %s; name another -output", seg[k], seg[0]);
     }
   } else {
@@ -107,25 +111,30 @@ static int add_segment(ncout *o, int pid, int upto_step)
       else if (nc_get_att_longlong(pid, NC_GLOBAL, one[k], &v[k][0])) v[k][0] = 0; /* a file without it: 0, unknown */
     }
   }
-  while (!e && n > 1 && v[0][n - 1] > upto_step) n--; /* a run whose steps this one makes again (its file was ahead of the checkpoint) */
+  while (!e && n > 1 && v[0][n - 1] > upto_step)
+    n--; /* a run whose steps this one makes again (its file was ahead of the checkpoint) */
   if (!e && nc_inq_attlen(pid, NC_GLOBAL, "history", &len)) len = 0;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
   if (!e && !(hist = calloc(len + 200, 1))) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
   if (!e && len && nc_get_att_text(pid, NC_GLOBAL, "history", hist)) len = 0;
   if (!e) {
-    snprintf(hist + len, 200, "%s%s continued from step %d by miniapp (%lld rank(s), %lld thread(s))", len ? "\n" : "", stamp, upto_step, now[1], now[2]);
+    snprintf(hist + len, 200, "%s%s continued from step %d by miniapp (%lld rank(s), %lld thread(s))", len ? "\n" : "",
+             stamp, upto_step, now[1], now[2]);
     for (int k = 0; k < 3; k++) v[k][n] = now[k];
     if ((e = nc_redef(o->ncid))) e = ncout_fail_(o, e, "cannot record the runs that wrote it");
     for (int k = 0; k < 3 && !e; k++)
-      if ((e = nc_put_att_longlong(o->ncid, NC_GLOBAL, seg[k], NC_INT64, n + 1, v[k]))) e = ncout_fail_(o, e, "cannot write attribute %s", seg[k]);
-    if (!e && (e = nc_put_att_text(o->ncid, NC_GLOBAL, "history", strlen(hist), hist))) e = ncout_fail_(o, e, "cannot write attribute history");
+      if ((e = nc_put_att_longlong(o->ncid, NC_GLOBAL, seg[k], NC_INT64, n + 1, v[k])))
+        e = ncout_fail_(o, e, "cannot write attribute %s", seg[k]);
+    if (!e && (e = nc_put_att_text(o->ncid, NC_GLOBAL, "history", strlen(hist), hist)))
+      e = ncout_fail_(o, e, "cannot write attribute history");
     if (!e && (e = nc_enddef(o->ncid))) e = ncout_fail_(o, e, "cannot leave define mode");
   }
   free(v[0]), free(v[1]), free(v[2]), free(hist);
   return e;
 }
 
-int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash, int *prev_last)
+int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, const uint64_t *state_hash,
+                   int *prev_last)
 {
   int     pid, e = 0, nv, every = -1, last = -1, *steps = NULL, *snaps = NULL, *epochs = NULL;
   size_t  nstep, nsnap, nepoch, *src = NULL, *dst = NULL, n = 0;
@@ -137,19 +146,33 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
   nstep = dimlen(pid, "step"), nsnap = dimlen(pid, "snapshot"), nepoch = dimlen(pid, "epoch");
   /* the file of this very run: same layout, every record up to the restart
    * step from step 0 on, the same output schedule, the same states there */
-  if (dimlen(pid, "replica") != (size_t)o->nrep || dimlen(pid, "x") != (size_t)o->nx || dimlen(pid, "y") != (size_t)o->ny)
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "not the run file of the run this one continues (%zu replicas of %zu x %zu points, this run %d of %d x %d); name another -output", dimlen(pid, "replica"), dimlen(pid, "x"), dimlen(pid, "y"),
-                    o->nrep, o->nx, o->ny);
-  else if (nc_inq_att(pid, NC_GLOBAL, "output_every", &t, NULL) || nc_get_att_int(pid, NC_GLOBAL, "output_every", &every) || every != o->every)
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "written with -output_every %d, this run has %d: continue it with the same, or name another -output", every, o->every);
+  if (dimlen(pid, "replica") != (size_t)o->nrep || dimlen(pid, "x") != (size_t)o->nx ||
+      dimlen(pid, "y") != (size_t)o->ny)
+    e = ncout_fail_(o, NCOUT_EMISMATCH,
+                    "not the run file of the run this one continues (%zu replicas of %zu x %zu points, this run %d of "
+                    "%d x %d); name another -output",
+                    dimlen(pid, "replica"), dimlen(pid, "x"), dimlen(pid, "y"), o->nrep, o->nx, o->ny);
+  else if (nc_inq_att(pid, NC_GLOBAL, "output_every", &t, NULL) ||
+           nc_get_att_int(pid, NC_GLOBAL, "output_every", &every) || every != o->every)
+    e = ncout_fail_(o, NCOUT_EMISMATCH,
+                    "written with -output_every %d, this run has %d: continue it with the same, or name another "
+                    "-output",
+                    every, o->every);
   /* the last written step decides, not the step dimension (the whole run's): the file a run killed after its
    * commit left (ncout_commit) holds the steps to that commit and ends there */
   if (!e) last = last_written(pid, nstep);
   if (!e && last < upto_step) /* no run of this version leaves it so: its file is committed before its checkpoint */
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, behind the checkpoint's step %d: steps %d..%d are in neither, and no restart from this checkpoint can make them; "
-                    "restart from a checkpoint of step %d or before, or name another -output (for the steps from %d on)", last, upto_step, last + 1, upto_step, last, upto_step + 1);
+    e = ncout_fail_(o, NCOUT_EMISMATCH,
+                    "holds steps up to %d, behind the checkpoint's step %d: steps %d..%d are in neither, and no "
+                    "restart from this checkpoint can make them; "
+                    "restart from a checkpoint of step %d or before, or name another -output (for the steps from %d "
+                    "on)",
+                    last, upto_step, last + 1, upto_step, last, upto_step + 1);
   else if (!e && (nstep < (size_t)upto_step + 1 || nepoch < (size_t)upto_epoch))
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds %zu epochs by step %d, fewer than the checkpoint's %d: not the file of the run this one continues; name another -output", nepoch, last, upto_epoch);
+    e = ncout_fail_(o, NCOUT_EMISMATCH,
+                    "holds %zu epochs by step %d, fewer than the checkpoint's %d: not the file of the run this one "
+                    "continues; name another -output",
+                    nepoch, last, upto_epoch);
   steps  = malloc((nstep + 1) * sizeof *steps);
   snaps  = malloc((nsnap + 1) * sizeof *snaps);
   epochs = malloc((nepoch + 1) * sizeof *epochs);
@@ -158,13 +181,18 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
   if (!e && (!steps || !snaps || !epochs || !src || !dst)) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");
   if (!e) {
     int vs, vn, ve;
-    if (nc_inq_varid(pid, "step", &vs) || nc_get_var_int(pid, vs, steps) || nc_inq_varid(pid, "snapshot_step", &vn) || (nsnap && nc_get_var_int(pid, vn, snaps)) || nc_inq_varid(pid, "epoch", &ve) ||
+    if (nc_inq_varid(pid, "step", &vs) || nc_get_var_int(pid, vs, steps) || nc_inq_varid(pid, "snapshot_step", &vn) ||
+        (nsnap && nc_get_var_int(pid, vn, snaps)) || nc_inq_varid(pid, "epoch", &ve) ||
         (nepoch && nc_get_var_int(pid, ve, epochs)))
-      e = ncout_fail_(o, NCOUT_EMISMATCH, "not a miniapp run file (no step, snapshot_step or epoch); name another -output");
+      e = ncout_fail_(o, NCOUT_EMISMATCH,
+                      "not a miniapp run file (no step, snapshot_step or epoch); name another -output");
     for (int k = 0; !e && k <= upto_step; k++)
-      if (steps[k] != k) e = ncout_fail_(o, NCOUT_EMISMATCH, "does not hold the steps from 0 on (record %d is step %d); name another -output", k, steps[k]);
+      if (steps[k] != k)
+        e = ncout_fail_(o, NCOUT_EMISMATCH,
+                        "does not hold the steps from 0 on (record %d is step %d); name another -output", k, steps[k]);
     for (int k = 0; !e && k < upto_epoch; k++)
-      if (epochs[k] != k) e = ncout_fail_(o, NCOUT_EMISMATCH, "does not hold the epochs from 0 on; name another -output");
+      if (epochs[k] != k)
+        e = ncout_fail_(o, NCOUT_EMISMATCH, "does not hold the epochs from 0 on; name another -output");
   }
   if (!e && state_hash) { /* its hashes at the restart step are the checkpoint's states */
     int  vh;
@@ -172,20 +200,32 @@ int ncout_continue(ncout *o, const char *prev, int upto_step, int upto_epoch, co
     for (int r = 0; !e && r < o->nrep; r++) {
       size_t start[3] = {(size_t)upto_step, (size_t)r, 0}, count[3] = {1, 1, NCOUT_HASH_LEN};
       ncout_format_hash(state_hash[r], want);
-      if (nc_inq_varid(pid, "state_hash", &vh) || nc_get_vara_text(pid, vh, start, count, h)) e = ncout_fail_(o, NC_ENOTVAR, "cannot read its state_hash");
+      if (nc_inq_varid(pid, "state_hash", &vh) || nc_get_vara_text(pid, vh, start, count, h))
+        e = ncout_fail_(o, NC_ENOTVAR, "cannot read its state_hash");
       else if (!h[0]) /* "": never written */
-        e = ncout_fail_(o, NCOUT_EMISMATCH, "has no record of replica %d at step %d, the checkpoint's: not the file of the run this one continues; name another -output", r, upto_step);
+        e = ncout_fail_(o, NCOUT_EMISMATCH,
+                        "has no record of replica %d at step %d, the checkpoint's: not the file of the run this one "
+                        "continues; name another -output",
+                        r, upto_step);
       else if (memcmp(h, want, NCOUT_HASH_LEN))
-        e = ncout_fail_(o, NCOUT_EMISMATCH, "holds another run (replica %d's state_hash at step %d is %.18s, the checkpoint's %s); name another -output", r, upto_step, h, want);
+        e = ncout_fail_(o, NCOUT_EMISMATCH,
+                        "holds another run (replica %d's state_hash at step %d is %.18s, the checkpoint's %s); name "
+                        "another -output",
+                        r, upto_step, h, want);
     }
   }
   if (!e && last > o->nsteps) /* this run's file, gone on further than this run goes: its later steps would be lost */
-    e = ncout_fail_(o, NCOUT_EMISMATCH, "holds steps up to %d, past this run's last step %d: continuing it would drop steps %d..%d; name another -output", last, o->nsteps, o->nsteps + 1, last);
+    e = ncout_fail_(o, NCOUT_EMISMATCH,
+                    "holds steps up to %d, past this run's last step %d: continuing it would drop steps %d..%d; name "
+                    "another -output",
+                    last, o->nsteps, o->nsteps + 1, last);
   if (!e && nc_inq_nvars(pid, &nv)) e = ncout_fail_(o, NC_EBADID, "cannot read it to continue it");
   for (int v = 0; !e && v < nv; v++) {
     char name[NC_MAX_NAME + 1], dname[NC_MAX_NAME + 1];
     int  nd, d0;
-    if (nc_inq_varname(pid, v, name) || nc_inq_varndims(pid, v, &nd) || !nd || nc_inq_vardimid(pid, v, &d0) || nc_inq_dimname(pid, d0, dname)) continue;
+    if (nc_inq_varname(pid, v, name) || nc_inq_varndims(pid, v, &nd) || !nd || nc_inq_vardimid(pid, v, &d0) ||
+        nc_inq_dimname(pid, d0, dname))
+      continue;
     n = 0;
     if (!strcmp(dname, "step"))
       for (int k = 0; k <= upto_step; k++) src[n] = dst[n] = (size_t)k, n++;

@@ -23,7 +23,8 @@ PetscErrorCode ClosureSetUp(Coupled c)
 {
   PetscFunctionBegin;
   PetscCall(SolverSetUp(c->exact));
-  PetscCall(SolverSetAtomicOrder(c->exact, &c->base_order)); /* the side runs' order; what its set-up drew counts for nothing */
+  PetscCall(
+    SolverSetAtomicOrder(c->exact, &c->base_order)); /* the side runs' order; what its set-up drew counts for nothing */
   c->last_switch = -1, c->drift_max = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -69,7 +70,8 @@ PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBoo
     on         = (PetscBool)(step >= c->warmup && p->closure_err <= c->closure_tol);
     *predicted = PETSC_TRUE;
   }
-  if (on != p->closure_on && p == &c->rep[0]) c->switches++, c->last_switch = step + 1; /* the step that produces state step + 1, as every step field counts */
+  if (on != p->closure_on && p == &c->rep[0])
+    c->switches++, c->last_switch = step + 1; /* the step that produces state step + 1, as every step field counts */
   if (on && p == &c->rep[0]) c->active_steps++;
   p->closure_on = on;
   PetscCall(SolverSetClosure(p->solver, on ? p->q : NULL));
@@ -95,7 +97,8 @@ PetscErrorCode ClosureAfterStep(Coupled c)
     PetscReal nd;
     PetscCall(SolverGetState(p->solver, &u));
     PetscCall(VecWAXPY(p->w, -1.0, ue, u));
-    PetscCall(SolverSetAtomicOrder(p->solver, &c->base_order)); /* the drift is the exact-term run's measurement: its norm draws from base_order */
+    PetscCall(SolverSetAtomicOrder(
+      p->solver, &c->base_order)); /* the drift is the exact-term run's measurement: its norm draws from base_order */
     PetscCall(VecNorm(p->w, NORM_2, &nd));
     PetscCall(SolverSetAtomicOrder(p->solver, &p->order));
     p->drift = ne > 0 ? nd / ne : nd;
@@ -134,7 +137,10 @@ static PetscErrorCode Pattern(Coupled c, Solver s, PetscReal out[2])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool Within(PetscReal a, PetscReal b, PetscReal f) { return (PetscBool)(a > 0 && b > 0 && a <= f * b && b <= f * a); }
+static PetscBool Within(PetscReal a, PetscReal b, PetscReal f)
+{
+  return (PetscBool)(a > 0 && b > 0 && a <= f * b && b <= f * a);
+}
 
 PetscErrorCode ClosureVerify(Coupled c, PetscBool *ok, char *why, size_t len)
 {
@@ -146,23 +152,37 @@ PetscErrorCode ClosureVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   *ok = PETSC_TRUE;
   if (!(drift <= c->drift_tol)) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(why, len, "closure drifted %.3g from the exact-term run (tolerance -closure_drift_tol %.3g)", (double)drift, (double)c->drift_tol));
+    PetscCall(PetscSNPrintf(why, len,
+                            "closure drifted %.3g from the exact-term run (tolerance -closure_drift_tol %.3g)",
+                            (double)drift, (double)c->drift_tol));
   } else if (!Within(c->pattern[0][0], c->pattern[1][0], f) || !Within(c->pattern[0][1], c->pattern[1][1], f)) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(why, len, "closure changed the pattern: std(v) %.3g vs %.3g, RMS wavenumber %.3g vs %.3g (allowed factor %.3g)", (double)c->pattern[0][0], (double)c->pattern[1][0],
-                            (double)c->pattern[0][1], (double)c->pattern[1][1], (double)f));
+    PetscCall(PetscSNPrintf(why, len,
+                            "closure changed the pattern: std(v) %.3g vs %.3g, RMS wavenumber %.3g vs %.3g (allowed "
+                            "factor %.3g)",
+                            (double)c->pattern[0][0], (double)c->pattern[1][0], (double)c->pattern[0][1],
+                            (double)c->pattern[1][1], (double)f));
   } else
-    PetscCall(PetscSNPrintf(why, len, "closure drift %.3g <= %.3g, pattern kept (std(v) %.3g vs %.3g, wavenumber %.3g vs %.3g)", (double)drift, (double)c->drift_tol, (double)c->pattern[0][0],
-                            (double)c->pattern[1][0], (double)c->pattern[0][1], (double)c->pattern[1][1]));
+    PetscCall(PetscSNPrintf(why, len,
+                            "closure drift %.3g <= %.3g, pattern kept (std(v) %.3g vs %.3g, wavenumber %.3g vs %.3g)",
+                            (double)drift, (double)c->drift_tol, (double)c->pattern[0][0], (double)c->pattern[1][0],
+                            (double)c->pattern[0][1], (double)c->pattern[1][1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ClosureSummary(Coupled c, FILE *f)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFPrintf(c->comm, f, "closure_warmup: %" PetscInt_FMT "\nclosure_tol: %.3e\nclosure_error: %.6e\nclosure_active_steps: %" PetscInt_FMT "\nclosure_switches: %" PetscInt_FMT "\nclosure_last_switch_step: %" PetscInt_FMT "\n", c->warmup,
-                         (double)c->closure_tol, (double)c->rep[0].closure_err, c->active_steps, c->switches, c->last_switch));
-  PetscCall(PetscFPrintf(c->comm, f, "closure_drift: %.6e\nclosure_drift_max: %.6e\nclosure_drift_tol: %.3e\n", (double)c->rep[0].drift, (double)c->drift_max, (double)c->drift_tol));
-  PetscCall(PetscFPrintf(c->comm, f, "closure_pattern_std_v: [%.6e, %.6e]\nclosure_pattern_wavenumber: [%.6e, %.6e]\n", (double)c->pattern[0][0], (double)c->pattern[1][0], (double)c->pattern[0][1], (double)c->pattern[1][1]));
+  PetscCall(PetscFPrintf(c->comm, f,
+                         "closure_warmup: %" PetscInt_FMT
+                         "\nclosure_tol: %.3e\nclosure_error: %.6e\nclosure_active_steps: %" PetscInt_FMT
+                         "\nclosure_switches: %" PetscInt_FMT "\nclosure_last_switch_step: %" PetscInt_FMT "\n",
+                         c->warmup, (double)c->closure_tol, (double)c->rep[0].closure_err, c->active_steps, c->switches,
+                         c->last_switch));
+  PetscCall(PetscFPrintf(c->comm, f, "closure_drift: %.6e\nclosure_drift_max: %.6e\nclosure_drift_tol: %.3e\n",
+                         (double)c->rep[0].drift, (double)c->drift_max, (double)c->drift_tol));
+  PetscCall(PetscFPrintf(c->comm, f, "closure_pattern_std_v: [%.6e, %.6e]\nclosure_pattern_wavenumber: [%.6e, %.6e]\n",
+                         (double)c->pattern[0][0], (double)c->pattern[1][0], (double)c->pattern[0][1],
+                         (double)c->pattern[1][1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

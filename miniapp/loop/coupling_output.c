@@ -30,7 +30,8 @@ typedef struct {
   char gsseed[32], params[512], settings[4096], petscver[64];
 } RunAttrText;
 
-static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, RunAttrText *t, ncout_attr at[], int *nattrs)
+static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, RunAttrText *t, ncout_attr at[],
+                                    int *nattrs)
 {
   char     *all = NULL;
   PetscInt  gs;
@@ -50,7 +51,8 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
   PetscCall(PetscStrncpy(t->opts, all ? all : "", sizeof t->opts));
   PetscCall(PetscFree(all));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-gs_seed", &gs, &gsset));
-  if (!strcmp(sc, "grayscott")) PetscCall(PetscSNPrintf(t->gsseed, sizeof t->gsseed, "%" PetscInt_FMT, gsset ? gs : (PetscInt)1));
+  if (!strcmp(sc, "grayscott"))
+    PetscCall(PetscSNPrintf(t->gsseed, sizeof t->gsseed, "%" PetscInt_FMT, gsset ? gs : (PetscInt)1));
   PetscCall(PetscSNPrintf(t->grid, sizeof t->grid, "%" PetscInt_FMT " x %" PetscInt_FMT, c->M, c->N));
   PetscCall(PetscSNPrintf(t->reps, sizeof t->reps, "%" PetscInt_FMT, c->nrep));
   PetscCall(PetscSNPrintf(t->ranks, sizeof t->ranks, "%d", c->size));
@@ -67,7 +69,8 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
     PetscCall(PetscStrncpy(t->dev, d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", sizeof t->dev));
   }
 #define ATTR(n, v)  (at[na].name = (n), at[na].value = (v), at[na].numeric = 0, na++)
-#define ATTRN(n, v) (at[na].name = (n), at[na].value = (v), at[na].numeric = 1, na++) /* an integer: written as a number */
+#define ATTRN(n, v) \
+  (at[na].name = (n), at[na].value = (v), at[na].numeric = 1, na++) /* an integer: written as a number */
   ATTR("solver_reduction", VecFPNACompiledStrategy());
   ATTR("surrogate_reduction", SurrogateGetStrategyName());
   ATTR("scenario", sc);
@@ -91,7 +94,8 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
-  if (c->restart_step >= 0) { /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
+  if (c->restart_step >=
+      0) { /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
     PetscCall(PetscSNPrintf(t->restart_s, sizeof t->restart_s, "%" PetscInt_FMT, c->restart_step));
     ATTRN("restarted_from_step", t->restart_s);
     ATTR("restarted_from", c->restart);
@@ -126,18 +130,35 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscReal hx = 1, hy = 1;
     PetscBool heat = (PetscBool)!strcmp(sc, "heat");
     if (heat) hx = 1.0 / (c->M + 1), hy = 1.0 / (c->N + 1);
-    info = (ncout_info){.nx = (int)c->M, .ny = (int)c->N, .ncomp = (int)c->dof, .nreplicas = (int)c->nrep, .nsteps = (int)steps, .output_every = (int)c->output_every,
-                        .dx = hx, .dy = hy, .x0 = heat ? 1 : 0, .y0 = heat ? 1 : 0, .comp_names = c->dof == 1 ? names1 : names2, .attrs = at, .nattrs = na,
-                        .first_step = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0, .first_epoch = (int)c->epoch,
-                        .closure = c->mode == COUPLING_CLOSURE};
+    info = (ncout_info){.nx           = (int)c->M,
+                        .ny           = (int)c->N,
+                        .ncomp        = (int)c->dof,
+                        .nreplicas    = (int)c->nrep,
+                        .nsteps       = (int)steps,
+                        .output_every = (int)c->output_every,
+                        .dx           = hx,
+                        .dy           = hy,
+                        .x0           = heat ? 1 : 0,
+                        .y0           = heat ? 1 : 0,
+                        .comp_names   = c->dof == 1 ? names1 : names2,
+                        .attrs        = at,
+                        .nattrs       = na,
+                        .first_step   = c->restart_step >= 0 ? (int)c->restart_step + 1 : 0,
+                        .first_epoch  = (int)c->epoch,
+                        .closure      = c->mode == COUPLING_CLOSURE};
   }
   if (c->restart_step >= 0) { /* an existing -output: the run file of the run this one continues, extended */
     int exists = c->rank == 0 && access(c->output, F_OK) == 0;
     PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, c->comm));
     cont = (PetscBool)exists;
   }
-  if (cont && c->restart_step >= steps) { /* nothing to run: the file the checkpoint's run wrote stays as it is (it gained an empty segment) */
-    PetscCall(PetscPrintf(c->comm, "# -output %s: kept as it was (the checkpoint is at step %" PetscInt_FMT ", the last: no step to add)\n", c->output, c->restart_step));
+  if (cont &&
+      c->restart_step >=
+        steps) { /* nothing to run: the file the checkpoint's run wrote stays as it is (it gained an empty segment) */
+    PetscCall(PetscPrintf(c->comm,
+                          "# -output %s: kept as it was (the checkpoint is at step %" PetscInt_FMT
+                          ", the last: no step to add)\n",
+                          c->output, c->restart_step));
     c->output[0] = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -159,7 +180,9 @@ PetscErrorCode OutputCreate(Coupled c)
   PetscCheck(!err, c->comm, PETSC_ERR_FILE_OPEN, "-output: %s", errmsg);
   PetscCallMPI(MPI_Bcast(&last, 1, MPI_INT, 0, c->comm));
   if (last > c->restart_step) /* its run was killed between committing it and writing its checkpoint */
-    PetscCall(PetscPrintf(c->comm, "# -output %s: held steps up to %d, past the checkpoint's step %" PetscInt_FMT ": this run makes steps %" PetscInt_FMT "..%d again\n",
+    PetscCall(PetscPrintf(c->comm,
+                          "# -output %s: held steps up to %d, past the checkpoint's step %" PetscInt_FMT
+                          ": this run makes steps %" PetscInt_FMT "..%d again\n",
                           c->output, last, c->restart_step, c->restart_step + 1, last));
   /* gather fields to rank 0 in natural order */
   PetscCall(DMDACreateNaturalVector(da, &c->natural));
@@ -217,7 +240,8 @@ PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec)
   int err = 0;
 
   PetscFunctionBegin;
-  if (c->rank == 0) err = ncout_write_epoch(c->nc, (int)c->epoch, (int)step, rec); /* ObserveEpoch runs before c->epoch counts it */
+  if (c->rank == 0)
+    err = ncout_write_epoch(c->nc, (int)c->epoch, (int)step, rec); /* ObserveEpoch runs before c->epoch counts it */
   PetscCall(Check(c, err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

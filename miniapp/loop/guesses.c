@@ -66,7 +66,8 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
     else PetscCall(VecCopy(u, x0));
     break;
   case GUESS_LEARNED:
-    if (p->have_z && c->learn_residual) PetscCall(VecWAXPY(x0, 1.0, p->xp, p->z)); /* the projection's guess, corrected */
+    if (p->have_z && c->learn_residual)
+      PetscCall(VecWAXPY(x0, 1.0, p->xp, p->z)); /* the projection's guess, corrected */
     else if (p->have_z && c->projection) PetscCall(GuessSpaceProject(p->space, 1, PETSC_FALSE, PETSC_FALSE, p->z, x0));
     else if (p->have_z) {
       PetscCall(VecWAXPY(p->w, 1.0, p->d, p->z));
@@ -125,7 +126,9 @@ PetscErrorCode GuessesCompare(Coupled c)
   for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k].its_step = -1, c->tally[k].r0_step = NAN;
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(c->ev_base, 0, 0, 0, 0));
-  PetscCall(SolverSetAtomicOrder(p->solver, &c->base_order)); /* the comparison is a side run: replica 0's solver, vectors and guesses draw from base_order */
+  PetscCall(SolverSetAtomicOrder(
+    p->solver,
+    &c->base_order)); /* the comparison is a side run: replica 0's solver, vectors and guesses draw from base_order */
   for (int k = 0; k < GUESS_NKINDS; k++) {
     PetscInt  its;
     PetscReal r0;
@@ -154,9 +157,13 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
   double            surr = c->times.features + c->times.predict + c->times.train;
 
   PetscFunctionBegin;
-  PetscCall(PetscFPrintf(c->comm, f, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %s\n", ncout_guess_names[c->guess], c->history, c->projection ? "true" : "false"));
-  if (c->inc_err_n[0]) PetscCall(PetscFPrintf(c->comm, f, "learned_increment_error_mean: %.4e\n", c->inc_err_sum[0] / c->inc_err_n[0]));
-  if (c->inc_err_n[1]) PetscCall(PetscFPrintf(c->comm, f, "extrapolation_increment_error_mean: %.4e\n", c->inc_err_sum[1] / c->inc_err_n[1]));
+  PetscCall(PetscFPrintf(c->comm, f, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %s\n",
+                         ncout_guess_names[c->guess], c->history, c->projection ? "true" : "false"));
+  if (c->inc_err_n[0])
+    PetscCall(PetscFPrintf(c->comm, f, "learned_increment_error_mean: %.4e\n", c->inc_err_sum[0] / c->inc_err_n[0]));
+  if (c->inc_err_n[1])
+    PetscCall(
+      PetscFPrintf(c->comm, f, "extrapolation_increment_error_mean: %.4e\n", c->inc_err_sum[1] / c->inc_err_n[1]));
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   for (int k = 0; k < GUESS_NKINDS; k++) {
     const GuessTally *t = &c->tally[k];
@@ -164,7 +171,9 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
     double            saved = none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0;
     PetscCall(PetscFPrintf(c->comm, f, "ksp_iterations_total_%s: %" PetscInt_FMT "\n", n, t->its));
     PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_pct_%s: %.1f\n", n, saved));
-    PetscCall(PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN))); /* no solve: .nan, YAML's */
+    PetscCall(
+      PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n,
+                   yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN))); /* no solve: .nan, YAML's */
     PetscCall(PetscFPrintf(c->comm, f, "guess_solve_seconds_%s: %.4f\n", n, t->seconds));
   }
   {
@@ -175,7 +184,9 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
     PetscCall(PetscFPrintf(c->comm, f, "network_saved_pct_vs_projection: %.1f\n", g.net_share));
   }
   /* the truth a user needs: solve time saved against the time the surrogate cost */
-  PetscCall(PetscFPrintf(c->comm, f, "solve_seconds_saved_vs_none: %.4f\nsurrogate_seconds: %.4f\nnet_seconds_saved: %.4f\n", none->seconds - c->tally[c->guess].seconds, surr / c->nrep,
+  PetscCall(PetscFPrintf(c->comm, f,
+                         "solve_seconds_saved_vs_none: %.4f\nsurrogate_seconds: %.4f\nnet_seconds_saved: %.4f\n",
+                         none->seconds - c->tally[c->guess].seconds, surr / c->nrep,
                          none->seconds - c->tally[c->guess].seconds - surr / c->nrep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -185,26 +196,37 @@ PetscErrorCode GuessesReport(Coupled c, FILE *f)
 {
   const GuessTally *none = &c->tally[GUESS_NONE];
   const char       *residual_note = " # the projection's guess + the correction: its saving is mostly x_p's (network:)";
-  double            surr = (c->times.features + c->times.predict + c->times.train) / c->nrep, saved = none->seconds - c->tally[c->guess].seconds;
+  double            surr          = (c->times.features + c->times.predict + c->times.train) / c->nrep,
+         saved                    = none->seconds - c->tally[c->guess].seconds;
 
   PetscFunctionBegin;
   PetscCall(PetscFPrintf(c->comm, f, "  guess: %s\n", ncout_guess_names[c->guess]));
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscFPrintf(c->comm, f, "  guesses: # replica 0's systems solved from each initial guess, side by side\n"));
+  PetscCall(
+    PetscFPrintf(c->comm, f, "  guesses: # replica 0's systems solved from each initial guess, side by side\n"));
   for (int k = 0; k < GUESS_NKINDS; k++) {
     const GuessTally *t = &c->tally[k];
-    PetscCall(PetscFPrintf(c->comm, f, "    %s: {iterations: %" PetscInt_FMT ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}%s\n", ncout_guess_names[k], t->its,
-                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0, yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN), t->seconds, /* no sample: .nan, as the summary */
+    PetscCall(PetscFPrintf(c->comm, f,
+                           "    %s: {iterations: %" PetscInt_FMT
+                           ", saved_pct: %.1f, start_residual_geomean: %s, seconds: %.4f}%s\n",
+                           ncout_guess_names[k], t->its,
+                           none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0.0,
+                           yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN),
+                           t->seconds, /* no sample: .nan, as the summary */
                            k == GUESS_LEARNED && c->learn_residual ? residual_note : ""));
   }
   {
     NetworkGain g = GuessesNetworkGain(c);
     PetscCall(PetscFPrintf(c->comm, f, "  network: {learns: %s, learned_base: %s, learned_saved_pct_vs_base: %.1f, ",
                            c->learn_residual ? "residual" : "increment", g.base, g.learned_vs_base));
-    PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_vs_projection: %" PetscInt_FMT ", saved_pct_vs_projection: %.1f}\n",
+    PetscCall(PetscFPrintf(c->comm, f,
+                           "iterations_saved_vs_projection: %" PetscInt_FMT ", saved_pct_vs_projection: %.1f}\n",
                            g.net_saved, g.net_share));
   }
-  PetscCall(PetscFPrintf(c->comm, f, "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n", saved, surr, saved - surr));
+  PetscCall(
+    PetscFPrintf(c->comm, f,
+                 "  net_time: {solve_seconds_saved_vs_none: %.4f, surrogate_seconds: %.4f, net_seconds_saved: %.4f}\n",
+                 saved, surr, saved - surr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -12,7 +12,8 @@
 
 static PetscErrorCode AllreduceMetrics(MPI_Comm comm, metrics_acc *acc)
 {
-  double s[METRICS_NSUM] = {acc->n, acc->ndiff, acc->sum_rel, acc->sum_d2, acc->sum_a2}, m[2] = {acc->max_abs, acc->max_ulp};
+  double s[METRICS_NSUM] = {acc->n, acc->ndiff, acc->sum_rel, acc->sum_d2, acc->sum_a2},
+         m[2]            = {acc->max_abs, acc->max_ulp};
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, s, METRICS_NSUM, MPI_DOUBLE, MPI_SUM, comm));
@@ -63,8 +64,11 @@ PetscErrorCode NetFailure(Coupled c, char *why, size_t len)
   PetscFunctionBegin;
   why[0] = 0;
   if (c->netfail.step < 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscSNPrintf(why, len, "step %lld, epoch %lld: replica %lld's network has a non-finite value in its %s (from a non-finite or huge input, or a diverging training: lower -surrogate_lr)", (long long)c->netfail.step, (long long)c->netfail.epoch,
-                         (long long)c->netfail.replica, c->netfail.what));
+  PetscCall(PetscSNPrintf(why, len,
+                          "step %lld, epoch %lld: replica %lld's network has a non-finite value in its %s (from a "
+                          "non-finite or huge input, or a diverging training: lower -surrogate_lr)",
+                          (long long)c->netfail.step, (long long)c->netfail.epoch, (long long)c->netfail.replica,
+                          c->netfail.what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -94,16 +98,21 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
       sq[k] += e * e;
     }
   sq[no] = (double)n;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sq, (PetscMPIInt)no + 1, MPI_DOUBLE, MPI_SUM, c->comm)); /* a threshold, not a result: any order will do */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sq, (PetscMPIInt)no + 1, MPI_DOUBLE, MPI_SUM,
+                             c->comm)); /* a threshold, not a result: any order will do */
   for (PetscInt k = 0; k < no; k++) scale[k] = sqrt(sq[k] / sq[no]);
   c->churn_scale = 0;
   for (PetscInt k = 0; k < no; k++) c->churn_scale = PetscMax(c->churn_scale, scale[k]);
   for (PetscInt r = 1; r < c->nrep; r++) {
-    PetscCall(SurrogatePredict(c->rep[r].net, n, p0->feat, c->churn_out)); /* replica r's network on replica 0's inputs */
-    for (int j = 0; j < CHURN_NLEVELS; j++) cnt[j * MAX_REPLICAS + r] = (double)metrics_churn_count((size_t)n, (int)no, p0->out, c->churn_out, scale, CHURN_LEVELS[j]);
+    PetscCall(
+      SurrogatePredict(c->rep[r].net, n, p0->feat, c->churn_out)); /* replica r's network on replica 0's inputs */
+    for (int j = 0; j < CHURN_NLEVELS; j++)
+      cnt[j * MAX_REPLICAS + r] = (double)metrics_churn_count((size_t)n, (int)no, p0->out, c->churn_out, scale,
+                                                              CHURN_LEVELS[j]);
   }
   cnt[CHURN_NLEVELS * MAX_REPLICAS] = (double)n;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, CHURN_NLEVELS * MAX_REPLICAS + 1, MPI_DOUBLE, MPI_SUM, c->comm)); /* integers: exact */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, CHURN_NLEVELS * MAX_REPLICAS + 1, MPI_DOUBLE, MPI_SUM,
+                             c->comm)); /* integers: exact */
   for (int j = 0; j < CHURN_NLEVELS; j++)
     for (PetscInt r = 0; r < c->nrep; r++) churn[j][r] = cnt[j * MAX_REPLICAS + r] / cnt[CHURN_NLEVELS * MAX_REPLICAS];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -132,8 +141,21 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted, ncout_
     if (predicted)
       for (int j = 0; j < CHURN_NLEVELS; j++) c->last_churn[j][r] = churn[j][r];
     c->rel_hist[(size_t)step * c->nrep + r] = r > 0 ? m.rel_l2 : 0;
-    rec[r] = (ncout_step_rec){.ksp_its = (int)p->its, .ksp_rnorm = p->rnorm, .start_residual = p->r0, .increment_error = p->inc_err, .closure_error = p->closure_err,
-                              .closure_drift = p->drift, .churn_10 = churn[0][r], .churn_50 = churn[1][r], .churn = churn[2][r], .vc = m.vc, .vermv = m.vermv, .rel_l2 = m.rel_l2, .max_abs = m.max_abs, .max_ulp = m.max_ulp, .digits = m.digits};
+    rec[r]                                  = (ncout_step_rec){.ksp_its         = (int)p->its,
+                                                               .ksp_rnorm       = p->rnorm,
+                                                               .start_residual  = p->r0,
+                                                               .increment_error = p->inc_err,
+                                                               .closure_error   = p->closure_err,
+                                                               .closure_drift   = p->drift,
+                                                               .churn_10        = churn[0][r],
+                                                               .churn_50        = churn[1][r],
+                                                               .churn           = churn[2][r],
+                                                               .vc              = m.vc,
+                                                               .vermv           = m.vermv,
+                                                               .rel_l2          = m.rel_l2,
+                                                               .max_abs         = m.max_abs,
+                                                               .max_ulp         = m.max_ulp,
+                                                               .digits          = m.digits};
     PetscCall(SolverStateHash(p->solver, &rec[r].state_hash));
   }
   PetscCall(PetscLogEventEnd(c->ev_metrics, 0, 0, 0, 0));
@@ -234,7 +256,8 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
      * loss, its V_s) stay put while the per-point predictions churn? */
     for (PetscInt r = 0; r < c->nrep; r++) {
       v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[2][r];
-      v[2][r] = c->epoch ? c->last_loss[r] : NAN, v[3][r] = c->epoch ? metrics_vs(c->last_loss[0], c->last_loss[r]) : NAN; /* no epoch: no loss */
+      v[2][r] = c->epoch ? c->last_loss[r] : NAN,
+      v[3][r] = c->epoch ? metrics_vs(c->last_loss[0], c->last_loss[r]) : NAN; /* no epoch: no loss */
     }
     PetscCall(PrintList(c->comm, f, "replica_final_weights_rel_l2", c->nrep, v[0], "%.6e"));
     PetscCall(PrintList(c->comm, f, "replica_final_churn", c->nrep, v[1], "%.6e"));

@@ -78,7 +78,9 @@ PetscErrorCode RecoveryStart(Coupled c, PetscInt *first, PetscInt nsteps)
   else {
     PetscCall(RecoveryFailed(c, &failed, why, sizeof why));
     if (failed) {
-      PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: the run this checkpoint holds stopped INVALID (%s): nothing to continue\n", why));
+      PetscCall(PetscFPrintf(c->comm, stderr,
+                             "miniapp: the run this checkpoint holds stopped INVALID (%s): nothing to continue\n",
+                             why));
       *first = nsteps;
     }
   }

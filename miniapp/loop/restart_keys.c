@@ -15,10 +15,12 @@
  * nothing about restarts or replicas). */
 static PetscBool RunUses(Coupled c, const char *strategy)
 {
-  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) || (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
+  return (PetscBool)(!strcmp(VecFPNACompiledStrategy(), strategy) ||
+                     (c->rep[0].net && !strcmp(SurrogateGetStrategyName(), strategy)));
 }
 
-/* No half the run uses adds in completion order: replicas must agree bitwise, the atomic order's seed steers nothing. */
+/* No half the run uses adds in completion order: replicas must agree bitwise,
+ * the atomic order's seed steers nothing. */
 PetscBool RunOrdered(Coupled c) { return (PetscBool)!RunUses(c, "atomic"); }
 
 /* The run's bits do not depend on the layout: every half it uses is reproducible, the solver's through the
@@ -41,11 +43,41 @@ PetscBool RunLayoutFree(Coupled c)
 /* Options a restart may change: they do not touch the run's arithmetic. */
 static PetscBool RestartFree(Coupled c, const char *name)
 {
-  static const char *const free_names[] = {"-ts_max_steps", "-restart", "-checkpoint", "-checkpoint_every", "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval", "-threads", "-surrogate_device",
-                                           "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol", "-closure_drift_tol",
-                                           "-closure_pattern_factor", "-fault_action", "-fault_noise_factor", "-fault_noise_window", "-help", "-history", "-skip_petscrc", "-no_signal_handler", "-fp_trap", "-version"};
+  static const char *const free_names[] = {"-ts_max_steps",
+                                           "-restart",
+                                           "-checkpoint",
+                                           "-checkpoint_every",
+                                           "-output",
+                                           "-output_every",
+                                           "-summary",
+                                           "-report",
+                                           "-report_anonymize",
+                                           "-progress",
+                                           "-progress_interval",
+                                           "-threads",
+                                           "-surrogate_device",
+                                           "-surrogate_device_id",
+                                           "-surrogate_cuda_kernels",
+                                           "-surrogate_view",
+                                           "-deck_name",
+                                           "-golden_state_hash",
+                                           "-golden_weights_hash",
+                                           "-repeat_check",
+                                           "-mms_tol",
+                                           "-closure_drift_tol",
+                                           "-closure_pattern_factor",
+                                           "-fault_action",
+                                           "-fault_noise_factor",
+                                           "-fault_noise_window",
+                                           "-help",
+                                           "-history",
+                                           "-skip_petscrc",
+                                           "-no_signal_handler",
+                                           "-fp_trap",
+                                           "-version"};
   if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
-  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c)) return PETSC_TRUE; /* placement: the same bits on any split */
+  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c))
+    return PETSC_TRUE; /* placement: the same bits on any split */
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
@@ -124,12 +156,20 @@ PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len)
   desc[0] = 0;
   PetscCall(SolverDescribe(c->rep[0].solver, desc, len));
   n = strlen(desc);
-  PetscCall(PetscSNPrintf(desc + n, len - n, "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n", SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
-                         atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
+  PetscCall(PetscSNPrintf(desc + n, len - n,
+                          "surrogate_build: %s\ncoupling: %s\nreplicas: %" PetscInt_FMT
+                          "\natomic_order_seed: %llu\ntrain: %" PetscInt_FMT " %" PetscInt_FMT "\n",
+                          SurrogateGetStrategyName(), CouplingModeNames[c->mode], c->nrep,
+                          atomic ? (unsigned long long)c->base_order.seed : 0ull, c->train_every, c->train_epochs));
   n = strlen(desc);
   if (c->mode == COUPLING_GUESS)
-    PetscCall(PetscSNPrintf(desc + n, len - n, "guess: %s\nguess_history: %" PetscInt_FMT "\nguess_projection: %d\ncoupling_baselines: %d\n", ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
-  if (c->mode == COUPLING_CLOSURE) PetscCall(PetscSNPrintf(desc + n, len - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
+    PetscCall(PetscSNPrintf(desc + n, len - n,
+                            "guess: %s\nguess_history: %" PetscInt_FMT
+                            "\nguess_projection: %d\ncoupling_baselines: %d\n",
+                            ncout_guess_names[c->guess], c->history, (int)c->projection, (int)c->baselines));
+  if (c->mode == COUPLING_CLOSURE)
+    PetscCall(
+      PetscSNPrintf(desc + n, len - n, "closure: %" PetscInt_FMT " %.17g\n", c->warmup, (double)c->closure_tol));
   if (c->rep[0].net) PetscCall(SurrogateDescribe(c->rep[0].net, desc, len));
   if (!RunLayoutFree(c)) { /* the bits of this run depend on the layout */
     n = strlen(desc);
@@ -151,7 +191,8 @@ PetscErrorCode RestartKeysBuild(Coupled c, RestartKeys *k)
   PetscCall(KeysAdd(k, "step", val));
   desc[0] = 0;
   PetscCall(CoupledSettings(c, desc, sizeof desc));
-  for (char *line = desc, *end; *line; line = end + 1) { /* our own "key: value" lines: numbers and registered names only */
+  for (char *line = desc, *end; *line;
+       line       = end + 1) { /* our own "key: value" lines: numbers and registered names only */
     char *colon = strstr(line, ": ");
     end         = strchr(line, '\n');
     if (!end || !colon || colon > end) break;
@@ -200,7 +241,8 @@ static void Phrase(const char *key, const char *v, size_t vl, PetscBool present,
 }
 
 /* Every key of either run must have the same value in both (step aside). */
-PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine, const char *theirs, size_t tn)
+PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine,
+                                  const char *theirs, size_t tn)
 {
   for (int pass = 0; pass < 2; pass++) { /* mine against theirs, then keys only theirs has */
     const char *b = pass ? theirs : mine->b, *o = pass ? mine->b : theirs;
@@ -209,17 +251,22 @@ PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *pat
     int         st, found;
     while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
       char key[256], a[800], m[800];
-      PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
+      PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record",
+                 option, path);
       if (kl >= sizeof key) continue;
       memcpy(key, k, kl), key[kl] = 0;
-      if (!strcmp(key, "step") || RestartDescribed(key)) continue; /* described: a file written before this rule holds them as given */
+      if (!strcmp(key, "step") || RestartDescribed(key))
+        continue; /* described: a file written before this rule holds them as given */
       RestartKeysFind(o, on, key, &ov, &ol, &found);
       PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
       if (found && ol == vl && !memcmp(ov, v, vl)) continue;
       if (pass && found) continue; /* a different value: the first pass named it */
       Phrase(key, pass ? v : ov, pass ? vl : ol, pass || found, a, sizeof a); /* the checkpoint's */
       Phrase(key, v, vl, !pass, m, sizeof m);                                /* this run's */
-      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP, "%s %s: the checkpoint was written with %s, this run has %s (restart with the options and build that wrote it; only output, verification and placement options may change)", option, path, a, m);
+      SETERRQ(c->comm, PETSC_ERR_ARG_INCOMP,
+              "%s %s: the checkpoint was written with %s, this run has %s (restart with the options and build that "
+              "wrote it; only output, verification and placement options may change)",
+              option, path, a, m);
     }
     PetscCheck(st == 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
   }

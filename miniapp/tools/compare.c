@@ -108,7 +108,8 @@ static void read_col(const run *r, const char *name, int d_rows, int d_rep, cons
 }
 
 /* Replica 0's hashes of a (step|epoch, replica, hash_strlen) text variable. */
-static void read_hashes(const run *r, const char *name, int d_rows, int d_rep, int d_hash, const char *expect, size_t n, hash_t *out)
+static void read_hashes(const run *r, const char *name, int d_rows, int d_rep, int d_hash, const char *expect, size_t n,
+                        hash_t *out)
 {
   size_t start[3] = {0, 0, 0}, count[3] = {n, 1, NCOUT_HASH_LEN};
   int dims[3] = {d_rows, d_rep, d_hash}, id = shaped(r, name, 3, dims, expect);
@@ -128,7 +129,8 @@ static void open_run(run *r, const char *path)
   int e, d_step, d_snap, d_rep, d_y, d_x, d_epoch, d_hash, nvars;
   struct stat st;
   r->path = path;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) die("%s: not a regular file", path); /* a FIFO would block the open */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    die("%s: not a regular file", path); /* a FIFO would block the open */
   if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
   open_ids[nopen++] = r->ncid;
   d_step = dim(r, "step", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
@@ -246,7 +248,8 @@ static void compare(const run *a, const run *b, result *res)
     res->heq[i] = NOT_COMPARED;
     if (j == b->nt) continue;
     common++;
-    if (hash_written(a->hash[i]) && hash_written(b->hash[j])) res->heq[i] = !memcmp(a->hash[i], b->hash[j], NCOUT_HASH_LEN), hashed++;
+    if (hash_written(a->hash[i]) && hash_written(b->hash[j]))
+      res->heq[i] = !memcmp(a->hash[i], b->hash[j], NCOUT_HASH_LEN), hashed++;
     if (res->heq[i] == 0 && res->fds < 0) res->fds = a->step[i];
     size_t sa = advance(a->snap_step, a->nsnap, &ka, a->step[i]), sb = advance(b->snap_step, b->nsnap, &kb, a->step[i]);
     if (sa == a->nsnap || sb == b->nsnap) continue; /* no snapshot of this step on one side */
@@ -255,11 +258,14 @@ static void compare(const run *a, const run *b, result *res)
     metrics_reset(&acc);
     metrics_add(&acc, n, fa, fb);
     metrics_finish(&acc, m);
-    if (m->vc > 0 && (res->fds < 0 || a->step[i] < res->fds)) res->fds = a->step[i]; /* fields whose bits differ (a NaN, -0 against +0 too): the states do, whatever a hash says */
+    if (m->vc > 0 && (res->fds < 0 || a->step[i] < res->fds))
+      res->fds = a->step
+                   [i]; /* fields whose bits differ (a NaN, -0 against +0 too): the states do, whatever a hash says */
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
-  if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt || a->stopped || b->stopped)) res->fds = UNKNOWN; /* "never" only when every step of two whole runs was compared */
+  if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt || a->stopped || b->stopped))
+    res->fds = UNKNOWN; /* "never" only when every step of two whole runs was compared */
   metrics_growth_t g;
   /* over the exponential window only; no floor: two files do not say where their difference entered */
   res->growth = metrics_growth(np, xs, ys, 0, &g);
@@ -272,11 +278,14 @@ static void compare(const run *a, const run *b, result *res)
     if (e >= b->nep) continue;
     ecommon++;
     res->lvs[e] = metrics_vs(a->loss[e], b->loss[e]);
-    if (hash_written(a->whash[e]) && hash_written(b->whash[e])) res->weq[e] = !memcmp(a->whash[e], b->whash[e], NCOUT_HASH_LEN), ehashed++;
+    if (hash_written(a->whash[e]) && hash_written(b->whash[e]))
+      res->weq[e] = !memcmp(a->whash[e], b->whash[e], NCOUT_HASH_LEN), ehashed++;
     else continue;
     if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
-  if (res->fde < 0 && (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep || a->stopped || b->stopped)) res->fde = UNKNOWN; /* no epochs (no network), some not compared, or a run stopped */
+  if (res->fde < 0 &&
+      (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep || a->stopped || b->stopped))
+    res->fde = UNKNOWN; /* no epochs (no network), some not compared, or a run stopped */
   free(fa), free(fb);
 }
 
@@ -292,19 +301,24 @@ static void per_segment(const run *r, const char *seg, const char *name, char *s
   long long v[64];
   int       differ = 0;
   attr(r, name, s, len);
-  if (nc_inq_att(r->ncid, NC_GLOBAL, seg, &t, &n) || t == NC_CHAR || t == NC_STRING || n < 2 || n > 64 || nc_get_att_longlong(r->ncid, NC_GLOBAL, seg, v)) return;
+  if (nc_inq_att(r->ncid, NC_GLOBAL, seg, &t, &n) || t == NC_CHAR || t == NC_STRING || n < 2 || n > 64 ||
+      nc_get_att_longlong(r->ncid, NC_GLOBAL, seg, v))
+    return;
   for (size_t i = 1; i < n; i++) differ |= v[i] != v[0];
   if (!differ) return;
   for (size_t i = 0; i < n && o < len; i++) o += (size_t)snprintf(s + o, len - o, i ? ",%lld" : "%lld", v[i]);
 }
 
-static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl, const char *dg)
+static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl,
+                      const char *dg)
 {
   char sol[64], sur[64], red[130], ranks[64], threads[64], dev[64], kern[32] = "";
   attr(r, "solver_reduction", sol, sizeof sol), attr(r, "surrogate_reduction", sur, sizeof sur);
-  per_segment(r, "segment_mpi_ranks", "mpi_ranks", ranks, sizeof ranks), per_segment(r, "segment_omp_threads", "omp_threads", threads, sizeof threads);
+  per_segment(r, "segment_mpi_ranks", "mpi_ranks", ranks, sizeof ranks),
+    per_segment(r, "segment_omp_threads", "omp_threads", threads, sizeof threads);
   attr(r, "device", dev, sizeof dev), attr(r, "cuda_kernels", kern, sizeof kern);
-  if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm"))) snprintf(dev, sizeof dev, "cuda/%s", kern); /* the kernel set: the deterministic bits depend on it */
+  if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm")))
+    snprintf(dev, sizeof dev, "cuda/%s", kern); /* the kernel set: the deterministic bits depend on it */
   snprintf(red, sizeof red, "%s/%s", sol, sur);
   printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, dev, fs, fe, g, rl, dg);
 }
@@ -334,8 +348,9 @@ static void print_table(const run *a, const run *b, const result *res, int nb)
   for (int p = -1; p < nb; p++) { /* what a stopped run's row covers */
     const run *r = p < 0 ? a : &b[p];
     if (r->stopped)
-      printf("# %s stopped at step %d (its run was to reach step %d): a row with it compares the steps and epochs both files hold; past them no divergence is seen (\"-\" where none was found before)\n", r->path,
-             r->nt ? r->step[r->nt - 1] : -1, r->planned);
+      printf("# %s stopped at step %d (its run was to reach step %d): a row with it compares the steps and epochs both "
+             "files hold; past them no divergence is seen (\"-\" where none was found before)\n",
+             r->path, r->nt ? r->step[r->nt - 1] : -1, r->planned);
   }
 }
 
@@ -353,7 +368,8 @@ int main(int argc, char **argv)
       printf("usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc]\n"
              "  compares replica 0 of each file with replica 0 of A (the reference); see docs/output.md\n");
       return 0;
-    } else if (argv[i][0] == '-' && argv[i][1]) die("unknown option '%s' (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1])
+      die("unknown option '%s' (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", argv[i]);
     else files[nf++] = argv[i];
   }
   if (nf < 2) die("need at least two files, got %d (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", nf);
@@ -369,6 +385,7 @@ int main(int argc, char **argv)
   if (out) compare_output_write(partial, &runs[0], runs + 1, res, nf - 1);
   while (nopen > 0) nc_close(open_ids[--nopen]);
   /* the table on stdout is the result: a full disk behind a redirect is an error */
-  if (fflush(stdout) == EOF || ferror(stdout)) die("writing standard output failed (%s)", strerror(errno ? errno : EIO));
+  if (fflush(stdout) == EOF || ferror(stdout))
+    die("writing standard output failed (%s)", strerror(errno ? errno : EIO));
   return 0;
 }

@@ -50,12 +50,17 @@ static int prefix(const int *s, size_t n, const int *t, size_t m)
 static void check_series(const run *a, const run *b)
 {
   const run *s = a->nt <= b->nt ? a : b, *l = s == a ? b : a;
-  if (!(a->nt == b->nt && prefix(a->step, a->nt, b->step, b->nt)) && !(s->stopped && prefix(s->step, s->nt, l->step, l->nt)))
-    die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of the same length and restart point", a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path,
-        b->nt, b->nt ? b->step[0] : -1, b->nt ? b->step[b->nt - 1] : -1);
+  if (!(a->nt == b->nt && prefix(a->step, a->nt, b->step, b->nt)) &&
+      !(s->stopped && prefix(s->step, s->nt, l->step, l->nt)))
+    die("series do not line up: %s holds %zu time records (steps %d..%d), %s holds %zu (steps %d..%d); compare runs of "
+        "the same length and restart point",
+        a->path, a->nt, a->nt ? a->step[0] : -1, a->nt ? a->step[a->nt - 1] : -1, b->path, b->nt,
+        b->nt ? b->step[0] : -1, b->nt ? b->step[b->nt - 1] : -1);
   s = a->nep <= b->nep ? a : b, l = s == a ? b : a;
   if (a->nep != b->nep && !(s->stopped && prefix(s->epoch, s->nep, l->epoch, l->nep)))
-    die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training schedule", a->path, a->nep, b->path, b->nep);
+    die("series do not line up: %s holds %zu training epochs, %s holds %zu; compare runs with the same training "
+        "schedule",
+        a->path, a->nep, b->path, b->nep);
 }
 
 /* The value text of option `name` in an options attribute ("-a 1 -b x ..."),
@@ -82,16 +87,61 @@ static const char *option_value(const char *opts, const char *name, char *v, siz
  * read as rounding divergence. */
 static int compare_free(const char *name)
 {
-  static const char *const names[] = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view", "-output", "-output_every", "-summary", "-report",
-                                      "-report_anonymize", "-progress", "-progress_interval", "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
-                                      "-help", "-history", "-no_signal_handler", "-fp_trap", "-version", "-deck_name", "-golden_state_hash", "-golden_weights_hash", "-repeat_check", "-mms_tol",
-                                      "-ts_max_steps", "-atomic_order_seed", "-replicas", "-inject", "-ksp_fpnacg_fuse", "-closure_drift_tol", "-closure_pattern_factor"};
-  static const char *const prefixes[] = {"-fault_", "-log", "-info", "-malloc", "-memory", "-on_error", "-options_", "-debugger", "-start_in_debugger", "-stop_for_debugger", "-check_pointer", "-objects", "-viewer", "-display"};
+  static const char *const names[]    = {"-threads",
+                                         "-surrogate_device",
+                                         "-surrogate_device_id",
+                                         "-surrogate_cuda_kernels",
+                                         "-surrogate_view",
+                                         "-output",
+                                         "-output_every",
+                                         "-summary",
+                                         "-report",
+                                         "-report_anonymize",
+                                         "-progress",
+                                         "-progress_interval",
+                                         "-checkpoint",
+                                         "-checkpoint_every",
+                                         "-restart",
+                                         "-options_file",
+                                         "-options_file_yaml",
+                                         "-skip_petscrc",
+                                         "-help",
+                                         "-history",
+                                         "-no_signal_handler",
+                                         "-fp_trap",
+                                         "-version",
+                                         "-deck_name",
+                                         "-golden_state_hash",
+                                         "-golden_weights_hash",
+                                         "-repeat_check",
+                                         "-mms_tol",
+                                         "-ts_max_steps",
+                                         "-atomic_order_seed",
+                                         "-replicas",
+                                         "-inject",
+                                         "-ksp_fpnacg_fuse",
+                                         "-closure_drift_tol",
+                                         "-closure_pattern_factor"};
+  static const char *const prefixes[] = {"-fault_",
+                                         "-log",
+                                         "-info",
+                                         "-malloc",
+                                         "-memory",
+                                         "-on_error",
+                                         "-options_",
+                                         "-debugger",
+                                         "-start_in_debugger",
+                                         "-stop_for_debugger",
+                                         "-check_pointer",
+                                         "-objects",
+                                         "-viewer",
+                                         "-display"};
   for (size_t k = 0; k < sizeof names / sizeof *names; k++)
     if (!strcmp(name, names[k])) return 1;
   for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
     if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return 1;
-  return strstr(name, "_view") || strstr(name, "_monitor") || strstr(name, "_converged_reason") || strstr(name, "_converged_rate");
+  return strstr(name, "_view") || strstr(name, "_monitor") || strstr(name, "_converged_reason") ||
+         strstr(name, "_converged_rate");
 }
 
 /* A flag's value: 1 true, 0 false, -1 not a truth word; no value is true. */
@@ -144,20 +194,30 @@ static void check_options(const run *a, const char *va, const run *b, const char
   snprintf(words, sizeof words, "%s", va);
   for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
     char x[256], y[256];
-    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name) || same_setting(a, b, name)) continue; /* a value, free, or the same in effect */
+    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name) ||
+        same_setting(a, b, name))
+      continue; /* a value, free, or the same in effect */
     const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
     int         inb = 0;
     size_t      n   = strlen(name);
     for (const char *p = vb; (p = strstr(p, name)); p += n)
       if ((p == vb || p[-1] == ' ') && (p[n] == ' ' || !p[n])) inb = 1;
-    int cga = !strcmp(name, "-ksp_type") && xa && (!strcmp(xa, "cg") || !strcmp(xa, "fpnacg")); /* the default is fpnacg */
-    if (!inb && (cga || !strncmp(name, "-gs_", 4) || !strncmp(name, "-heat_", 6))) continue; /* scenario values: the attribute `parameters` has them with the defaults */
-    if (!inb) die("different runs: %s was given %s%s%s, %s was not (a setting of the arithmetic: its differences are not rounding)", a->path, name, xa ? " " : "", xa ? xa : "", b->path);
+    int cga = !strcmp(name, "-ksp_type") && xa &&
+              (!strcmp(xa, "cg") || !strcmp(xa, "fpnacg")); /* the default is fpnacg */
+    if (!inb && (cga || !strncmp(name, "-gs_", 4) || !strncmp(name, "-heat_", 6)))
+      continue; /* scenario values: the attribute `parameters` has them with the defaults */
+    if (!inb)
+      die("different runs: %s was given %s%s%s, %s was not (a setting of the arithmetic: its differences are not "
+          "rounding)",
+          a->path, name, xa ? " " : "", xa ? xa : "", b->path);
     char  *ea = NULL, *eb = NULL;
     double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
     int    cg   = cga && yb && (!strcmp(yb, "cg") || !strcmp(yb, "fpnacg"));
-    int    same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) || cg || (truth(xa) >= 0 && truth(xa) == truth(yb)); /* -f = -f true = -f 1 */
-    if (!same) die("different runs: %s has %s %s, %s has %s %s (a setting of the arithmetic: its differences are not rounding)", a->path, name, xa ? xa : "(no value)", b->path, name, yb ? yb : "(no value)");
+    int same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) ||
+               cg || (truth(xa) >= 0 && truth(xa) == truth(yb)); /* -f = -f true = -f 1 */
+    if (!same)
+      die("different runs: %s has %s %s, %s has %s %s (a setting of the arithmetic: its differences are not rounding)",
+          a->path, name, xa ? xa : "(no value)", b->path, name, yb ? yb : "(no value)");
   }
 }
 
@@ -172,14 +232,18 @@ static void check_problem(const run *a, const run *b)
   char va[16384], vb[16384];
   for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
     attr(a, keys[k], va, sizeof va), attr(b, keys[k], vb, sizeof vb);
-    if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has %s %s, %s has %s %s", a->path, keys[k], va, b->path, keys[k], vb);
+    if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb))
+      die("different problems: %s has %s %s, %s has %s %s", a->path, keys[k], va, b->path, keys[k], vb);
   }
   for (size_t i = 0; i < a->nt && i < b->nt; i++) { /* the steps both hold (check_series: the same ones) */
     double ta = a->time[i], tb = b->time[i];
-    if (!(isnan(ta) && isnan(tb)) && !(fabs(ta - tb) <= 1e-12 * fmax(fabs(ta), fabs(tb)))) die("different problems: step %d is at model time %.17g in %s and %.17g in %s (another -ts_dt?)", a->step[i], ta, a->path, tb, b->path);
+    if (!(isnan(ta) && isnan(tb)) && !(fabs(ta - tb) <= 1e-12 * fmax(fabs(ta), fabs(tb))))
+      die("different problems: step %d is at model time %.17g in %s and %.17g in %s (another -ts_dt?)", a->step[i], ta,
+          a->path, tb, b->path);
   }
   attr(a, "parameters", va, sizeof va), attr(b, "parameters", vb, sizeof vb); /* the values used, defaults included */
-  if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb)) die("different problems: %s has parameters %s, %s has %s", a->path, va, b->path, vb);
+  if (strcmp(va, "-") && strcmp(vb, "-") && strcmp(va, vb))
+    die("different problems: %s has parameters %s, %s has %s", a->path, va, b->path, vb);
   attr(a, "options", va, sizeof va), attr(b, "options", vb, sizeof vb);
   if (strcmp(va, "-") && strcmp(vb, "-")) check_options(a, va, b, vb), check_options(b, vb, a, va);
 }

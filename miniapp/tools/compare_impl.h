@@ -36,18 +36,23 @@ typedef struct { /* B against A */
   signed char *heq;   /* A's nt steps */
   double      *lvs;   /* A's nep epochs */
   signed char *weq;   /* A's nep epochs */
-  int          fds, fde, last; /* first divergent step/epoch (-1: none, UNKNOWN: not every common one compared), last compared time index (-1: none) */
+  /* first divergent step and epoch (-1: none, UNKNOWN: not every common one
+   * compared), the last compared time index (-1: none) */
+  int          fds, fde, last;
   double       growth, efold;
 } result;
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2))); /* one line, exit 1 */
-void attr(const run *r, const char *name, char *s, size_t len);                 /* a global attribute as text, "-" when absent */
+void  attr(const run *r, const char *name, char *s, size_t len); /* a global attribute as text, "-" when absent */
 void *xcalloc(size_t n, size_t size);               /* calloc, or die() */
 void  compare_track(int ncid, int open);             /* a NetCDF id die() closes (open 1), or no longer (0) */
-void compare_check_runs(const run *a, const run *b); /* B is a run of A's problem, grid and series (or a stopped one's first part of it), or die() */
+void  compare_check_runs(
+   const run *a,
+   const run *b); /* B is a run of A's problem, grid and series (or a stopped one's first part of it), or die() */
 
 /* compare_output.c: the -o file */
-const char *compare_output_prepare(const char *path, const char *const *inputs, int n); /* before any work: the temporary's path, or die() */
+const char *compare_output_prepare(const char *path, const char *const *inputs,
+                                   int n); /* before any work: the temporary's path, or die() */
 void        compare_output_write(const char *partial, const run *a, const run *b, const result *res, int nb);
 void        compare_output_discard(void); /* die(): remove the temporary */
 

@@ -24,7 +24,8 @@ static void nccheck(int e, const char *what)
 {
   if (!e) return;
   int sys = errno; /* HDF5 says "HDF error" for a full disk: the failed write's errno, or the file system, says so */
-  if (e < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO)) die("%s: cannot write %s (%s)", out_path, what, strerror(sys));
+  if (e < 0 && (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EIO))
+    die("%s: cannot write %s (%s)", out_path, what, strerror(sys));
   if (afile_diagnose(out_file.tmp, e) == ENOSPC) die("%s: cannot write %s (%s)", out_path, what, strerror(ENOSPC));
   die("%s: cannot write %s (%s)", out_path, what, nc_strerror(e));
 }
@@ -38,7 +39,8 @@ static void text_att(int ncid, int id, const char *name, const char *value)
  * unless NULL. Doubles get _FillValue NaN (not compared); the rest none:
  * every value is written, and integer flags read as integers (xarray turns a
  * variable with a _FillValue into floats). */
-static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln, const char *coords)
+static int def(int ncid, const char *name, nc_type t, int nd, const int *dims, const char *units, const char *ln,
+               const char *coords)
 {
   int id;
   nccheck(nc_def_var(ncid, name, t, nd, dims, &id), name);
@@ -94,8 +96,9 @@ void compare_output_write(const char *partial, const run *a, const run *b, const
     "maximum distance of the fields from the reference in units in the last place",
     "decimal digits of agreement with the reference (17: bitwise equal)"};
   static const char *lname[3] = {"pair_name", "pair_solver_reduction", "pair_surrogate_reduction"};
-  static const char *llong[3] = {"compared file, as named on the command line", "solver reduction strategy of the compared file",
-                                 "surrogate reduction strategy of the compared file"};
+  static const char *llong[3]    = {"compared file, as named on the command line",
+                                    "solver reduction strategy of the compared file",
+                                    "surrogate reduction strategy of the compared file"};
   static const char *step_coords = "time pair_name pair_solver_reduction pair_surrogate_reduction";
   static const char *pair_coords = "pair_name pair_solver_reduction pair_surrogate_reduction";
   int ncid, e;
@@ -115,8 +118,8 @@ void compare_output_write(const char *partial, const run *a, const run *b, const
   nccheck(nc_create(partial, NC_NETCDF4 | NC_CLOBBER, &ncid), "the file (create)");
   compare_track(ncid, 1);
 
-  int d_pair, d_step, d_epoch, d_len, pt[2], pe[2], pl[2], v_pair, v_lab[3], v_step, v_time, v_epoch, v_m[6], v_heq, v_lvs, v_weq,
-      v_fds, v_fde, v_gr;
+  int d_pair, d_step, d_epoch, d_len, pt[2], pe[2], pl[2], v_pair, v_lab[3], v_step, v_time, v_epoch, v_m[6], v_heq,
+    v_lvs, v_weq, v_fds, v_fde, v_gr;
   nccheck(nc_def_dim(ncid, "pair", (size_t)nb, &d_pair), "pair");
   nccheck(nc_def_dim(ncid, "step", a->nt, &d_step), "step");
   nccheck(nc_def_dim(ncid, "epoch", a->nep, &d_epoch), "epoch"); /* 0 epochs: NetCDF makes it unlimited */
@@ -128,17 +131,26 @@ void compare_output_write(const char *partial, const run *a, const run *b, const
     text_att(ncid, v_lab[k], "_Encoding", "utf-8");
   }
   v_step = def(ncid, "step", NC_INT, 1, &d_step, "1", "time step number of the reference", NULL);
-  v_time = def(ncid, "time", NC_DOUBLE, 1, &d_step, "1", "model time of the reference after the step (nondimensional)", NULL);
+  v_time  = def(ncid, "time", NC_DOUBLE, 1, &d_step, "1", "model time of the reference after the step (nondimensional)",
+                NULL);
   v_epoch = def(ncid, "epoch", NC_INT, 1, &d_epoch, "1", "training epoch number of the reference", NULL);
   for (int k = 0; k < 6; k++) v_m[k] = def(ncid, mname[k], NC_DOUBLE, 2, pt, "1", mlong[k], step_coords);
   v_heq = def_flag(ncid, "hash_equal", pt, "state_hash equal to the reference's at the step", step_coords);
-  v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|", pair_coords);
+  v_lvs = def(ncid, "loss_vs", NC_DOUBLE, 2, pe, "1", "V_s of the training loss: 1 - |loss / reference loss|",
+              pair_coords);
   v_weq = def_flag(ncid, "weights_equal", pe, "weights_hash equal to the reference's after the epoch", pair_coords);
-  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1", "first step whose state bits differ (-1: never; -2: none found, but not every step of two whole runs was compared with both hashes)", pair_coords);
-  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1", "first epoch whose weight bits differ (-1: never; -2: none found, but no epochs, or not every epoch of two whole runs was compared with both hashes)", pair_coords);
-  v_gr = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
-             "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first nonzero difference to 1e-2), decades per step; NaN: no such window",
-             pair_coords);
+  v_fds = def(ncid, "first_divergent_step", NC_INT, 1, &d_pair, "1",
+              "first step whose state bits differ (-1: never; -2: none found, but not every step of two whole runs was "
+              "compared with both hashes)",
+              pair_coords);
+  v_fde = def(ncid, "first_divergent_epoch", NC_INT, 1, &d_pair, "1",
+              "first epoch whose weight bits differ (-1: never; -2: none found, but no epochs, or not every epoch of "
+              "two whole runs was compared with both hashes)",
+              pair_coords);
+  v_gr  = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
+              "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first "
+               "nonzero difference to 1e-2), decades per step; NaN: no such window",
+              pair_coords);
 
   char s[256], history[96];
   time_t now = time(NULL);
@@ -192,6 +204,7 @@ void compare_output_write(const char *partial, const run *a, const run *b, const
   errno = 0;
   compare_track(ncid, 0); /* closed now, whatever the outcome */
   nccheck(nc_close(ncid), "the file (close)");
-  if ((e = afile_commit(&out_file))) die("%s: cannot sync and rename %s into place (%s)", out_path, partial, afile_strerror(e));
+  if ((e = afile_commit(&out_file)))
+    die("%s: cannot sync and rename %s into place (%s)", out_path, partial, afile_strerror(e));
   free(iv), free(col), free(row), free(label);
 }
