@@ -123,6 +123,17 @@ static void read_1d(const run *r, const char *name, int d, const char *dn, size_
   if (n) check(r, t == NC_INT ? nc_get_var_int(r->ncid, id, out) : nc_get_var_double(r->ncid, id, out), name);
 }
 
+/* A run file's step coordinates (step, snapshot_step) rise strictly: every
+ * series is matched by it, and a repeated or unsorted one would pair the
+ * wrong records. */
+static void increasing(const run *r, const char *name, size_t n, const int *v)
+{
+  for (size_t i = 1; i < n; i++)
+    if (v[i] <= v[i - 1])
+      die("%s: %s[%zu] is %d after %d: not a run file's series (the miniapp writes it rising strictly)", r->path, name,
+          i, v[i], v[i - 1]);
+}
+
 static void open_run(run *r, const char *path)
 {
   size_t nx, ny, nrep, hlen;
@@ -172,6 +183,8 @@ static void open_run(run *r, const char *path)
   read_col(r, "loss", d_epoch, d_rep, "epoch, replica", r->nep, r->loss);
   r->whash = xcalloc(r->nep, sizeof *r->whash);
   read_hashes(r, "weights_hash", d_epoch, d_rep, d_hash, "epoch, replica, hash_strlen", r->nep, r->whash);
+  increasing(r, "step", r->nt, r->step);
+  increasing(r, "snapshot_step", r->nsnap, r->snap_step);
 }
 
 /* A global attribute as text ("-" when absent). */

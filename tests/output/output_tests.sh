@@ -75,6 +75,14 @@ compare)
     "$compare" zp.nc zn.nc > t3.txt 2>&1 || { cat t3.txt; fail "miniapp-compare zp.nc zn.nc"; }
     [ "$(awk '$1 == "zn.nc" {print $6}' t3.txt)" = 4 ] || { cat t3.txt; fail "-0 against +0 in step 4's fields: first divergent step not 4"; }
   else echo "note: /usr/bin/python3 without netCDF4: the NaN and signed-zero field checks not run"; fi
+  # a repeated step or an unsorted snapshot_step pairs the wrong records: refused, naming the file and the index
+  if /usr/bin/python3 -c 'import netCDF4' 2> /dev/null; then
+    cp ref.nc dup.nc && cp ref.nc unsorted.nc
+    /usr/bin/python3 -c 'import netCDF4; d = netCDF4.Dataset("dup.nc", "a"); d["step"][2] = d["step"][1]; d.close()'
+    /usr/bin/python3 -c 'import netCDF4; d = netCDF4.Dataset("unsorted.nc", "a"); s = d["snapshot_step"][:]; d["snapshot_step"][0], d["snapshot_step"][1] = s[1], s[0]; d.close()'
+    expect_error "dup.nc: step[2] is 1 after 1: not a run file's series" ref.nc dup.nc
+    expect_error "unsorted.nc: snapshot_step[1] is" unsorted.nc unsorted.nc
+  fi
 
   expect_error "ref.nc is 6 x 4 (x by y), grid.nc is 7 x 4" ref.nc grid.nc
   expect_error "comps.nc has u" ref.nc comps.nc
