@@ -313,8 +313,9 @@ def sweep_bars(sweep_path, outdir, list_only):
     if not os.path.exists(sweep_path):
         fail(f"{sweep_path}: no such file or directory")
     runs = rc.collect(d, r"([a-z]+(?:-[a-z]+)?)")
-    if not runs:
-        fail(f"{d}: no sweep reports (<variant>.r<k>.yaml, written by scripts/sweep.sh)")
+    if not runs:  # named as given: a file's folder ("." for a.nc) is not what the user typed
+        where = sweep_path if os.path.isdir(sweep_path) else f"{sweep_path} (its folder {d})"
+        fail(f"{where}: no sweep reports (<variant>.r<k>.yaml, written by scripts/sweep.sh)")
     if "atomic" not in runs:
         fail(f"{d}: no report of the atomic build (atomic.r<k>.yaml)")
     base = runs["atomic"].quoted()  # as the table: the VALID repeats (all where none is)

@@ -239,6 +239,7 @@ PY
   bad "no report of the atomic build" --sweep sw2
   bad "sw/nothing.yaml: no such file" --sweep sw/nothing.yaml
   bad "no sweep reports" --sweep png
+  bad "ref.nc (its folder .): no sweep reports" --sweep ref.nc # the file named as given, not "."
   bad "expected one file" ref.nc div.nc
   bad "unrecognized arguments" ref.nc --bogus
   "$py" "$plot" ref.nc > /dev/null || fail "plot.py without -o failed"
