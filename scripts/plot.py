@@ -48,7 +48,8 @@ def main():
     ap.add_argument("--scaling", metavar="SCALING_OUTPUT",
                     help="out/scaling/<deck>-<mode>/ of scripts/scaling.sh: time per step and efficiency: scaling.png")
     ap.add_argument("--list", action="store_true",
-                    help="print the legend entries (--overlay) or the bars' ratios (--sweep) instead of drawing")
+                    help="print the legend entries (--overlay), the bars' ratios (--sweep) or the bars' labels (--phases) "
+                         "instead of drawing")
     args = ap.parse_args()
     if args.sweep is not None:
         if args.files or args.overlay:
@@ -59,7 +60,8 @@ def main():
     if args.phases:
         if not args.files or args.overlay or args.diffmap:
             fail("--phases takes report files (plot.py --phases A.yaml [B.yaml ...])")
-        phases(args.files, args.labels.split(",") if args.labels else None, args.outdir or os.path.dirname(args.files[0]) or ".")
+        phases(args.files, args.labels.split(",") if args.labels else None,
+               args.outdir or os.path.dirname(args.files[0]) or ".", args.list)
         return
     if args.scaling is not None:
         if args.files:
@@ -80,7 +82,7 @@ def main():
         overlay(args.files, args.labels, args.outdir or os.path.dirname(args.files[0]) or ".", args.list)
         return
     if args.labels is not None or args.list:
-        fail("--labels and --list go with --overlay, --diffmap or --sweep")
+        fail("--labels and --list go with --overlay, --diffmap, --phases or --sweep")
     if len(args.files) != 1:
         fail(f"expected one file, got {len(args.files)} (several runs on one axes: --overlay)")
     path = args.files[0]

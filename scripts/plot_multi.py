@@ -219,7 +219,7 @@ def load_reports(paths):
     return rc, [rc.load(p) for p in paths]
 
 
-def phases(paths, labels, outdir):
+def phases(paths, labels, outdir, list_only=False):
     """Where each run's time goes, per step: one stacked bar per -report file (timing section)."""
     rc, reps = load_reports(paths)
     rows = []
@@ -234,6 +234,13 @@ def phases(paths, labels, outdir):
         if len(labels) != len(rows):
             fail(f"--labels has {len(labels)} labels for {len(rows)} reports")
         rows = [(lab, st, t) for lab, (_, st, t) in zip(labels, rows)]
+    else:  # two runs of one build: their file names tell them apart
+        names = [lab for lab, _, _ in rows]
+        rows = [(f"{lab} ({os.path.basename(p)})" if names.count(lab) > 1 else lab, st, t)
+                for p, (lab, st, t) in zip(paths, rows)]
+    if list_only:
+        print("\n".join(lab for lab, _, _ in rows))
+        return
     fig, ax = plt.subplots(figsize=(9.5, 1.2 + 0.8 * len(rows)))
     left = np.zeros(len(rows))
     for k, (key, name) in enumerate(PHASES):

@@ -123,6 +123,9 @@ if $py -c "import matplotlib" 2> /dev/null; then
   [ "$(MPLBACKEND=Agg $py scripts/plot.py --phases "$s/np1-t1.r1.yaml" "$s/np2-t1.r1.yaml" --labels one,two -o "$tmp/fig")" = "$tmp/fig/phases.png" ] ||
     fail "plot.py --phases did not write phases.png"
   for f in scaling phases; do [ "$(stat -c %s "$tmp/fig/$f.png" 2> /dev/null || echo 0)" -gt 10240 ] || fail "$f.png missing or not over 10 kB"; done
+  # two runs of one build: told apart by their file names
+  [ "$($py scripts/plot.py --phases "$s/np1-t1.r1.yaml" "$s/np2-t1.r1.yaml" --list | sort -u | wc -l)" = 2 ] ||
+    fail "plot.py --phases gives two runs of one build the same label"
   MPLBACKEND=Agg $py scripts/plot.py --phases "$s/t.md" > /dev/null 2> "$tmp/e" && fail "plot.py --phases took a Markdown file"
   [ "$(wc -l < "$tmp/e")" = 1 ] || { cat "$tmp/e"; fail "plot.py --phases on a non-report: not one line"; }
   echo "ok: scaling.png and phases.png from the reports"
