@@ -33,6 +33,20 @@ lab_builds "$1"
 [ -x $py ] && $py -c 'import matplotlib, netCDF4, numpy, yaml' 2> /dev/null \
   || { echo "SKIP: $py with matplotlib, netCDF4, numpy and yaml is needed (Debian: python3-matplotlib python3-netcdf4 python3-yaml)"; exit 77; }
 [ -f "$lab" ] || { echo "FAIL: $lab is missing"; exit 1; }
+# Every summary key a section's text quotes (`replica_...`) is printed by that section's grep of a summary.
+$py - "$lab" <<'PY' || exit 1
+import re, sys
+text = open(sys.argv[1]).read()
+bad = []
+for sec in re.split(r"\n(?=## )", text):
+    code = "\n".join(re.findall(r"```sh\n(.*?)```", sec, re.S))
+    pats = re.findall(r"grep (?:-H )?-E '([^']+)' [^\n]*\.yaml", code)
+    prose = re.sub(r"```sh\n.*?```", "", sec, flags=re.S)
+    bad += [f"{sec.splitlines()[0]}: `{k}`" for k in sorted(set(re.findall(r"`(replica_[a-z0-9_]+)`", prose)))
+            if pats and not any(re.search(p, k + ":") for p in pats)]
+if bad:
+    sys.exit("FAIL: the lab quotes keys its greps do not print: " + "; ".join(bad))
+PY
 quick=${LAB_QUICK:-1} steps=${LAB_STEPS:-25}
 export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=${LAB_SCRATCH:-$(mktemp -d)}
