@@ -4,6 +4,7 @@
 # atomic build (each replica replaying its own seeded atomic order), the
 # comparison of the two, and the plots. Results in out/.
 # Extra arguments go to both miniapp runs, e.g. ./run.sh -ts_max_steps 100
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh reproducible atomic

@@ -6,6 +6,7 @@
 # (MINIAPP_TESTS_COMMON, tests/CMakeLists.txt). Extra arguments go to every
 # ctest, e.g. ./test.sh -L unit for a quick look (docs/tests.md). It ends with
 # the 10 slowest tests and the time of each part.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 cd "$(dirname "$0")"
 start=$SECONDS

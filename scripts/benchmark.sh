@@ -16,6 +16,7 @@
 #   -python   the Python for the tables (default: python3 on PATH)
 # Merge the submissions of several machines with
 #   scripts/report_table.py merge A/submission.yaml B/submission.yaml
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "benchmark: error: $*" >&2; exit 1; }

@@ -6,6 +6,7 @@
 # The build is brought up to date first; a deck is rewritten only after a
 # VALID run (a failing run leaves it as it was).
 # Environment: NP (MPI ranks, default 1): the hashes must not depend on it.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 usage() { echo "usage: scripts/golden.sh DECK... (decks: $(cd "$(dirname "$0")/../inputs" && ls *.opts | sed 's/\.opts$//' | tr '\n' ' '))" >&2; exit "$1"; }
 [ $# -gt 0 ] || usage 2

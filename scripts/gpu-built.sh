@@ -5,6 +5,7 @@
 # configuration failed, or that was configured without it, is never packed
 # for the GPU machine. Exit 1 with one line naming the first
 # executable that lacks it.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -u
 [ $# -ge 1 ] || { echo "usage: gpu-built.sh EXE..." >&2; exit 2; }
 for e in "$@"; do

@@ -33,6 +33,7 @@
 # (-atomic_bin, -sweep_root). -rehearse runs every step that needs no GPU with
 # the CPU backend instead (the GPU-only ones are skipped): the script's own
 # test on machines without a GPU. Exit 0 when no check failed, 1 otherwise.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -uo pipefail
 caller=$PWD # relative paths the caller gives are the caller's, not the repository's
 callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller" "$1" ;; esac; }

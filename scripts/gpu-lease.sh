@@ -23,6 +23,7 @@
 # gpu-check.sh (default .runtime/bin/reproducible with -runtime, else
 # build/reproducible). -rehearse: gpu-check.sh's CPU rehearsal. Exit 0 when
 # no check failed and every group ran.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -uo pipefail
 here=$PWD
 abs() { case $1 in /*) echo "$1" ;; *) echo "$here/$1" ;; esac; } # paths are the caller's

@@ -14,6 +14,7 @@
 # and atomic, atomic-deterministic, atomic-reproducible (the sweep of the
 # surrogate half). Needs nvcc and the pack-runtime tool (PACK_RUNTIME,
 # default ../shared/tools/pack-runtime). Environment: JOBS.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 caller=$PWD # relative paths the caller gives are the caller's, not the repository's
 callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller" "$1" ;; esac; }

@@ -299,6 +299,9 @@ def blocks_in(doc):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) < 3 or argv[1] not in ("show", "check", "update"):
         sys.exit(__doc__.strip().split("\n\n")[2])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -46,6 +46,9 @@ def kernels(path):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.strip().splitlines()[0])
     ks = kernels(sys.argv[1])

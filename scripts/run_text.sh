@@ -4,6 +4,7 @@
 # Every number it prints is read from those summaries (a share's sign as
 # "more" or "fewer"; docs_readme checks that on a run of the deck), none is
 # written here.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 dir=$1
 for f in reproducible atomic; do [ -s "$dir/$f.yaml" ] || { echo "run_text.sh: no summary $dir/$f.yaml"; exit 1; }; done

@@ -20,6 +20,7 @@
 # OUT/<deck>-<mode>/ (OUT: -out, default out/scaling), with
 # whether the final state_hash equals the 1 x 1 run's (the reproducible
 # build promises it in strong scaling). docs/sweep.md explains the columns.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 manifest_caller=$PWD # relative paths the caller gives are the caller's
 cd "$(dirname "$0")/.."

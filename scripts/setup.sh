@@ -8,6 +8,7 @@
 # The compilers run through ccache: the variants share most of their
 # translation units (kernels/, the I/O layer, the tests' tools), so the second
 # and third builds take about a third of the first.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config ccache petsc-dev libopenblas-dev libnetcdf-dev libopenmpi-dev openmpi-bin netcdf-bin python3-yaml python3-netcdf4 python3-matplotlib python3-xarray"

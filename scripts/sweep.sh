@@ -22,6 +22,7 @@
 # makes the table (default: python3 on PATH).
 # Defaults: 1 rank, threads = cores / ranks. Environment: CMAKE_ARGS, JOBS
 # (passed to setup.sh). docs/sweep.md explains the columns.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
 manifest_caller=$PWD # relative paths the caller gives are the caller's
 cd "$(dirname "$0")/.."
