@@ -115,7 +115,8 @@ static PetscErrorCode Bench(void)
   }
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solver", NULL);
   PetscCall(CliInt(PetscOptionsObject, "-bench_its", "CG iterations per solve", 1, PETSC_MAX_INT, NULL, &its, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
+                   NULL));
   PetscOptionsEnd();
   for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */

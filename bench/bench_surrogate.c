@@ -117,8 +117,10 @@ static PetscErrorCode Bench(void)
 
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_surrogate", NULL);
   PetscCall(CliInt(PetscOptionsObject, "-bench_n", "Samples in the batch", 1, PETSC_MAX_INT, NULL, &n, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-bench_steps", "Train steps per repetition", 1, PETSC_MAX_INT, NULL, &steps, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_steps", "Train steps per repetition", 1, PETSC_MAX_INT, NULL, &steps,
+                   NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
+                   NULL));
   PetscOptionsEnd();
   /* The batch and the predictions in the memory the coupled loop uses
    * (SurrogateHostMalloc: page-locked when the surrogate runs on a GPU), so a

@@ -51,7 +51,8 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   in->summary[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Mini-app driver", NULL);
   PetscCall(CliInt(PetscOptionsObject, "-threads",
-                   "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", 0, 1024, NULL, &in->threads, NULL));
+                   "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", 0, 1024, NULL, &in->threads,
+                   NULL));
   PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary, sizeof in->summary, &set));
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &in->help));
@@ -185,7 +186,8 @@ int main(int argc, char **argv)
     if (ck) CheckpointIgnoreSignals();
     HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
   }
-  if (CliFinalize(ierr)) status = 1; /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
+  /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
+  if (CliFinalize(ierr)) status = 1;
   CheckpointDefaultSignals(); /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
   errno = 0;

@@ -71,7 +71,7 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
   PetscOptionsEnd();
   {
-    PetscInt aseed = 0; /* the atomic strategy's seeded order (read, with its range, where the run's options are: io/report.c) */
+    PetscInt aseed = 0; /* the atomic strategy's seeded order (also read, with its range, by io/report.c) */
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, NULL));
     const opt_range r[] = {
       {"-atomic_order_seed", aseed, 0, OPT_NONE, OPT_INT, NULL},

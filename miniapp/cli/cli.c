@@ -81,7 +81,8 @@ static PetscErrorCode CheckThreadsEnv(unsigned groups)
   PetscBool   set = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (groups & OPTS_DRIVER) PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set)); /* the miniapp's; its type is checked already */
+  /* the miniapp's -threads; its type is checked already */
+  if (groups & OPTS_DRIVER) PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set));
   if (!env || (set && t > 0)) PetscFunctionReturn(PETSC_SUCCESS);
   const char *q = env;
   do {
@@ -90,7 +91,8 @@ static PetscErrorCode CheckThreadsEnv(unsigned groups)
     errno = 0;
     v     = (*q >= '0' && *q <= '9') ? strtoul(q, &end, 10) : 0;
     PetscCheck(v >= 1 && v <= 1024 && !errno && (*end == 0 || *end == ','), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "OMP_NUM_THREADS=%s: must be a thread count in [1, 1024] (or a list of them, one per nesting level); unset it or give -threads N", env);
+               "OMP_NUM_THREADS=%s: must be a thread count in [1, 1024] (or a list of them, one per nesting level); "
+               "unset it or give -threads N", env);
     q = end + (*end == ',');
   } while (q[-1] == ',');
   PetscFunctionReturn(PETSC_SUCCESS);

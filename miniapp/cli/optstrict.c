@@ -57,7 +57,7 @@ static const struct {
    "nox_warning objects_dump python stack_view mpi_linear_solver_server process_view omp_view tellmycell textbelt sf_backend"},
 
   /* solver/ */
-  {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed"},
+  {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed atomic_order_seed"},
   {OPTS_SOLVER, PETSC_FALSE, T_REAL, "ts_dt ksp_rtol gs_Du gs_Dv gs_F gs_k gs_h heat_D heat_theta mms_tol"},
   {OPTS_SOLVER, PETSC_FALSE, T_BOOL, "solver_stock_vec"},
   {OPTS_SOLVER, PETSC_FALSE, T_CHOICE, "scenario=heat,grayscott"},
@@ -201,7 +201,8 @@ static PetscErrorCode CheckNumber(const char *full, const char *text, const char
 
   PetscFunctionBegin;
   if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
-  if (integer) snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
+  if (integer)
+    snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
   PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not %s", full, whole, entry,
              integer ? "an integer" : "a number");
   PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s %s", full, whole, entry, range);
