@@ -4,6 +4,7 @@
  * of each strategy, repetitions interleaved, plus a STREAM triad and a dot
  * measured in the same run. Prints time per iteration, ratios, and achieved
  * bandwidth of a CG iteration under a stated traffic model. Not a test. */
+#include "cli.h"
 #include "optstrict.h"
 #include "outpath.h"
 #include "blasthreads.h"
@@ -112,9 +113,11 @@ static PetscErrorCode Bench(void)
       if (!set) PetscCall(PetscOptionsSetValue(NULL, def[i][0], def[i][1]));
     }
   }
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_its", &its, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
-  PetscCheck(its > 0 && reps > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_its and -bench_reps must be positive");
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solver", NULL);
+  PetscCall(CliInt(PetscOptionsObject, "-bench_its", "CG iterations per solve", 1, PETSC_MAX_INT, NULL, &its, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
+                   NULL));
+  PetscOptionsEnd();
   for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(VecGetLocalSize(cfg[0].b, &n));
@@ -165,20 +168,20 @@ static PetscErrorCode Bench(void)
 
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
+  static const char *const none[] = {NULL};
+  static const CliProgram  prog   = {.name     = "bench_solver",
+                                       .help     = "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n",
+                                       .groups   = OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH,
+                                       .inputs   = none,
+                                       .outputs  = none,
+                                       .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
+  PetscErrorCode           ierr;
 
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
-  (void)OptStrictOneLineErrors("bench_solver"); /* a bad value: one line, not a trace */
-  static const char *const none[] = {NULL};
-  ReportPrecheckSetTool("bench_solver", none, none);
-  if (ReportPrecheckOptionsFiles(argc, argv)) return 1; /* options files, and what -history and the like would write */
-  if (PetscInitialize(&argc, &argv, NULL, "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n")) return 1;
-  ierr = OutPathRegisterPETScOutputs(); /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */
-  if (!ierr) ierr = OptStrictCheck(OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH); /* every option by its type, before any work */
+  ierr = CliInitialize(&argc, &argv, &prog);
+  /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */
   if (!ierr) ierr = OutPathCheck(PETSC_COMM_WORLD);
   if (!ierr) ierr = Bench();
   if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
-  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
-  (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
-  return ierr ? 1 : 0;
+  return CliFinalize(ierr);
 }

@@ -11,6 +11,7 @@
  * The batch lives where the coupled loop keeps it (SurrogateHostMalloc: page-
  * locked on a GPU run), so a GPU step includes its host-device copies.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
+#include "cli.h"
 #include "optstrict.h"
 #include "outpath.h"
 #include "surrogate_impl.h"
@@ -114,13 +115,13 @@ static PetscErrorCode Bench(void)
   char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &n, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_steps", &steps, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_reps", &reps, NULL));
-  if (n < 1 || steps < 1 || reps < 1) { /* one line, not a PETSc traceback */
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "bench_surrogate: error: -bench_n %" PetscInt_FMT ", -bench_steps %" PetscInt_FMT ", -bench_reps %" PetscInt_FMT ": each must be at least 1\n", n, steps, reps));
-    return PETSC_ERR_ARG_OUTOFRANGE;
-  }
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_surrogate", NULL);
+  PetscCall(CliInt(PetscOptionsObject, "-bench_n", "Samples in the batch", 1, PETSC_MAX_INT, NULL, &n, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_steps", "Train steps per repetition", 1, PETSC_MAX_INT, NULL, &steps,
+                   NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
+                   NULL));
+  PetscOptionsEnd();
   /* The batch and the predictions in the memory the coupled loop uses
    * (SurrogateHostMalloc: page-locked when the surrogate runs on a GPU), so a
    * GPU step's copies cost what they cost in the miniapp. */
@@ -194,19 +195,17 @@ static PetscErrorCode Bench(void)
 
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
-
-  (void)OptStrictOneLineErrors("bench_surrogate"); /* a bad value: one line, not a trace */
   static const char *const none[] = {NULL};
-  ReportPrecheckSetTool("bench_surrogate", none, none);
-  if (ReportPrecheckOptionsFiles(argc, argv)) return 1; /* options files, and what -history and the like would write */
-  if (PetscInitialize(&argc, &argv, NULL, NULL)) return 1;
-  ierr = OutPathRegisterPETScOutputs(); /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */
-  if (!ierr) ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH); /* every option by its type, before any work */
+  static const CliProgram  prog   = {.name     = "bench_surrogate",
+                                       .groups   = OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH,
+                                       .inputs   = none,
+                                       .outputs  = none,
+                                       .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
+  PetscErrorCode           ierr   = CliInitialize(&argc, &argv, &prog);
+
+  /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */
   if (!ierr) ierr = OutPathCheck(PETSC_COMM_WORLD);
   if (!ierr) ierr = Bench();
   if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
-  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
-  (void)PetscFinalize(); /* also after an error: MPI ends cleanly, no launcher noise */
-  return ierr ? 1 : 0;
+  return CliFinalize(ierr);
 }

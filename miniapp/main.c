@@ -10,6 +10,7 @@
 #include "blasthreads.h"
 #include "buildinfo.h"
 #include "coupling.h"
+#include "cli.h"
 #include "optstrict.h"
 #include "outpath.h"
 #include "report.h"
@@ -49,11 +50,12 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   in->threads    = 0;
   in->summary[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Mini-app driver", NULL);
-  PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", NULL, in->threads, &in->threads, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-threads",
+                   "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", 0, 1024, NULL, &in->threads,
+                   NULL));
   PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary, sizeof in->summary, &set));
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &in->help));
-  PetscCheck(in->threads >= 0 && in->threads <= 1024, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %" PetscInt_FMT ": must be in [0, 1024]", in->threads);
   if (in->threads > 0) omp_set_num_threads((int)in->threads);
   PetscCall(ReportCheckAtomicSeed());
   if (set) PetscCall(OutPathRegisterOutput("-summary", in->summary));
@@ -147,20 +149,9 @@ static PetscErrorCode Run(int *status)
 }
 
 
-int main(int argc, char **argv)
+/* Right after PetscInitialize, before any option is judged. */
+static void Started(void)
 {
-  int            status = 1;
-  PetscErrorCode ierr;
-
-  CheckpointBlockSignals(); /* a scheduler's SIGTERM during start-up waits for -checkpoint (checkpoint.c) */
-  spincount_default(argv, (void *)main); /* a short OpenMP spin on a shared machine (kernels/spincount.h) */
-  if (ReportPrecheckOptionsFiles(argc, argv)) return 1;
-  ReportSetCommandLine(argc, argv); /* for the report, as given */
-  /* errors inside PetscInitialize (an options file PETSc cannot parse) get one line too */
-  (void)PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
-  HelpCapture(); /* -help: the mini-app's options printed first (help.c) */
-  ierr = PetscInitialize(&argc, &argv, NULL, help);
-  if (ierr) return 1;
   HelpCaptureStdout();
   /* SIGPIPE (stdout closed early: miniapp ... | head), SIGHUP, SIGQUIT and
    * the other signals that stop a run: one line, the partial files removed,
@@ -170,19 +161,33 @@ int main(int argc, char **argv)
   /* PETSc's vector ops call BLAS, whose own threads would fight the
    * OpenMP ones: one BLAS thread per rank unless the user says otherwise. */
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
-  ierr = PetscPushErrorHandler(ReportOneLineErrorHandler, NULL);
-  if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before its check */
-  if (!ierr) ierr = OptStrictCheck(OPTS_MINIAPP);  /* every option by its declared type, before anything reads it */
+}
+
+int main(int argc, char **argv)
+{
+  static const CliProgram prog = {.name     = "miniapp",
+                                  .help     = help,
+                                  .groups   = OPTS_MINIAPP,
+                                  .oom_hint = "the problem does not fit in this machine's memory; reduce "
+                                              "-da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks",
+                                  .started  = Started};
+  int            status = 1;
+  PetscErrorCode ierr;
+
+  CheckpointBlockSignals(); /* a scheduler's SIGTERM during start-up waits for -checkpoint (checkpoint.c) */
+  spincount_default(argv, (void *)main); /* a short OpenMP spin on a shared machine (kernels/spincount.h) */
+  ReportSetCommandLine(argc, argv); /* for the report, as given */
+  HelpCapture(); /* -help: the mini-app's options printed first (help.c) */
+  ierr = CliInitialize(&argc, &argv, &prog);
   if (!ierr) ierr = Run(&status);
-  { /* with -checkpoint the exit code is decided: signals from here on change nothing */
+  if (PetscInitializeCalled) { /* with -checkpoint the exit code is decided: signals from here on change nothing */
     PetscBool ck = PETSC_FALSE;
     (void)PetscOptionsHasName(NULL, NULL, "-checkpoint", &ck);
     if (ck) CheckpointIgnoreSignals();
+    HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
   }
-  if (ierr) status = 1;
-  HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
-  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
-  (void)PetscFinalize(); /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
+  /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
+  if (CliFinalize(ierr)) status = 1;
   CheckpointDefaultSignals(); /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
   errno = 0;

@@ -109,7 +109,7 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   int64_t    *its;
 
   PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/clock", prefix));
   PetscCall(CkptData(ck, name, &k, sizeof k));
   PetscCheck(k.step >= 0 && k.step <= s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE,

@@ -21,13 +21,17 @@ static PetscErrorCode GSSetFromOptions(Solver s)
   PetscCall(PetscOptionsReal("-gs_h", "Grid spacing", NULL, h, &h, NULL));
   PetscCall(PetscOptionsInt("-gs_seed", "Seed of the initial perturbation", NULL, s->gs_seed, &s->gs_seed, NULL));
   PetscOptionsEnd();
-  PetscCheck(s->Du >= 0 && s->Du < 1e6 && PetscIsNormalReal(s->Du + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Du %g: must be in [0, 1e6)", (double)s->Du);
-  PetscCheck(s->Dv >= 0 && s->Dv < 1e6 && PetscIsNormalReal(s->Dv + 1), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_Dv %g: must be in [0, 1e6)", (double)s->Dv);
-  PetscCheck(s->F >= 0 && s->F <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_F %g: must be in [0, 1]", (double)s->F);
-  PetscCheck(s->k >= 0 && s->k <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_k %g: must be in [0, 1]", (double)s->k);
-  PetscCheck(h > 0 && PetscIsNormalReal(h), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_h %g: must be positive", (double)h);
-  PetscCheck(h >= 1e-100 && h <= 1e100, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_h %g: must be in [1e-100, 1e100] (the operator divides by h^2)", (double)h);
-  PetscCheck(s->gs_seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-gs_seed %" PetscInt_FMT ": must be >= 0", s->gs_seed);
+  {
+    const opt_range r[] = {
+      {"-gs_Du", s->Du, 0, 1e6, OPT_HI_OPEN, NULL},
+      {"-gs_Dv", s->Dv, 0, 1e6, OPT_HI_OPEN, NULL},
+      {"-gs_F", s->F, 0, 1, 0, NULL},
+      {"-gs_k", s->k, 0, 1, 0, NULL},
+      {"-gs_h", h, 1e-100, 1e100, 0, "the operator divides by h^2"},
+      {"-gs_seed", s->gs_seed, 0, OPT_NONE, OPT_INT, NULL},
+    };
+    PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
+  }
   s->hx = s->hy = h;
   s->Lx = s->M * h, s->Ly = s->N * h;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -46,8 +46,11 @@ struct _p_GuessSpace {
 PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g)
 {
   PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp before GuessSpaceCreate");
-  PetscCheck(m >= 0 && m <= GUESS_MAX_HIST, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, %d]", m, GUESS_MAX_HIST);
+  PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
+  {
+    const opt_range r = {"-guess_history", m, 0, GUESS_MAX_HIST, OPT_INT, NULL};
+    PetscCall(SolverCheckRanges(s, &r, 1));
+  }
   PetscCall(PetscNew(g));
   (*g)->s = s, (*g)->m = m, (*g)->cache_step = -1;
   /* one by one into zeroed arrays: a Duplicate that fails (out of memory)

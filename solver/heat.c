@@ -21,9 +21,14 @@ static PetscErrorCode HeatSetFromOptions(Solver s)
   PetscCall(PetscOptionsReal("-heat_theta", "Time scheme: 0.5 Crank-Nicolson .. 1 backward Euler", NULL, s->theta, &s->theta, NULL));
   PetscCall(PetscOptionsReal("-mms_tol", "Verification bound on the discrete L2 MMS error (default 20 (h^2 + dt^(1 or 2)); never above 5% of the exact solution's norm)", NULL, s->mms_tol, &s->mms_tol, &set));
   PetscOptionsEnd();
-  PetscCheck(s->D > 0 && PetscIsNormalReal(s->D) && s->D < 1e12, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-heat_D %g: must be a positive finite diffusivity", (double)s->D);
-  PetscCheck(s->theta >= 0.5 && s->theta <= 1.0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-heat_theta %g: must be in [0.5, 1] (unconditionally stable schemes)", (double)s->theta);
-  PetscCheck(!set || (s->mms_tol > 0 && PetscIsNormalReal(s->mms_tol)), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-mms_tol %g: must be a positive number", (double)s->mms_tol);
+  {
+    const opt_range r[] = {
+      {"-heat_D", s->D, 0, 1e12, OPT_LO_OPEN | OPT_HI_OPEN | OPT_NORMAL, "a diffusivity"},
+      {"-heat_theta", s->theta, 0.5, 1, 0, "unconditionally stable schemes"},
+      {"-mms_tol", set ? s->mms_tol : 1, 0, OPT_NONE, OPT_LO_OPEN | OPT_NORMAL | OPT_FINITE, NULL},
+    };
+    PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
+  }
   s->Lx = s->Ly = 1.0;
   s->hx = 1.0 / (s->M + 1), s->hy = 1.0 / (s->N + 1);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -14,6 +14,13 @@
 static const ScenarioOps *const scenarios[] = {&HeatScenario, &GrayScottScenario};
 static const char *const        scenario_names[] = {"heat", "grayscott"};
 
+PetscErrorCode SolverCheckSetUp(Solver s, PetscBool done, const char *caller)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SolverSetUp()", caller, done ? "after" : "before");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
 {
   PetscFunctionBegin;
@@ -33,7 +40,7 @@ PetscErrorCode SolverCreate(MPI_Comm comm, Solver *s)
 PetscErrorCode SolverSetReductionOverride(Solver s, const char *vectype, PetscBool scatter)
 {
   PetscFunctionBegin;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "call before SolverSetUp");
+  PetscCall(SolverCheckSetUp(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
   PetscCall(PetscStrncpy(s->vectype, vectype, sizeof(s->vectype)));
   s->scatter = scatter;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -63,17 +70,20 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   }
   PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
   PetscOptionsEnd();
-  { /* the atomic strategy's seeded order (read, with its range, where the run's options are: io/report.c) */
-    PetscInt aseed = 0;
+  {
+    PetscInt aseed = 0; /* the atomic strategy's seeded order (also read, with its range, by io/report.c) */
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, NULL));
-    PetscCheck(aseed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", aseed);
+    const opt_range r[] = {
+      {"-atomic_order_seed", aseed, 0, OPT_NONE, OPT_INT, NULL},
+      {"-da_grid_x", M, 3, 65536, OPT_INT, NULL},
+      {"-da_grid_y", N, 3, 65536, OPT_INT, NULL},
+      {"-da_grid_y", N, 3, (double)(1 << 30) / ((double)M * s->ops->dof), OPT_INT, "with -da_grid_x: 2^30 unknowns at most"},
+      {"-ts_dt", s->dt, 0, 1e6, OPT_LO_OPEN | OPT_NORMAL, "a time step, not subnormal"},
+      {"-ts_max_steps", s->max_steps, 0, 1e8, OPT_INT, NULL},
+    };
+    PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
     s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
   }
-  PetscCheck(M >= 3 && M <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT ": must be in [3, 65536]", M);
-  PetscCheck(N >= 3 && N <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_y %" PetscInt_FMT ": must be in [3, 65536]", N);
-  PetscCheck((double)M * N * s->ops->dof <= (double)(1 << 30), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-da_grid_x %" PetscInt_FMT " x -da_grid_y %" PetscInt_FMT ": more than 2^30 unknowns", M, N);
-  PetscCheck(s->dt > 0 && PetscIsNormalReal(s->dt) && s->dt <= 1e6, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g: must be a positive time step of at most 1e6 (and not subnormal)", (double)s->dt);
-  PetscCheck(s->max_steps >= 0 && s->max_steps <= 100000000, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ts_max_steps %" PetscInt_FMT ": must be in [0, 1e8]", s->max_steps);
   if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
   s->M = M, s->N = N, s->dof = s->ops->dof;
   PetscCall(PetscStrncpy(s->scenario, s->ops->name, sizeof(s->scenario)));
@@ -163,10 +173,14 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
     PetscReal rtol, atol, dtol;
     PetscInt  maxit;
     PetscCall(KSPGetTolerances(*ksp, &rtol, &atol, &dtol, &maxit));
-    PetscCheck(dtol >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_divtol %g: must be at least 1 (a solve is called diverged once its residual exceeds this times the first; below 1 every solve would)", (double)dtol);
-    PetscCheck(rtol > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: must be positive (with none, every solve runs to -ksp_atol or -ksp_max_it)", (double)rtol);
-    PetscCheck(atol >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_atol %g: must not be negative", (double)atol);
-    PetscCheck(maxit >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_max_it %" PetscInt_FMT ": must be at least 1", maxit);
+    const opt_range r[] = {
+      {"-ksp_divtol", dtol, 1, OPT_NONE, 0,
+       "a solve is called diverged once its residual exceeds this times the first; below 1 every solve would"},
+      {"-ksp_rtol", rtol, 0, OPT_NONE, OPT_LO_OPEN, "with none, every solve runs to -ksp_atol or -ksp_max_it"},
+      {"-ksp_atol", atol, 0, OPT_NONE, 0, NULL},
+      {"-ksp_max_it", maxit, 1, OPT_NONE, OPT_INT, NULL},
+    };
+    PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
     PetscCheck(rtol <= SOLVER_RTOL_MAX, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: at most %g (every solve's true residual is verified against %.0f x -ksp_rtol; a looser tolerance lets a state that never moved pass)", (double)rtol, SOLVER_RTOL_MAX, SOLVER_CHECK_FACTOR);
   }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
@@ -249,7 +263,7 @@ PetscErrorCode SolverSetUp(Solver s)
 PetscErrorCode SolverGetRHS(Solver s, Vec *b)
 {
   PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   if (s->b_step != s->step) {
     PetscCall(s->ops->rhs(s, s->u, s->b));
     s->bnorm_step = -1; /* its norm is computed when first needed */
@@ -291,7 +305,7 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
   PetscInt n = 0;
 
   PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
   Vec b = NULL;
   PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
@@ -333,7 +347,7 @@ PetscErrorCode SolverGetAtomicOrder(Solver s, red_atomic_state **ord)
 PetscErrorCode SolverSetFaults(Solver s, fault_ctx *f)
 {
   PetscFunctionBegin;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SolverSetUp first");
+  PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   s->fault = f;
   PetscCall(OperatorSetFaults(s->A, f));
   PetscFunctionReturn(PETSC_SUCCESS);

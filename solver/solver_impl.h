@@ -6,6 +6,7 @@
 #include "solver.h"
 #include "fault.h"
 #include "reduce.h"
+#include "optrange.h"
 
 /* Matrix-free operator y_c = u_c - coef_c * Lap_h(u_c) on the DMDA. */
 typedef struct {
@@ -109,5 +110,9 @@ PetscErrorCode SolverCheckKSPType(Solver s, KSP ksp);
 PetscErrorCode SolverCheckPCType(Solver s, KSP ksp);
 PetscErrorCode SolverCheckChebyshevBounds(Solver s);
 PetscErrorCode SolverCheckSplit(Solver s);
+/* The call order: caller (PETSC_FUNCTION_NAME) needs SolverSetUp done (or not yet). */
+PetscErrorCode SolverCheckSetUp(Solver s, PetscBool done, const char *caller);
+/* The options read, each against its range (kernels/optrange.h): the first outside is refused in one line. */
+PetscErrorCode SolverCheckRanges(Solver s, const opt_range *r, size_t n);
 
 #endif

@@ -67,6 +67,15 @@ PetscErrorCode SolverCheckPCType(Solver s, KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SolverCheckRanges(Solver s, const opt_range *r, size_t n)
+{
+  char msg[512];
+
+  PetscFunctionBegin;
+  PetscCheck(!opt_ranges_refuse(r, n, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Chebyshev's bounds, before PETSc reads them: it refuses bad ones in words
  * that name no option ("Maximum eigenvalue must be larger than minimum"). */
 PetscErrorCode SolverCheckChebyshevBounds(Solver s)

@@ -5,6 +5,7 @@
 #include "surrogate_impl.h"
 #include "surrogate_reduction.h"
 #include "hashrng.h"
+#include "optrange.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,13 @@ const int SurrogateConfig_CUDA = 1;
 #else
 const int SurrogateConfig_NoCUDA = 1;
 #endif
+
+PetscErrorCode SurrogateCheckSetUp_Private(Surrogate s, PetscBool done, const char *caller)
+{
+  PetscFunctionBegin;
+  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SurrogateSetUp()", caller, done ? "after" : "before");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode SurrogateCreate(MPI_Comm comm, Surrogate *out)
 {
@@ -49,7 +57,7 @@ PetscErrorCode SurrogateSetOptionsPrefix(Surrogate s, const char prefix[])
 PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out)
 {
   PetscFunctionBeginUser;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetSizes() must come before SurrogateSetUp()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
   PetscCheck(n_in >= 1 && n_out >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Surrogate sizes n_in=%" PetscInt_FMT " n_out=%" PetscInt_FMT " must be >= 1", n_in, n_out);
   s->n_in = n_in, s->n_out = n_out;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -58,7 +66,7 @@ PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out)
 PetscErrorCode SurrogateSetHiddenLayers(Surrogate s, PetscInt nh, const PetscInt widths[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetHiddenLayers() must come before SurrogateSetUp()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
   PetscCheck(nh >= 0 && nh < SURR_MAX_LAYERS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: %" PetscInt_FMT " hidden layers, at most %d allowed", nh, SURR_MAX_LAYERS - 1);
   for (PetscInt i = 0; i < nh; i++)
     PetscCheck(widths[i] >= 1 && widths[i] <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be in [1, 65536]", widths[i], i + 1);
@@ -70,7 +78,7 @@ PetscErrorCode SurrogateSetHiddenLayers(Surrogate s, PetscInt nh, const PetscInt
 PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
 {
   PetscFunctionBeginUser;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetDevice() must come before SurrogateSetUp()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
   s->device_req = dev;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -84,7 +92,7 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   const char *devnames[] = {"auto", "cpu", "cuda"};
 
   PetscFunctionBeginUser;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateSetFromOptions() must come before SurrogateSetUp()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
   PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
   PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
   /* -help shows an array's default as the entries it read: with the option
@@ -144,7 +152,20 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck((float)b2 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b2);
   PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
   PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]", (double)wd);
-  PetscCheck(seed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_seed %" PetscInt_FMT " must be >= 0", seed);
+  {
+    PetscInt  aseed = 0;
+    PetscBool aset;
+    char      msg[512];
+
+    /* the atomic strategy's seeded order: the network's own, from call 0 */
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, &aset));
+    const opt_range r[] = {
+      {"-surrogate_seed", seed, 0, OPT_NONE, OPT_INT, NULL},
+      {"-atomic_order_seed", aseed, 0, OPT_NONE, OPT_INT, NULL},
+    };
+    PetscCheck(!opt_ranges_refuse(r, sizeof r / sizeof *r, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+    if (aset) s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
+  }
   s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
   s->seed = (uint64_t)seed;
   if (dset) {
@@ -155,15 +176,6 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     s->device_req = (SurrogateDevice)k;
   }
   PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu", s->device_id_req);
-  { /* the atomic strategy's seeded order: the network's own, from call 0 */
-    PetscInt  aseed;
-    PetscBool aset;
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, &aset));
-    if (aset) {
-      PetscCheck(aseed >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT " must be >= 0", aseed);
-      s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
-    }
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -302,7 +314,7 @@ PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len)
 PetscErrorCode SurrogateHostMalloc(Surrogate s, size_t bytes, void *p)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "SurrogateHostMalloc() needs SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
 #if defined(MINIAPP_HAVE_CUDA)
   if (s->device == SURROGATE_DEVICE_CUDA) {
     PetscCall(SurrogateCUDAHostAlloc_Private(bytes, (void **)p));

@@ -15,7 +15,7 @@ PetscErrorCode SurrogateSetFaults(Surrogate s, fault_ctx *f)
 PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateFaultSiteSupported()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   switch (site) {
   case FAULT_GRADIENT:
   case FAULT_WEIGHT: *ok = PETSC_TRUE; break;

@@ -168,6 +168,8 @@ PETSC_INTERN void           SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t ro
 PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part);
 PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 /* Combine np per-rank partials into values (rank order on every rank). */
+/* The call order: caller (PETSC_FUNCTION_NAME) needs SurrogateSetUp done (or not yet). */
+PETSC_INTERN PetscErrorCode SurrogateCheckSetUp_Private(Surrogate s, PetscBool done, const char *caller);
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);
 PETSC_INTERN PetscErrorCode SurrogateSyncHost_Private(Surrogate s);
 

@@ -52,7 +52,7 @@ PetscErrorCode SurrogateSerialize(Surrogate s, unsigned char **bufp, size_t *len
   SurrHeader h;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before saving a surrogate");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(SurrogateSyncHost_Private(s));
   *bufp = NULL, *lenp = 0;
   if (s->rank) PetscFunctionReturn(PETSC_SUCCESS);

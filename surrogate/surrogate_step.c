@@ -70,7 +70,7 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
   int64_t N;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "batch size %" PetscInt_FMT " must be >= 0", n);
   PetscCheck(n == 0 || (in && target), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "training inputs and targets must not be NULL");
   PetscCall(SurrogateGlobalCount(s, n, &N));
@@ -103,7 +103,7 @@ PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(PetscMalloc1(s->nurow, &keep));
   PetscCall(PetscArraycpy(keep, s->uexp, s->nurow));
   ierr = Gradient(s, n, in, target, grad, loss);
@@ -118,7 +118,7 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
   surr_adam_coef c;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before training");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   if (s->ck.on && !s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s)); /* before the weight site, so that a flip there is caught */
   if (fault_is_armed(s->fault, FAULT_WEIGHT)) { /* fault site: every rank holds all weights and flips the same entry */
     PetscCall(SurrogateSyncHost_Private(s));
@@ -139,7 +139,7 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
 PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float out[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogatePredict()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "prediction count %" PetscInt_FMT " must be >= 0", n);
   if (n == 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(s->ops->predict(s, n, in, out));
@@ -157,7 +157,7 @@ PetscErrorCode SurrogateSyncHost_Private(Surrogate s)
 PetscErrorCode SurrogateGetNumWeights(Surrogate s, PetscInt *n)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   *n = (PetscInt)s->nparam;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,7 +165,7 @@ PetscErrorCode SurrogateGetNumWeights(Surrogate s, PetscInt *n)
 PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
   PetscCall(SurrogateSyncHost_Private(s));
   PetscCall(PetscArraycpy(buf, s->w, s->nparam));
@@ -175,7 +175,7 @@ PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
 PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
   PetscCall(SurrogateSyncHost_Private(s));
   PetscCall(PetscArraycpy(s->w, buf, s->nparam));
@@ -189,7 +189,7 @@ PetscErrorCode SurrogateGetWeightsHash(Surrogate s, uint64_t *hash)
   uint64_t h = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(SurrogateSyncHost_Private(s));
   for (size_t i = 0; i < s->nparam; i++) h += hash_termf(i, s->w[i]);
   *hash = h;
@@ -201,7 +201,7 @@ PetscErrorCode SurrogateGetOptimizerHash(Surrogate s, uint64_t *hash)
   uint64_t h = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() first");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(SurrogateSyncHost_Private(s));
   for (size_t i = 0; i < s->nparam; i++) h += hash_termf(i, s->m[i]) + hash_termf(s->nparam + i, s->v[i]);
   *hash = h;
@@ -218,7 +218,7 @@ PetscErrorCode SurrogateGetStep(Surrogate s, PetscInt64 *step)
 PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateGetDeviceId()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   *id = s->device_id;
   if (name) *name = s->device_id >= 0 ? s->device_name : "cpu";
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -234,7 +234,7 @@ PetscErrorCode SurrogateGetDevice(Surrogate s, SurrogateDevice *dev)
 PetscErrorCode SurrogateGetCudaKernels(Surrogate s, const char **name)
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "call SurrogateSetUp() before SurrogateGetCudaKernels()");
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   *name = s->device != SURROGATE_DEVICE_CUDA ? "none" : s->cuda_gemm ? "gemm" : "tiled";
   PetscFunctionReturn(PETSC_SUCCESS);
 }

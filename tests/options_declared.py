@@ -78,7 +78,9 @@ sources = [(d, f"{sub}/{f}".lstrip("/")) for d in ("solver", "surrogate", "minia
 for d, f in sources:
     rel = f"{d}/{f}"
     text = open(os.path.join(src, rel)).read()
-    for kind, name in re.findall(r"PetscOptions(?:Get)?(Int|IntArray|Real|RealArray|Scalar|Bool|EList|Enum)\(\s*(?:NULL,\s*NULL,\s*)?\"-([A-Za-z0-9_]+)\"", text):
+    reads = re.findall(r"PetscOptions(?:Get)?(Int|IntArray|Real|RealArray|Scalar|Bool|EList|Enum)\(\s*(?:NULL,\s*NULL,\s*)?\"-([A-Za-z0-9_]+)\"", text)
+    reads += re.findall(r"Cli(Int|Real)\(\s*PetscOptionsObject,\s*\"-([A-Za-z0-9_]+)\"", text)  # the range readers (miniapp/cli/cli.h)
+    for kind, name in reads:
         exes = readers.get(rel, [app] + ([train, bsurrogate] if d == "surrogate" else [bsolver] if d == "solver" else []))
         for exe in exes:
             want.setdefault((exe, name), (kinds[kind], None, rel))

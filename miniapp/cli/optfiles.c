@@ -82,18 +82,20 @@ typedef struct {
 } Chain;
 
 /* Before MPI_Init the rank is known only from the launcher's environment
- * (Open MPI, MPICH/PMI): every rank finds the same problem, rank 0 says it. */
+ * (Open MPI, MPICH/PMI): every rank finds the same problem, rank 0 says it,
+ * in one write (stderr is unbuffered: the launcher's own lines would land
+ * inside a line written in pieces). */
 static int Fail(const char *fmt, ...)
 {
   const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+  char        line[2048];
   va_list     ap;
   if (!rank) rank = getenv("PMI_RANK");
   if (rank && strcmp(rank, "0")) return 1;
-  fprintf(stderr, "%s: error: ", tool_name);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  fprintf(stderr, "%s: error: %s\n", tool_name, line);
   return 1;
 }
 

@@ -57,7 +57,7 @@ static const struct {
    "nox_warning objects_dump python stack_view mpi_linear_solver_server process_view omp_view tellmycell textbelt sf_backend"},
 
   /* solver/ */
-  {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed"},
+  {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed atomic_order_seed"},
   {OPTS_SOLVER, PETSC_FALSE, T_REAL, "ts_dt ksp_rtol gs_Du gs_Dv gs_F gs_k gs_h heat_D heat_theta mms_tol"},
   {OPTS_SOLVER, PETSC_FALSE, T_BOOL, "solver_stock_vec"},
   {OPTS_SOLVER, PETSC_FALSE, T_CHOICE, "scenario=heat,grayscott"},
@@ -193,28 +193,19 @@ static TextStatus RealText(const char *s)
   return TEXT_OK;
 }
 
-/* text is the whole value, or one entry of the list whole. */
-static PetscErrorCode CheckInt(const char *full, const char *text, const char *whole)
+/* An integer or a real number; text is the whole value, or one entry of the list whole. */
+static PetscErrorCode CheckNumber(const char *full, const char *text, const char *whole, PetscBool integer)
 {
-  char       entry[256] = "";
-  TextStatus st         = IntText(text);
+  char       entry[256] = "", range[64] = "out of the range of a double";
+  TextStatus st         = integer ? IntText(text) : RealText(text);
 
   PetscFunctionBegin;
   if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
-  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not an integer", full, whole, entry);
-  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s does not fit a %d-bit integer (largest %d)", full, whole, entry, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CheckReal(const char *full, const char *text, const char *whole)
-{
-  char       entry[256] = "";
-  TextStatus st         = RealText(text);
-
-  PetscFunctionBegin;
-  if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
-  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not a number", full, whole, entry);
-  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s out of the range of a double", full, whole, entry);
+  if (integer)
+    snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
+  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not %s", full, whole, entry,
+             integer ? "an integer" : "a number");
+  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s %s", full, whole, entry, range);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -234,11 +225,11 @@ static PetscErrorCode CheckList(const char *full, const char *value, PetscBool i
       char *dash = strchr(buf + 1, '-'); /* "a-b" (a may be negative) */
       if (dash) {
         *dash = 0;
-        PetscCall(CheckInt(full, buf, value));
-        PetscCall(CheckInt(full, dash + 1, value));
+        PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
+        PetscCall(CheckNumber(full, dash + 1, value, PETSC_TRUE));
         PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full, value, buf, dash + 1, buf, dash + 1);
-      } else PetscCall(CheckInt(full, buf, value));
-    } else PetscCall(CheckReal(full, buf, value));
+      } else PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
+    } else PetscCall(CheckNumber(full, buf, value, PETSC_FALSE));
     if (!p[n]) break;
     p += n + 1;
   }
@@ -266,7 +257,7 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
   if (!Lookup(groups, name, &type, &choices)) { /* undeclared: only what no reader could hold */
     if (value && IntText(value) == TEXT_RANGE)
       SETERRQ(ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)", full, value, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
-    if (value && RealText(value) == TEXT_RANGE) PetscCall(CheckReal(full, value, value));
+    if (value && RealText(value) == TEXT_RANGE) PetscCall(CheckNumber(full, value, value, PETSC_FALSE));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   switch (type) {
@@ -279,8 +270,7 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
      * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out */
     size_t vl = strlen(value); /* PETSC_INFINITY and the like are numbers: -ksp_divtol infinity */
     PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)", full, value, needs[type]);
-    if (type == T_INT) PetscCall(CheckInt(full, value, value));
-    else if (type == T_REAL) PetscCall(CheckReal(full, value, value));
+    if (type == T_INT || type == T_REAL) PetscCall(CheckNumber(full, value, value, (PetscBool)(type == T_INT)));
     else PetscCall(CheckList(full, value, (PetscBool)(type == T_INTS)));
     break;
   case T_BOOL: /* a flag may come without a value: it means true */
@@ -364,34 +354,6 @@ static void FreePairs(Pair **p, PetscInt n)
   (void)PetscFree(*p);
 }
 
-/* OMP_NUM_THREADS as the OpenMP runtime reads it, judged as an option is:
- * a list of thread counts (one per nesting level), each in [1, 1024] (the
- * bound of -threads). libgomp warns of a bad value and runs on its default,
- * and takes a huge one at its word (100000 threads crashed in the first
- * parallel region). With -threads N > 0 (the miniapp's) the variable is not
- * used. */
-static PetscErrorCode CheckThreadsEnv(unsigned groups)
-{
-  const char *env = getenv("OMP_NUM_THREADS");
-  PetscInt    t   = 0;
-  PetscBool   set = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (groups & OPTS_DRIVER) PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &t, &set)); /* the miniapp's; its type is checked already */
-  if (!env || (set && t > 0)) PetscFunctionReturn(PETSC_SUCCESS);
-  const char *q = env;
-  do {
-    char         *end;
-    unsigned long v;
-    errno = 0;
-    v     = (*q >= '0' && *q <= '9') ? strtoul(q, &end, 10) : 0;
-    PetscCheck(v >= 1 && v <= 1024 && !errno && (*end == 0 || *end == ','), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "OMP_NUM_THREADS=%s: must be a thread count in [1, 1024] (or a list of them, one per nesting level); unset it or give -threads N", env);
-    q = end + (*end == ',');
-  } while (q[-1] == ',');
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode OptStrictCheck(unsigned groups)
 {
   Pair          *p;
@@ -404,7 +366,6 @@ PetscErrorCode OptStrictCheck(unsigned groups)
   for (PetscInt i = 0; i < n && !ierr; i++) ierr = CheckOption(groups, p[i].name, p[i].value);
   FreePairs(&p, n);
   PetscCall(ierr);
-  PetscCall(CheckThreadsEnv(groups)); /* after the types: -threads abc is "not an integer", and a tool without -threads says "unknown option" */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -492,35 +453,6 @@ void OptStrictSuggest(const char *unknown, char *buf, size_t len)
     size_t o = strlen(buf);
     snprintf(buf + o, len - o, "%s-%s", k == 0 ? "" : k == 2 || !pick[k + 1][0] ? " or " : ", ", pick[k]);
   }
-}
-
-static const char *oneline_prog = "error";
-
-const char *OptStrictOutOfMemory(PetscErrorCode n, const char *fun, const char *mess)
-{
-  /* PETSc 3.18's PetscMallocAlign raises its failure with the line number as
-   * the error code and the caller's name as the message */
-  if (fun && !strncmp(fun, "PetscMalloc", 11)) return mess && mess[0] ? mess : fun;
-  return n == PETSC_ERR_MEM ? (fun ? fun : "?") : NULL;
-}
-
-static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  PetscMPIInt rank = 0;
-  char        named[1024];
-  (void)line, (void)file, (void)ctx;
-  if (p != PETSC_ERROR_INITIAL) return n;
-  if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
-  const char *where = OptStrictOutOfMemory(n, fun, mess);
-  if (rank == 0 && where) fprintf(stderr, "%s: error: out of memory (in %s): the problem does not fit in this machine's memory; make it smaller\n", oneline_prog, where);
-  else if (rank == 0) fprintf(stderr, "%s: error: %s\n", oneline_prog, OptStrictExplain(mess, named, sizeof named) ? named : mess && mess[0] ? mess : "PETSc error (no message)");
-  return n;
-}
-
-int OptStrictOneLineErrors(const char *prog)
-{
-  oneline_prog = prog;
-  return (int)PetscPushErrorHandler(OneLine, NULL);
 }
 
 /* A misspelled option would be silently ignored by PETSc: make it an error.

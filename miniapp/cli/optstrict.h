@@ -34,14 +34,6 @@ PetscErrorCode OptStrictCheck(unsigned groups);
  * work) lets through what PETSc reads only later (viewers, monitors, logs);
  * final = PETSC_TRUE (after the work) lets nothing through. */
 PetscErrorCode OptStrictCheckUnused(PetscBool final);
-/* Where an error handler's (n, fun, mess) is a failed allocation: the
- * function that asked for the memory; NULL for any other error. */
-const char *OptStrictOutOfMemory(PetscErrorCode n, const char *fun, const char *mess);
-/* For the tools (bench_solver, bench_surrogate), before PetscInitialize (so
- * that the options it reads are named too): a PETSc error prints one line
- * "<prog>: error: <message>" (from rank 0 once MPI is up) instead of
- * PETSc's trace. */
-int OptStrictOneLineErrors(const char *prog);
 /* Up to three declared names nearest to the unknown option "-name" (of the
  * groups last checked), as "-a, -b or -c" (empty when none is near). */
 void OptStrictSuggest(const char *unknown, char *buf, size_t len);

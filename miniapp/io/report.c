@@ -5,6 +5,7 @@
  * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
 #include "machine.h"
+#include "cli.h"
 #include "optstrict.h"
 #include "atomicfile.h"
 #include "buildinfo.h"
@@ -25,60 +26,16 @@
 #include <unistd.h>
 
 
-/* Some PETSc messages speak of PETSc's internals; say what they mean for
- * this program's user. */
-static void Translate(PetscErrorCode n, const char *fun, const char *mess, char *line, size_t len)
-{
-  char        dir, cls[32], type[256];
-  int         M, m, k;
-  PetscMPIInt size = 1;
-
-  const char *where = OptStrictOutOfMemory(n, fun, mess);
-  if (where) {
-    snprintf(line, len, "out of memory (in %s): the problem does not fit in this machine's memory; reduce -da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks", where);
-    return;
-  }
-  if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
-    if (PetscInitializeCalled) MPI_Comm_size(PETSC_COMM_WORLD, &size);
-    snprintf(line, len, "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
-    return;
-  }
-  if (OptStrictExplain(mess, line, len)) return; /* an undeclared option's parse error: name it */
-  /* PetscOptionsFList (-ksp_type, -pc_type, ...): name the option */
-  if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) {
-    for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);
-    if (k == 1) snprintf(line, len, "-%s_type: given without a value (see -help for the types)", cls);
-    else snprintf(line, len, "-%s_type %s: unknown %s type (see -help for the types)", cls, type, cls);
-    return;
-  }
-  snprintf(line, len, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
-}
-
-/* One line per error, from the first rank that sees it (rank 0 for
- * collective errors), instead of PETSc's multi-line trace. */
-PetscErrorCode ReportOneLineErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  PetscMPIInt rank = 0;
-  char        text[1024];
-  if (p != PETSC_ERROR_INITIAL) return n;
-  if (comm != PETSC_COMM_SELF) MPI_Comm_rank(comm, &rank);
-  if (rank == 0) {
-    Translate(n, fun, mess, text, sizeof text);
-    fprintf(stderr, "miniapp: error: %s\n", text);
-    fflush(stderr);
-  }
-  return n;
-}
-
 PetscErrorCode ReportCheckAtomicSeed(void)
 {
   PetscInt seed = 0;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Reductions", NULL);
-  PetscCall(PetscOptionsInt("-atomic_order_seed", "Atomic strategy: 0 = real atomics (completion order), N > 0 = replay a pseudo-random combination order drawn from N", NULL, seed, &seed, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-atomic_order_seed",
+                   "Atomic strategy: 0 = real atomics (completion order), N > 0 = replay a pseudo-random combination "
+                   "order drawn from N", 0, PETSC_MAX_INT, NULL, &seed, NULL));
   PetscOptionsEnd();
-  PetscCheck(seed >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atomic_order_seed %" PetscInt_FMT ": must be >= 0", seed);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -182,7 +139,6 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
   PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
   PetscOptionsEnd();
-  PetscCheck(!anonymize || set, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-report_anonymize: names the nodes of the -report, and this run writes none (give -report FILE or auto)"); /* it did nothing */
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
     const char *h = k ? o->golden_weights : o->golden_state;

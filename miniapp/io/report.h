@@ -17,7 +17,6 @@ PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
 /* name is one of names[], or one of PETSc's diagnostics (-log*, -info,
  * -malloc*, *_view*, *_monitor*, *_converged_reason, ...) */
 PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
-PetscErrorCode ReportOneLineErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 PetscErrorCode ReportCheckAtomicSeed(void);
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
 /* The run's verdict, collected from the solver's and the coupled loop's checks. */

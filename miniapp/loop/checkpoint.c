@@ -30,6 +30,7 @@
  * change. Timings are of the process that measured them and start again. */
 #include "coupling_impl.h"
 #include "atomicfile.h"
+#include "cli.h"
 #include "buildinfo.h"
 #include "outpath.h"
 #include "report.h"
@@ -101,19 +102,19 @@ typedef struct {
 
 PetscErrorCode CheckpointSetFromOptions(Coupled c)
 {
-  PetscBool set_ck, set_rs;
-
   PetscFunctionBegin;
   c->checkpoint_every = 0, c->restart_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Checkpoint/restart", NULL);
-  PetscCall(PetscOptionsString("-checkpoint", "Write a checkpoint to this file at the end, every -checkpoint_every steps and on SIGTERM/SIGUSR1/SIGXCPU (then exit 3)", NULL, c->checkpoint, c->checkpoint, sizeof c->checkpoint, &set_ck));
-  PetscCall(PetscOptionsInt("-checkpoint_every", "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a signal)", NULL, c->checkpoint_every, &c->checkpoint_every, NULL));
-  PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart, c->restart, sizeof c->restart, &set_rs));
+  PetscCall(PetscOptionsString("-checkpoint",
+                               "Write a checkpoint to this file at the end, every -checkpoint_every steps and on "
+                               "SIGTERM/SIGUSR1/SIGXCPU (then exit 3)", NULL, c->checkpoint, c->checkpoint,
+                               sizeof c->checkpoint, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-checkpoint_every",
+                   "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a "
+                   "signal)", 0, PETSC_MAX_INT, NULL, &c->checkpoint_every, NULL));
+  PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart,
+                               c->restart, sizeof c->restart, NULL));
   PetscOptionsEnd();
-  PetscCheck(!set_ck || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint: needs a file name");
-  PetscCheck(!set_rs || c->restart[0], c->comm, PETSC_ERR_ARG_WRONG, "-restart: needs a file name");
-  PetscCheck(c->checkpoint_every >= 0, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every %" PetscInt_FMT ": must be >= 0", c->checkpoint_every);
-  PetscCheck(!c->checkpoint_every || c->checkpoint[0], c->comm, PETSC_ERR_ARG_WRONG, "-checkpoint_every %" PetscInt_FMT ": needs -checkpoint FILE", c->checkpoint_every);
   c->commit_output = (PetscBool)(c->checkpoint_every > 0); /* as given: -fault_action rollback may add its own */
   if (c->checkpoint[0]) PetscCall(OutPathRegisterOutput("-checkpoint", c->checkpoint));
   if (c->restart[0]) {

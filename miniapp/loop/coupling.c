@@ -4,6 +4,7 @@
  * solver, network and atomic order, so replica r is the run a separate
  * process would make (docs/architecture.md). */
 #include "coupling_impl.h"
+#include "cli.h"
 #include "vecred.h"
 #include "yamlfmt.h"
 
@@ -55,84 +56,59 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->train_every = 1, c->train_epochs = 4, c->output_every = 10;
   c->history = 4, c->projection = PETSC_TRUE;
   c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
-  PetscBool projset = PETSC_FALSE; /* -guess_projection given */
-  PetscBool piset   = PETSC_FALSE; /* -progress_interval given */
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
   PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
-  PetscCall(PetscOptionsInt("-train_every", "Train every K steps", NULL, c->train_every, &c->train_every, NULL));
-  PetscCall(PetscOptionsInt("-train_epochs", "Epochs (full-batch Adam steps) per training", NULL, c->train_epochs, &c->train_epochs, NULL));
-  PetscCall(PetscOptionsInt("-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", NULL, nrep, &nrep, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-train_every", "Train every K steps", 1, PETSC_MAX_INT, NULL, &c->train_every, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-train_epochs", "Epochs (full-batch Adam steps) per training", 1, 100000, NULL,
+                   &c->train_epochs, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", 1,
+                   MAX_REPLICAS, NULL, &nrep, NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
-  PetscCall(PetscOptionsInt("-output_every", "Write the fields every N steps (and the last)", NULL, c->output_every, &c->output_every, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-output_every", "Write the fields every N steps (and the last)", 1,
+                   PETSC_MAX_INT, NULL, &c->output_every, NULL));
   PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network; projection: the same without the network)", NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
-  PetscCall(PetscOptionsInt("-guess_history", "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", NULL, c->history, &c->history, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-guess_history",
+                   "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", 0, 32, NULL,
+                   &c->history, NULL));
   {
     PetscInt learn = 0;
     PetscCall(PetscOptionsEList("-guess_learn", "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; residual: the projection's error from u^n, d^n and the projection's residual)", NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
     c->learn_residual = (PetscBool)(learn == 1);
   }
-  PetscCall(PetscOptionsBool("-guess_projection", "guess: scale the extrapolated and learned guesses along their direction to the energy-norm best point", NULL, c->projection, &c->projection, &projset));
+  PetscCall(PetscOptionsBool("-guess_projection",
+                             "guess: scale the extrapolated and learned guesses along their direction to the "
+                             "energy-norm best point", NULL, c->projection, &c->projection, NULL));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
   PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined); on by default with -coupling guess", NULL, c->baselines, &c->baselines, &set));
-  PetscCall(PetscOptionsInt("-closure_warmup", "closure: steps before the learned term may replace the exact one", NULL, c->warmup, &c->warmup, NULL));
-  PetscCall(PetscOptionsReal("-closure_tol", "closure: the learned term is used only while its relative error on the current state is at most this", NULL, c->closure_tol, &c->closure_tol, NULL));
-  PetscCall(PetscOptionsReal("-closure_drift_tol", "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", NULL, c->drift_tol, &c->drift_tol, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-closure_warmup",
+                   "closure: steps before the learned term may replace the exact one", 1, PETSC_MAX_INT, NULL,
+                   &c->warmup, NULL));
+  PetscCall(CliReal(PetscOptionsObject, "-closure_tol",
+                    "closure: the learned term is used only while its relative error on the current state is at most this",
+                    0, OPT_NONE, OPT_LO_OPEN | OPT_FINITE, NULL, &c->closure_tol, NULL));
+  /* verification bounds are capped: beyond these a changed pattern would pass */
+  PetscCall(CliReal(PetscOptionsObject, "-closure_drift_tol",
+                    "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)",
+                    0, 0.5, OPT_LO_OPEN, "a relative L2 drift of 0.5 is already another state", &c->drift_tol, NULL));
   c->progress = (PetscBool)isatty(STDERR_FILENO); /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
   PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stderr is a terminal)", NULL, c->progress, &c->progress, NULL));
   c->progress_every = 3;
-  PetscCall(PetscOptionsReal("-progress_interval", "Seconds between progress lines (0: every step)", NULL, c->progress_every, &c->progress_every, &piset));
-  PetscCall(PetscOptionsReal("-closure_pattern_factor", "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)", NULL, c->pattern_factor, &c->pattern_factor, NULL));
+  PetscCall(CliReal(PetscOptionsObject, "-progress_interval", "Seconds between progress lines (0: every step)", 0,
+                    OPT_NONE, OPT_FINITE, "a number of seconds", &c->progress_every, NULL));
+  PetscCall(CliReal(PetscOptionsObject, "-closure_pattern_factor",
+                    "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)",
+                    1, 2, 0, "a factor of 2 in std(v) or in its wavenumber is already another pattern", &c->pattern_factor,
+                    NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
   c->guess = guess_kinds[guess];
-  /* it scales the extrapolated and learned guesses: a run that solves from neither (its guess another, no baselines) ignores it */
-  PetscCheck(!projset || mode != COUPLING_GUESS || c->baselines || c->guess == GUESS_EXTRAPOLATION || c->guess == GUESS_LEARNED, c->comm, PETSC_ERR_ARG_WRONG,
-             "-guess_projection: has no effect with -guess %s and -coupling_baselines off (it scales the extrapolated and learned guesses)", ncout_guess_names[c->guess]);
-  PetscCheck(c->train_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_every %" PetscInt_FMT ": must be >= 1", c->train_every);
-  PetscCheck(c->train_epochs >= 1 && c->train_epochs <= 100000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-train_epochs %" PetscInt_FMT ": must be in [1, 100000]", c->train_epochs);
-  PetscCheck(c->warmup >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_warmup %" PetscInt_FMT ": must be >= 1", c->warmup);
-  PetscCheck(nrep >= 1 && nrep <= MAX_REPLICAS, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-replicas %" PetscInt_FMT ": must be in [1, %d]", nrep, MAX_REPLICAS);
-  c->nrep = nrep;
-  PetscCheck(c->output_every >= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-output_every %" PetscInt_FMT ": must be >= 1", c->output_every);
-  PetscCheck(c->progress_every >= 0 && PetscIsNormalReal(c->progress_every + 1), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-progress_interval %g: must be a number of seconds >= 0", (double)c->progress_every);
-  PetscCheck(!piset || c->progress, c->comm, PETSC_ERR_ARG_WRONG, "-progress_interval: paces the progress lines, and this run prints none (stderr is no terminal: give -progress)"); /* it did nothing */
-  PetscCheck(c->history >= 0 && c->history <= 32, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-guess_history %" PetscInt_FMT ": must be in [0, 32]", c->history);
-  PetscCheck(c->closure_tol > 0 && !PetscIsInfOrNanReal(c->closure_tol), c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_tol %g: must be a positive number", (double)c->closure_tol);
-  /* verification bounds are capped: beyond these a changed pattern would pass */
-  PetscCheck(c->drift_tol > 0 && c->drift_tol <= 0.5, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_drift_tol %g: must be in (0, 0.5] (a relative L2 drift of 0.5 is already another state)", (double)c->drift_tol);
-  PetscCheck(c->pattern_factor >= 1 && c->pattern_factor <= 2, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-closure_pattern_factor %g: must be in [1, 2] (a factor of 2 in std(v) or in its wavenumber is already another pattern)", (double)c->pattern_factor);
-  PetscCheck(!(set && c->baselines && c->mode != COUPLING_GUESS), c->comm, PETSC_ERR_ARG_WRONG, "-coupling_baselines: only with -coupling guess");
-  { /* an option of another coupling mode has no effect: an error, as an unused option is (docs/options.md) */
-    static const struct {
-      const char *name;
-      unsigned    modes; /* bit m: applies with CouplingModeNames[m] */
-    } only[] = {{"-coupling_baselines", 2}, {"-train_every", 6}, {"-train_epochs", 6}, {"-golden_weights_hash", 6}, {"-guess", 2}, {"-guess_history", 2}, {"-guess_learn", 2}, {"-guess_projection", 2},
-                {"-closure_warmup", 4}, {"-closure_tol", 4}, {"-closure_drift_tol", 4}, {"-closure_pattern_factor", 4}};
-    for (size_t k = 0; k < sizeof only / sizeof *only; k++) {
-      PetscCall(PetscOptionsHasName(NULL, NULL, only[k].name, &has));
-      PetscCheck(!has || (only[k].modes >> c->mode & 1), c->comm, PETSC_ERR_ARG_WRONG, "%s: has no effect with -coupling %s (it applies to -coupling %s)", only[k].name, CouplingModeNames[c->mode],
-                 only[k].modes == 2 ? "guess" : only[k].modes == 4 ? "closure" : "guess or closure");
-    }
-  }
-  if (c->mode != COUPLING_NONE) { /* the kernels' switch with the CPU named: it would do nothing (the test programs build both from one database);
-                                   without a network both options stay unread, so the unused-option check names them */
-    char      dev[16] = "";
-    PetscBool kset;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));
-    PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_cuda_kernels", &kset));
-    PetscCheck(!(kset && !strcmp(dev, "cpu")), c->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_cuda_kernels: chooses the CUDA train step's kernels, but -surrogate_device is cpu");
-  }
+  c->nrep  = nrep;
   PetscCall(CheckpointSetFromOptions(c));
   PetscCall(FaultsSetFromOptions(c));
 
   for (PetscInt r = 0; r < c->nrep; r++) PetscCall(CreateSolver(c, &c->rep[r].solver));
   PetscCall(SolverHasClosure(c->rep[0].solver, &has));
-  if (c->mode == COUPLING_CLOSURE) {
-    const char *sc;
-    PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
-    PetscCheck(has, c->comm, PETSC_ERR_ARG_WRONG, "-coupling closure: scenario %s has no closure term to learn (use -scenario grayscott)", sc);
-    PetscCall(CreateSolver(c, &c->exact));
-  }
+  if (c->mode == COUPLING_CLOSURE && has) PetscCall(CreateSolver(c, &c->exact));
   PetscCall(PetscOptionsHasHelp(NULL, &set));
   if (set && c->mode == COUPLING_NONE) { /* -help lists the network's options too */
     Surrogate net;
@@ -153,6 +129,7 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
       }
     }
   }
+  PetscCall(CoupledCheckRules(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

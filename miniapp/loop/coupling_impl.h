@@ -198,6 +198,8 @@ PetscErrorCode OutputDestroy(Coupled c);
 
 /* checkpoint.c */
 PetscErrorCode CheckpointSetFromOptions(Coupled c);
+/* rules.c: the rules between options, checked once all are read (the end of CoupledSetFromOptions). */
+PetscErrorCode CoupledCheckRules(Coupled c);
 PetscErrorCode CheckpointWrite(Coupled c);
 PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end of the run */
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */

@@ -4,6 +4,7 @@
  * and against the rounding noise in the atomic build) and the response. The
  * sites are in solver/ and surrogate/, the checks' thresholds with them. */
 #include "coupling_impl.h"
+#include "cli.h"
 
 #include <math.h>
 #include <string.h>
@@ -15,7 +16,7 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   FaultState *f = &c->fault;
   char        spec[512] = "";
   PetscInt    action    = FAULT_ACTION_REPORT;
-  PetscBool   set, ckset;
+  PetscBool   set;
 
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
@@ -25,8 +26,13 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
   PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
   PetscCall(PetscOptionsEList("-fault_action", "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the last -checkpoint)", NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
-  PetscCall(PetscOptionsReal("-fault_noise_factor", "Atomic build: a replica is faulty where its distance to its nearest other replica exceeds this times the fault-free replicas' (1 .. 1e6)", NULL, f->noise_factor, &f->noise_factor, NULL));
-  PetscCall(PetscOptionsInt("-fault_noise_window", "Atomic build: steps after the fault's in which the replicas are judged (1 .. 1000)", NULL, f->noise_window, &f->noise_window, NULL));
+  PetscCall(CliReal(PetscOptionsObject, "-fault_noise_factor",
+                    "Atomic build: a replica is faulty where its distance to its nearest other replica exceeds this "
+                    "times the fault-free replicas' (1 .. 1e6)", 1, 1e6, 0, "a larger factor calls no fault a fault",
+                    &f->noise_factor, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-fault_noise_window",
+                   "Atomic build: steps after the fault's in which the replicas are judged (1 .. 1000)", 1, 1000, NULL,
+                   &f->noise_window, NULL));
   PetscOptionsEnd();
   f->action = (FaultAction)action;
   if (set) {
@@ -34,12 +40,6 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
     PetscCheck(fault_parse(spec, &f->spec, err, sizeof err) == 0, c->comm, PETSC_ERR_ARG_WRONG, "%s", err);
     f->on = PETSC_TRUE;
   }
-  PetscCheck(f->noise_factor >= 1 && f->noise_factor <= 1e6, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_factor %g: must be in [1, 1e6] (a larger factor calls no fault a fault)", (double)f->noise_factor);
-  PetscCheck(f->noise_window >= 1 && f->noise_window <= 1000, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-fault_noise_window %" PetscInt_FMT ": must be in [1, 1000]", f->noise_window);
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-surrogate_checks", &set));
-  PetscCheck(!set, c->comm, PETSC_ERR_ARG_WRONG, "-surrogate_checks: use -fault_checks in the miniapp (it checks the operator's products and the train steps, and the run reads their alarms; -surrogate_checks alone checked, and no alarm reached the verdict)");
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-checkpoint", &ckset));
-  PetscCheck(f->action != FAULT_ACTION_ROLLBACK || ckset, c->comm, PETSC_ERR_ARG_WRONG, "-fault_action rollback: needs -checkpoint FILE (the state it rolls back to)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -53,13 +53,6 @@ PetscErrorCode FaultsSetUp(Coupled c)
   for (PetscInt r = 0; r < c->nrep; r++) {
     if (f->checks) PetscCall(SolverSetChecks(c->rep[r].solver, PETSC_TRUE));
     if (f->checks && c->rep[r].net) PetscCall(SurrogateSetChecks(c->rep[r].net, PETSC_TRUE));
-  }
-  for (int k = 0; k < 2; k++) { /* the noise detector reads an atomic run's 3 or more replicas: elsewhere its settings did nothing */
-    const char *o = k ? "-fault_noise_window" : "-fault_noise_factor";
-    PetscBool   given;
-    PetscCall(PetscOptionsHasName(NULL, NULL, o, &given));
-    PetscCheck(!given || (!RunOrdered(c) && c->nrep >= 3), c->comm, PETSC_ERR_ARG_WRONG, "%s: sets the noise detector, which judges the replicas of a run with an atomic half and 3 or more replicas; this run %s", o,
-               RunOrdered(c) ? "adds in a fixed order (its replicas are compared bitwise)" : "has fewer than 3 replicas");
   }
   if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
   if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);

@@ -4,7 +4,8 @@
  * in one line "surrogate-train: error: ..." and exit status 1. */
 #include "surrogate.h"
 #include "heatdata.h"
-#include "optstrict.h" /* miniapp/: every option by its declared type, before any work */
+#include "cli.h"       /* miniapp/: one start and end, every option judged before any work */
+#include "optstrict.h"
 #include "outpath.h"   /* miniapp/: outputs that would destroy data are refused */
 
 #include <stdio.h>
@@ -32,12 +33,11 @@ static PetscErrorCode Run(void)
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "surrogate-train options", "");
-  PetscCall(PetscOptionsInt("-train_steps", "Adam steps", "", steps, &steps, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-train_steps", "Adam steps", 0, PETSC_MAX_INT, NULL, &steps, NULL));
   PetscCall(PetscOptionsInt("-train_batch", "global batch size", "", batch, &batch, NULL));
   PetscCall(PetscOptionsString("-train_load", "checkpoint to resume from", "", load, load, sizeof load, &hasload));
   PetscCall(PetscOptionsString("-train_save", "checkpoint to write at the end", "", save, save, sizeof save, &hassave));
   PetscOptionsEnd();
-  PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_steps %" PetscInt_FMT " must be >= 0", steps);
   PetscCheck(batch >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)", batch);
   /* before any work: the checkpoint must not overwrite the one loaded, an options file, a file PETSc writes
    * (-log_view :F, -ksp_converged_reason ascii:F, ...), a device or a directory (miniapp/cli/outpath.h) */
@@ -78,39 +78,18 @@ static PetscErrorCode Run(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The first error's message, kept for one line at the end. PETSc 3.18's
- * allocator reports a failure with the caller's name as the message. */
-static char first_error[1024];
-
-static PetscErrorCode KeepFirstError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  if (p != PETSC_ERROR_INITIAL || first_error[0]) return n;
-  if (n == PETSC_ERR_MEM || (fun && !strncmp(fun, "PetscMalloc", 11))) snprintf(first_error, sizeof first_error, "out of memory (in %s): reduce -train_batch or -surrogate_layers", mess && mess[0] ? mess : fun);
-  else if (!OptStrictExplain(mess, first_error, sizeof first_error)) snprintf(first_error, sizeof first_error, "%s", mess && mess[0] ? mess : "PETSc error (no message)");
-  return n;
-}
-
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
-
-  /* Errors come back as codes; print the specific message once, not a
-   * trace (also for the options PetscInitialize reads). */
   static const char *const inputs[] = {"-train_load", NULL}, *const outputs[] = {"-train_save", NULL};
-  ReportPrecheckSetTool("surrogate-train", inputs, outputs);
-  if (ReportPrecheckOptionsFiles(argc, argv)) return 1; /* options files, and what -history and the like would write */
-  (void)PetscPushErrorHandler(KeepFirstError, NULL);
-  if (PetscInitialize(&argc, &argv, NULL, help)) {
-    fprintf(stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "PetscInitialize failed");
-    return 1;
-  }
-  ierr = OutPathRegisterPETScOutputs(); /* the files PETSc's viewers would write (cleared by OutPathFinalize if the run stops before its check) */
-  if (!ierr) ierr = OptStrictCheck(OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN); /* every option by its type, before any work */
+  static const CliProgram  prog     = {.name     = "surrogate-train",
+                                         .help     = help,
+                                         .groups   = OPTS_PETSC | OPTS_SURROGATE | OPTS_TRAIN,
+                                         .inputs   = inputs,
+                                         .outputs  = outputs,
+                                         .oom_hint = "reduce -train_batch or -surrogate_layers"};
+  PetscErrorCode           ierr     = CliInitialize(&argc, &argv, &prog);
+
   if (!ierr) ierr = Run();
   if (!ierr) ierr = OptStrictCheckUnused(PETSC_TRUE);
-  if (ierr) PetscFPrintf(PETSC_COMM_WORLD, stderr, "surrogate-train: error: %s\n", first_error[0] ? first_error : "unknown error");
-  (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
-  PetscCall(PetscPopErrorHandler());
-  PetscCall(PetscFinalize());
-  return ierr ? 1 : 0;
+  return CliFinalize(ierr);
 }
