@@ -367,8 +367,8 @@ int main(int argc, char **argv)
             "bench_rsum: error: usage: bench_rsum [samples, a multiple of %zu up to 2^26] [rounds, 1 to 1000]\n", C);
     return 1;
   }
-  if ((argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) ||
-      n % C) { /* the chunk loop takes whole chunks: 4097 would have run 4096 */
+  if ((argc > 1 && !count_arg(argv[1], C, (size_t)1 << 26, &n)) || n % C) {
+    /* the chunk loop takes whole chunks: 4097 would have run 4096 */
     fprintf(stderr, "bench_rsum: error: samples %s: a multiple of %zu from %zu to 2^26\n", argv[1], C, C);
     return 1;
   }
@@ -392,12 +392,12 @@ int main(int argc, char **argv)
     r ^= r << 13, r ^= r >> 7, r ^= r << 17;
     a[i] = (float)(r % 1000001) / 1e6f;
   }
-  for (size_t i = 0; i < nx; i++)
-    ex[i] = gsum_exponent(gsum_absmax(n, d + i * n)); /* the global exponents: a pass the train step makes anyway */
+  /* the global exponents: a pass the train step makes anyway */
+  for (size_t i = 0; i < nx; i++) ex[i] = gsum_exponent(gsum_absmax(n, d + i * n));
   for (size_t j = 0; j < ny; j++) ey[j] = gsum_exponent(gsum_absmax(n, a + j * n));
   int bad = outer_paths(n, rounds, nx, d, ex, ny, a, ey, st); /* a hidden layer */
-  bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey,
-                     st); /* the output layer: one delta row (gsum's pass for few rows) */
+  /* the output layer: one delta row (gsum's pass for few rows) */
+  bad |= outer_paths(n, rounds, 1, d, ex, ny, a, ey, st);
   hot_vs_streamed(n, rounds, nx, d, ex, ny, a, ey, st);
 #if defined(__x86_64__)
   bad |= floor_fma_probe(n, rounds, nx, d, ex, ny, a, ey, st);

@@ -35,7 +35,8 @@ typedef struct {
  * than the clock resolves: 0.0 GB/s and a %triad of 118268% were printed). */
 static void Stream(size_t n, double *triad_gbs, double *dot_gbs)
 {
-  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c), bt = 1e30, bd = 1e30, sink = 0;
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c), bt = 1e30, bd = 1e30,
+         sink = 0;
   size_t  m = n >= ((size_t)1 << 22) ? 1 : (((size_t)1 << 22) + n - 1) / n;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) a[i] = 0, b[i] = 1, c[i] = 2;
@@ -94,13 +95,22 @@ static PetscErrorCode Bench(void)
    * reading x, p, r, w and writing x, r, z 7 (the heat operator's Jacobi
    * diagonal is constant: read as one number), AYPX 3 = 14. The atomic
    * build's scatter operator has no fused product: 4 + 2 + 7 + 3 = 16. */
-  Config   cfg[] = {{.label = "petsc-stock", .vectype = VECSTANDARD, .scatter = PETSC_FALSE, .ksptype = KSPCG, .passes = 21},
-                    {.label = "atomic", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_TRUE, .passes = 16},
-                    {.label = "atomic-vec+gather-op", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_FALSE, .passes = 14},
-                    {.label = "deterministic", .vectype = VECFPNA_DETERMINISTIC, .scatter = PETSC_FALSE, .passes = 14},
-                    {.label = "reproducible", .vectype = VECFPNA_REPRODUCIBLE, .scatter = PETSC_FALSE, .passes = 14},
-                    {.label = "deterministic-cg", .vectype = VECFPNA_DETERMINISTIC, .scatter = PETSC_FALSE, .ksptype = KSPCG, .passes = 21},
-                    {.label = "reproducible-cg", .vectype = VECFPNA_REPRODUCIBLE, .scatter = PETSC_FALSE, .ksptype = KSPCG, .passes = 21}};
+  Config cfg[] =
+    {{.label = "petsc-stock", .vectype = VECSTANDARD, .scatter = PETSC_FALSE, .ksptype = KSPCG, .passes = 21},
+     {.label = "atomic", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_TRUE, .passes = 16},
+     {.label = "atomic-vec+gather-op", .vectype = VECFPNA_ATOMIC, .scatter = PETSC_FALSE, .passes = 14},
+     {.label = "deterministic", .vectype = VECFPNA_DETERMINISTIC, .scatter = PETSC_FALSE, .passes = 14},
+     {.label = "reproducible", .vectype = VECFPNA_REPRODUCIBLE, .scatter = PETSC_FALSE, .passes = 14},
+     {.label   = "deterministic-cg",
+      .vectype = VECFPNA_DETERMINISTIC,
+      .scatter = PETSC_FALSE,
+      .ksptype = KSPCG,
+      .passes  = 21},
+     {.label   = "reproducible-cg",
+      .vectype = VECFPNA_REPRODUCIBLE,
+      .scatter = PETSC_FALSE,
+      .ksptype = KSPCG,
+      .passes  = 21}};
   int      nc = sizeof cfg / sizeof *cfg;
   PetscInt its = 40, reps = 5, n, N;
   double   triad, dotbw;
@@ -115,8 +125,8 @@ static PetscErrorCode Bench(void)
   }
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solver", NULL);
   PetscCall(CliInt(PetscOptionsObject, "-bench_its", "CG iterations per solve", 1, PETSC_MAX_INT, NULL, &its, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
-                   NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL,
+                   &reps, NULL));
   PetscOptionsEnd();
   for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
@@ -133,13 +143,16 @@ static PetscErrorCode Bench(void)
       PetscCall(KSPSolve(ksp, cfg[i].b, cfg[i].x));
       t = MPI_Wtime() - t;
       PetscCall(PetscLogStagePop());
-      { /* a time per iteration needs the iterations: a solve that stopped early (a small grid converges to the last bit) is no reading */
+      { /* a time per iteration needs the iterations: a solve that stopped early (a small grid converges to the
+         * last bit) is no reading */
         PetscInt           done;
         KSPConvergedReason why;
         PetscCall(KSPGetIterationNumber(ksp, &done));
         PetscCall(KSPGetConvergedReason(ksp, &why));
-        PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: the solve stopped after %" PetscInt_FMT " of the %" PetscInt_FMT " iterations asked for (%s): lower -bench_its or use a larger grid", cfg[i].label, done, its,
-                   KSPConvergedReasons[why]);
+        PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
+                   "%s: the solve stopped after %" PetscInt_FMT " of the %" PetscInt_FMT
+                   " iterations asked for (%s): lower -bench_its or use a larger grid",
+                   cfg[i].label, done, its, KSPConvergedReasons[why]);
       }
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
       if (t < cfg[i].best) cfg[i].best = t;
@@ -149,14 +162,20 @@ static PetscErrorCode Bench(void)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &triad, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dotbw, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_solver: %" PetscInt_FMT " unknowns, %d ranks x %d threads, %" PetscInt_FMT " CG iterations, best of %" PetscInt_FMT "\n", N, size, omp_get_max_threads(), its, reps));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "STREAM triad %.1f GB/s, dot %.1f GB/s (same run, same threads)\n", triad, dotbw));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %10s %10s %7s %12s %10s\n", "variant", "ms/iter", "/atomic", "/stock", "passes", "GB/s(model)", "%triad"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "bench_solver: %" PetscInt_FMT " unknowns, %d ranks x %d threads, %" PetscInt_FMT
+                        " CG iterations, best of %" PetscInt_FMT "\n",
+                        N, size, omp_get_max_threads(), its, reps));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "STREAM triad %.1f GB/s, dot %.1f GB/s (same run, same threads)\n", triad, dotbw));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12s %10s %10s %7s %12s %10s\n", "variant", "ms/iter", "/atomic",
+                        "/stock", "passes", "GB/s(model)", "%triad"));
   for (int i = 0; i < nc; i++) {
     double ms = 1e3 * cfg[i].best / its, gbs = cfg[i].passes * 8.0 * (double)N / (cfg[i].best / its) / 1e9;
     char pct[32] = "-"; /* no triad measured: no percentage */
     if (triad > 0 && isfinite(triad)) PetscCall(PetscSNPrintf(pct, sizeof pct, "%.0f%%", 100 * gbs / triad));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.3f %10.3f %10.3f %7.0f %12.1f %10s\n", cfg[i].label, ms, cfg[i].best / cfg[1].best, cfg[i].best / cfg[0].best, cfg[i].passes, gbs, pct));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %12.3f %10.3f %10.3f %7.0f %12.1f %10s\n", cfg[i].label, ms,
+                          cfg[i].best / cfg[1].best, cfg[i].best / cfg[0].best, cfg[i].passes, gbs, pct));
   }
   for (int i = 0; i < nc; i++) {
     PetscCall(VecDestroy(&cfg[i].b));
@@ -170,11 +189,11 @@ int main(int argc, char **argv)
 {
   static const char *const none[] = {NULL};
   static const CliProgram  prog   = {.name     = "bench_solver",
-                                       .help     = "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n",
-                                       .groups   = OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH,
-                                       .inputs   = none,
-                                       .outputs  = none,
-                                       .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
+                                     .help     = "bench_solver: -da_grid_x/-da_grid_y grid, -bench_its, -bench_reps\n",
+                                     .groups   = OPTS_PETSC | OPTS_SOLVER | OPTS_BENCH,
+                                     .inputs   = none,
+                                     .outputs  = none,
+                                     .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
   PetscErrorCode           ierr;
 
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();

@@ -73,7 +73,8 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
   size_t k = 0;
 
   PetscFunctionBeginUser;
-  for (int l = 0; l <= s->nlayer && k < len; l++) k += (size_t)snprintf(buf + k, len - k, "%s%" PetscInt_FMT, l ? "-" : "", (PetscInt)s->dim[l]);
+  for (int l = 0; l <= s->nlayer && k < len; l++)
+    k += (size_t)snprintf(buf + k, len - k, "%s%" PetscInt_FMT, l ? "-" : "", (PetscInt)s->dim[l]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,13 +94,18 @@ static PetscErrorCode LayersText(Surrogate s, char *buf, size_t len)
 static double Tiles(double n, double t) { return ceil(n / t); }
 static double train_bytes(Surrogate s, int st, double n, int gemm)
 {
-  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0, T = gemm ? 32.0 : st == RED_REPRODUCIBLE ? 4.0 : 8.0, nout = (double)s->dim[s->nlayer];
+  double passes = st == RED_REPRODUCIBLE ? 2.0 : 1.0,
+         T      = gemm                   ? 32.0
+                : st == RED_REPRODUCIBLE ? 4.0
+                                         : 8.0,
+         nout   = (double)s->dim[s->nlayer];
   double e = 2.0 * (double)s->dim[0] + 4.0 * nout + 2.0 * nout * passes;
   for (int l = 0; l < s->nlayer; l++) {
     double din = (double)s->dim[l], dout = (double)s->dim[l + 1];
     e += din * Tiles(dout, 4.0) + dout;                                   /* forward */
-    e += Tiles(gemm ? din : din + 1.0, T) * dout + Tiles(dout, T) * din; /* gradient sums (GEMM-style: the bias in the first column tile) */
-    if (st == RED_REPRODUCIBLE) e += din + dout;                          /* ... their row maxima first (one read of each row) */
+    /* gradient sums (GEMM-style: the bias in the first column tile) */
+    e += Tiles(gemm ? din : din + 1.0, T) * dout + Tiles(dout, T) * din;
+    if (st == RED_REPRODUCIBLE) e += din + dout; /* ... their row maxima first (one read of each row) */
     if (l > 0) e += dout * Tiles(din, 4.0) + 2.0 * din;                  /* back-data */
   }
   return 4.0 * e * n;
@@ -110,8 +116,9 @@ static PetscErrorCode Bench(void)
   PetscInt  n = 512 * 512, steps = 3, reps = 2;
   float    *in, *tgt, *out, loss;
   double    flops = 0.0, fwd = 0.0;
-  double    ttrain[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, tpred[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, bytes[6] = {0};
-  int       nvar = 3; /* on a GPU 3 rows more: the strategies with the other train-step kernels (-surrogate_cuda_kernels) */
+  double    ttrain[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30}, tpred[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30},
+         bytes[6] = {0};
+  int nvar = 3; /* on a GPU 3 rows more: the strategies with the other train-step kernels (-surrogate_cuda_kernels) */
   char      layers[256] = "";
   SurrogateDevice dev = SURROGATE_DEVICE_CPU;
 
@@ -119,8 +126,8 @@ static PetscErrorCode Bench(void)
   PetscCall(CliInt(PetscOptionsObject, "-bench_n", "Samples in the batch", 1, PETSC_MAX_INT, NULL, &n, NULL));
   PetscCall(CliInt(PetscOptionsObject, "-bench_steps", "Train steps per repetition", 1, PETSC_MAX_INT, NULL, &steps,
                    NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL, &reps,
-                   NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-bench_reps", "Repetitions (the best is reported)", 1, PETSC_MAX_INT, NULL,
+                   &reps, NULL));
   PetscOptionsEnd();
   /* The batch and the predictions in the memory the coupled loop uses
    * (SurrogateHostMalloc: page-locked when the surrogate runs on a GPU), so a
@@ -139,8 +146,8 @@ static PetscErrorCode Bench(void)
   const char *other = hold->cuda_gemm ? "tiled" : "gemm";
   /* Interleave the strategies rep by rep and keep each one's best time, so
    * that a slow phase of the machine does not land on one strategy only. */
-  for (PetscInt r = 0; r < reps; r++)
-    for (int v = 0; v < nvar; v++) { /* v = st + 3: strategy st with the other train-step kernels */
+  for (PetscInt r = 0; r < reps; r++) for (int v = 0; v < nvar; v++) {
+    /* v = st + 3: strategy st with the other train-step kernels */
       int st = v % 3;
       Surrogate s;
       PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &s));
@@ -159,7 +166,8 @@ static PetscErrorCode Bench(void)
       ttrain[v] = PetscMin(ttrain[v], (t1 - t0) / steps);
       tpred[v]  = PetscMin(tpred[v], (t2 - t1) / steps);
       if (r == 0 && v == 0) PetscCall(SurrogateView(s, NULL));
-      flops = train_flops(s) * (double)n, bytes[v] = train_bytes(s, st, (double)n, st == RED_REPRODUCIBLE && s->cuda_gemm);
+      flops    = train_flops(s) * (double)n,
+      bytes[v] = train_bytes(s, st, (double)n, st == RED_REPRODUCIBLE && s->cuda_gemm);
       if (r == 0 && v == 0) PetscCall(LayersText(s, layers, sizeof layers));
       fwd   = 0.0;
       for (int l = 0; l < s->nlayer; l++) fwd += 2.0 * (double)s->dim[l] * (double)s->dim[l + 1] * (double)n;
@@ -171,23 +179,44 @@ static PetscErrorCode Bench(void)
   else PetscCall(SurrogateCUDAPeak_Private(&peak, &bw));
 #endif
   /* a ceiling that was not measured is an error, not a 0% reading */
-  PetscCheck(peak > 0.0 && (dev == SURROGATE_DEVICE_CPU || bw > 0.0), PETSC_COMM_WORLD, PETSC_ERR_LIB, "bench_surrogate: the %s ceilings were not measured (peak %g GFLOP/s, bandwidth %g GB/s)", dev == SURROGATE_DEVICE_CUDA ? "device's" : "CPU's", peak, bw);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_surrogate: batch %" PetscInt_FMT ", network %s, device %s, %d OpenMP threads, best of %" PetscInt_FMT " x %" PetscInt_FMT " steps\n", n, layers,
-                        dev == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", omp_get_max_threads(), reps, steps));
-  if (dev == SURROGATE_DEVICE_CPU) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, inference %.3g GFLOP\n", peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
-  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device float peak without FMA, measured: %.1f GFLOP/s; copy bandwidth, measured: %.1f GB/s; train step %.3g GFLOP, inference %.3g GFLOP\n", peak, bw, 1e-9 * flops, 1e-9 * fwd));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %10s %12s %10s %9s %7s %12s %10s %9s%s\n", "strategy", "step ms", "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s", bw > 0.0 ? "  model GB/s  %bw" : ""));
+  PetscCheck(peak > 0.0 && (dev == SURROGATE_DEVICE_CPU || bw > 0.0), PETSC_COMM_WORLD, PETSC_ERR_LIB,
+             "bench_surrogate: the %s ceilings were not measured (peak %g GFLOP/s, bandwidth %g GB/s)",
+             dev == SURROGATE_DEVICE_CUDA ? "device's" : "CPU's", peak, bw);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "bench_surrogate: batch %" PetscInt_FMT ", network %s, device %s, %d OpenMP threads, best of "
+                                                                "%" PetscInt_FMT " x %" PetscInt_FMT " steps\n",
+                        n, layers, dev == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", omp_get_max_threads(), reps, steps));
+  if (dev == SURROGATE_DEVICE_CPU)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "float peak without FMA, measured: %.1f GFLOP/s (%d threads); train step %.3g GFLOP, "
+                          "inference %.3g GFLOP\n",
+                          peak, omp_get_max_threads(), 1e-9 * flops, 1e-9 * fwd));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "device float peak without FMA, measured: %.1f GFLOP/s; copy bandwidth, measured: %.1f GB/s; "
+                          "train step %.3g GFLOP, inference %.3g GFLOP\n",
+                          peak, bw, 1e-9 * flops, 1e-9 * fwd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %10s %12s %10s %9s %7s %12s %10s %9s%s\n", "strategy", "step ms",
+                        "train samp/s", "vs atomic", "GFLOP/s", "%peak", "infer samp/s", "vs atomic", "GFLOP/s",
+                        bw > 0.0 ? "  model GB/s  %bw" : ""));
   for (int st = 0; st < nvar; st++) { /* "vs atomic": against the atomic row of the same kernels */
     char gb[64] = "", name[32];
     int  a0 = st < 3 ? 0 : 3;
-    snprintf(name, sizeof name, "%s%s%s", red_strategy_name((red_strategy_t)(st % 3)), st < 3 ? "" : "/", st < 3 ? "" : other);
-    if (bw > 0.0) snprintf(gb, sizeof gb, " %11.1f %4.0f%%", 1e-9 * bytes[st] / ttrain[st], 100.0 * 1e-9 * bytes[st] / ttrain[st] / bw);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", name, 1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[a0],
-                          1e-9 * flops / ttrain[st], peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st], tpred[st] / tpred[a0], 1e-9 * fwd / tpred[st], gb));
+    snprintf(name, sizeof name, "%s%s%s", red_strategy_name((red_strategy_t)(st % 3)), st < 3 ? "" : "/",
+             st < 3 ? "" : other);
+    if (bw > 0.0)
+      snprintf(gb, sizeof gb, " %11.1f %4.0f%%", 1e-9 * bytes[st] / ttrain[st],
+               100.0 * 1e-9 * bytes[st] / ttrain[st] / bw);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-18s %10.2f %12.4g %10.3f %9.1f %6.0f%% %12.4g %10.3f %9.1f%s\n", name,
+                          1e3 * ttrain[st], n / ttrain[st], ttrain[st] / ttrain[a0], 1e-9 * flops / ttrain[st],
+                          peak > 0.0 ? 100.0 * 1e-9 * flops / ttrain[st] / peak : 0.0, n / tpred[st],
+                          tpred[st] / tpred[a0], 1e-9 * fwd / tpred[st], gb));
   }
   /* the model's bytes per sample, also without a GPU: docs/gpu.md quotes them (test docs_gpu_traffic) */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "traffic model of the CUDA engine (train_bytes): atomic %.1f KB, deterministic %.1f KB, reproducible %.1f KB per sample and train step\n", 1e-3 * bytes[0] / n,
-                        1e-3 * bytes[1] / n, 1e-3 * bytes[2] / n));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "traffic model of the CUDA engine (train_bytes): atomic %.1f KB, deterministic %.1f KB, "
+                        "reproducible %.1f KB per sample and train step\n",
+                        1e-3 * bytes[0] / n, 1e-3 * bytes[1] / n, 1e-3 * bytes[2] / n));
   PetscCall(SurrogateHostFree(hold, &in));
   PetscCall(SurrogateDestroy(&hold));
   return PETSC_SUCCESS;
@@ -197,10 +226,10 @@ int main(int argc, char **argv)
 {
   static const char *const none[] = {NULL};
   static const CliProgram  prog   = {.name     = "bench_surrogate",
-                                       .groups   = OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH,
-                                       .inputs   = none,
-                                       .outputs  = none,
-                                       .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
+                                     .groups   = OPTS_PETSC | OPTS_SURROGATE | OPTS_BENCH,
+                                     .inputs   = none,
+                                     .outputs  = none,
+                                     .oom_hint = "the problem does not fit in this machine's memory; make it smaller"};
   PetscErrorCode           ierr   = CliInitialize(&argc, &argv, &prog);
 
   /* PETSc's viewers (-log_view :F, ..) must not write over an input or a program */

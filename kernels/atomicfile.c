@@ -48,8 +48,8 @@ int afile_diagnose(const char *path, int err)
       err == AFILE_ESTREAM || err == AFILE_EPROTECTED)
     return err;
   split(path, dir, sizeof dir);
-  if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0)
-    return ENOSPC; /* blocks: /proc and /sys have none, and are not full */
+  /* blocks: /proc and /sys have none, and are not full */
+  if (!statvfs(dir, &sv) && sv.f_blocks > 0 && (geteuid() == 0 ? sv.f_bfree : sv.f_bavail) == 0) return ENOSPC;
   return err;
 }
 
@@ -115,8 +115,8 @@ static char stop_line[NSTOPS][160]; /* the line afile_handle_signals' handler pr
 
 static void on_signal(int sig)
 {
-  for (int i = 0; i < MAX_ACTIVE; i++)
-    if (active[i]) unlink(active[i]); /* async-signal-safe */
+  /* async-signal-safe */
+  for (int i = 0; i < MAX_ACTIVE; i++) if (active[i]) unlink(active[i]);
   for (size_t k = 0; k < NSTOPS; k++)
     if (stops[k].sig == sig) {
       if (stop_line[k][0]) (void)!write(STDERR_FILENO, stop_line[k], strlen(stop_line[k]));
@@ -208,8 +208,8 @@ int afile_begin(afile *f, const char *target, int stream)
 
   memset(f, 0, sizeof *f);
   if (!target || !target[0]) return ENOENT;
-  if (!lstat(target, &lst) &&
-      S_ISLNK(lst.st_mode)) { /* written through: the file it names is replaced, the link kept */
+  if (!lstat(target, &lst) && S_ISLNK(lst.st_mode)) {
+    /* written through: the file it names is replaced, the link kept */
     if (!realpath(target, real)) return errno == ENOENT ? AFILE_EDANGLING : errno;
     target = real;
   }
@@ -267,8 +267,8 @@ int afile_commit(afile *f)
       close(fd);
     }
   }
-  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode))
-    err = AFILE_ENOTREG; /* f->target is the link's file: never a link */
+  /* f->target is the link's file: never a link */
+  if (!err && !lstat(f->target, &st) && !S_ISREG(st.st_mode)) err = AFILE_ENOTREG;
   if (!err && rename(f->tmp, f->target)) err = errno;
   if (err) {
     err = afile_diagnose(f->tmp, err);

@@ -298,8 +298,8 @@ extern "C" int gradsum_cuda(red_strategy_t st, int npair, int ny, const float *X
     cudaMemsetAsync(mx, 0, bytes);
     gradsum_absmax_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, mx, nf);
     gradsum_bins_kernel<<<rgrid, GS_THREADS>>>(npair, ny, X, ldx, Y, ldy, len, nchunk, nseg, mx, bins);
-  } else if (
-    ws->gemm) { /* GEMM-style tiles (gradsum_gemm_cuda.cu); deterministic: their chunk partials and the chunk tree */
+  } else if (ws->gemm) {
+    /* GEMM-style tiles (gradsum_gemm_cuda.cu); deterministic: their chunk partials and the chunk tree */
     float *out = (float *)((char *)ws->res + off);
     size_t ngc = gradsum_gemm_nchunk(len);
     if (st == RED_DETERMINISTIC) {

@@ -170,8 +170,8 @@ typedef struct {
   size_t        rcap, rused;
   gradsum_call *call; /* the pending calls */
   int           ncall, ccap;
-  int
-    gemm; /* 1: the GEMM-style kernels (reproducible: the same bits; float: their own fixed order), 0: the tiled ones */
+  /* 1: the GEMM-style kernels (reproducible: the same bits; float: their own fixed order), 0: the tiled ones */
+  int gemm;
 } gradsum_ws;
 
 /* Launch on the current stream; the npair results reach dst at the next

@@ -81,8 +81,8 @@ __global__ void gradsum_gemm_gbins_kernel(int npair, int ny, const float *X, siz
                                           size_t len, int nchunk, int nseg, const unsigned *xmax, const unsigned *ymax,
                                           int TJ, int TK, unsigned long long *nf, unsigned long long *bins)
 {
-  __shared__ double xs[GG_S][GG_R + 1],
-    ys[GG_S][GG_R + 1];                   /* +1: the staging's transposed writes spread over the banks */
+  /* +1: the staging's transposed writes spread over the banks */
+  __shared__ double xs[GG_S][GG_R + 1], ys[GG_S][GG_R + 1];
   __shared__ double scx[GG_R], scy[GG_R]; /* staging scales: 2^-e, 0 for a zero row, 1 for a non-finite one */
   __shared__ unsigned long long sacc[GG_R][GG_R + 1]; /* the block's chunk sums; column GG_R: the bias sums */
   __shared__ int                badr[GG_R], badc[GG_R];                 /* rows, columns holding an Inf or NaN */
@@ -206,8 +206,8 @@ __global__ void gradsum_gemm_float_kernel(int npair, int ny, const float *X, siz
                                           size_t len, int nchunk, int TJ, int TK, float *partial, float *acc)
 {
   __shared__ float xs[GG_S][GG_R + 1], ys[GG_S][GG_R + 1];
-  __shared__ float part[GG_THREADS * 16],
-    bpart[GG_THREADS * 4]; /* per group: RJ x RK pair partials; per (group, tk): RJ bias partials */
+  /* per group: RJ x RK pair partials; per (group, tk): RJ bias partials */
+  __shared__ float part[GG_THREADS * 16], bpart[GG_THREADS * 4];
   const int        t = threadIdx.x, P = TJ * TK, G = GG_THREADS / P, grp = t / P, tj = (t % P) / TK, tk = t % TK;
   const int        RJ = 4 * TJ, RK = 4 * TK, nx = (npair + ny) / (ny + 1), ntk = ((ny > 0 ? ny : 1) + RK - 1) / RK;
   const int j0 = (int)(blockIdx.x / (unsigned)ntk) * RJ, k0 = (int)(blockIdx.x % (unsigned)ntk) * RK, dobias = k0 == 0;

@@ -99,8 +99,8 @@ void gsum_to_rsum(const gsum_t *g, int32_t ex, int32_t ey, rsum_t *r)
   __int128 b[RSUM_FOLD] = {0, 0, 0}, c = g->c;
   /* c 2^sh, c split into 40-bit digits first so that no shift overflows
    * (exact for any c; |c| < 2^75 for n < 2^24) */
-  __int128 m40 = ((__int128)1 << RSUM_W) - 1,
-           f   = (__int128)1 << sh; /* multiplied, not shifted: the high digits may be negative */
+  /* multiplied, not shifted: the high digits may be negative */
+  __int128 m40 = ((__int128)1 << RSUM_W) - 1, f   = (__int128)1 << sh;
   b[2] += (c & m40) * f, b[1] += ((c >> RSUM_W) & m40) * f, b[0] += (c >> (2 * RSUM_W)) * f;
   r->top = t2 + 2;
   rsum_add_bins(r, r->top, b); /* onto the empty state: copies */
@@ -117,13 +117,13 @@ int gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e)
   int renewed = 0;
   for (size_t r = 0; r < n; r++) {
     int32_t a = gsum_exponent(amax[r]), p = pred[r];
-    if (plain_exp(p) && (a == GSUM_ZERO || (plain_exp(a) && a <= p && p - a <= GSUM_SLACK)))
-      e[r] = p; /* fits: kept (a zero row fits any) */
+    /* fits: kept (a zero row fits any) */
+    if (plain_exp(p) && (a == GSUM_ZERO || (plain_exp(a) && a <= p && p - a <= GSUM_SLACK))) e[r] = p;
     else {
       renewed++;
       if (plain_exp(a)) e[r] = a + GSUM_HEAD < 128 ? a + GSUM_HEAD : 128; /* 2^127 still a float */
-      else if (a == GSUM_ZERO)
-        e[r] = 0; /* any exponent holds a zero row: a plain one, so that the next step can keep it */
+      /* any exponent holds a zero row: a plain one, so that the next step can keep it */
+      else if (a == GSUM_ZERO) e[r] = 0;
       else e[r] = a;                     /* GSUM_NONFINITE */
     }
   }

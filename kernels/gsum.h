@@ -61,8 +61,8 @@ double  gsum_half_unit(int32_t ex, int32_t ey); /* U / 2, each product's roundin
 #define GSUM_SLACK 3
 #define GSUM_HEAD  1
 int     gsum_units(size_t n, const int32_t *pred, const float *amax, int32_t *e); /* rows renewed */
-float   gsum_unit_bound(
-    int32_t e); /* a float whose gsum_exponent is e: 2^(e-1), 0 for GSUM_ZERO, +Inf for GSUM_NONFINITE */
+/* a float whose gsum_exponent is e: 2^(e-1), 0 for GSUM_ZERO, +Inf for GSUM_NONFINITE */
+float   gsum_unit_bound(int32_t e);
 
 #ifdef __cplusplus
 }

@@ -82,9 +82,8 @@ __global__ void gradsum_gbins_kernel(int npair, int ny, const float *X, size_t l
           continue;
         }
         if (sx[a] == 0.0 || sy[b] == 0.0) continue;
-        a0[q] += gsum_fold(
-          __dmul_rn(__dmul_rn((double)xv[a], sx[a]),
-                    __dmul_rn((double)yv[b], sy[b]))); /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
+        /* at most GS_CHUNK / GS_THREADS = 16 products of < 2^51 */
+        a0[q] += gsum_fold(__dmul_rn(__dmul_rn((double)xv[a], sx[a]), __dmul_rn((double)yv[b], sy[b])));
       }
     }
 #pragma unroll

@@ -135,8 +135,8 @@ int pathset_check(const pathset *s, char *msg, size_t len)
     } else { /* the directory must take a new file: make (and drop) the real temporary */
       afile probe;
       int   e = afile_begin(&probe, o->path, 0);
-      if (e == AFILE_EPROGRAM || e == AFILE_EDANGLING || e == AFILE_ESTREAM ||
-          e == AFILE_EPROTECTED) { /* what the path is, not where */
+      if (e == AFILE_EPROGRAM || e == AFILE_EDANGLING || e == AFILE_ESTREAM || e == AFILE_EPROTECTED) {
+        /* what the path is, not where */
         snprintf(msg, len, "%s %s: %s", o->option, o->path, afile_strerror(e));
         bad = e;
       } else if (e) {

@@ -34,11 +34,11 @@ void   rsum_add(rsum_t *a, red_op_t op, size_t n, const double *x, const double 
  * is NULL) of floats, each product formed exactly in double; the same state
  * rsum_add reaches on the widened values. */
 void   rsum_add_fdot(rsum_t *a, size_t n, const float *x, const float *y);
-const char *rsum_isa(
-  void); /* the vector path rsum and gsum_add_outer take here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
+/* the vector path rsum and gsum_add_outer take here: generic, avx2 or avx512 (MINIAPP_RSUM_ISA picks one) */
+const char *rsum_isa(void);
 int         rsum_lanes(void); /* the lanes of rsum's build on that path: 2 (generic), 4 (avx2) or 8 (avx512) */
-const char *rsum_set_isa(
-  const char *isa); /* take that path from now on (NULL: the widest); returns the one taken (benchmarks) */
+/* take that path from now on (NULL: the widest); returns the one taken (benchmarks) */
+const char *rsum_set_isa(const char *isa);
 /* Serial: a += sum z_i^2 and b += sum z_i r_i, the states two rsum_add
  * calls reach (the CG tail's two sums, over a block in cache). */
 void   rsum_add_sumsq_dot(rsum_t *a, rsum_t *b, size_t n, const double *z, const double *r);

@@ -53,7 +53,8 @@ static PetscErrorCode SetUpInputs(Inputs *in)
   PetscCall(CliInt(PetscOptionsObject, "-threads",
                    "OpenMP threads per rank (0: OMP_NUM_THREADS or the runtime's default)", 0, 1024, NULL, &in->threads,
                    NULL));
-  PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary, sizeof in->summary, &set));
+  PetscCall(PetscOptionsString("-summary", "Also write the YAML summary to this file", NULL, in->summary, in->summary,
+                               sizeof in->summary, &set));
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &in->help));
   if (in->threads > 0) omp_set_num_threads((int)in->threads);
@@ -84,7 +85,10 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
     PetscCall(PetscOptionsHasName(NULL, NULL, "-version", &version));
     if (version && !in->help) {
       PetscCall(PetscGetVersion(petsc, sizeof petsc));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "miniapp %s (source revision %s): solver reduction %s, surrogate reduction %s; %s\n", MINIAPP_VERSION, MINIAPP_REVISION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, petsc));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "miniapp %s (source revision %s): solver reduction %s, surrogate reduction %s; %s\n",
+                            MINIAPP_VERSION, MINIAPP_REVISION, VecFPNACompiledStrategy(),
+                            MINIAPP_SURROGATE_REDUCTION_NAME, petsc));
       *status = 0;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -107,7 +111,10 @@ static PetscErrorCode RunCoupled(const Inputs *in, Coupled c, int *status)
   t0 = MPI_Wtime() - t0;
   PetscCall(CoupledGetStop(c, &sig, &step, &ckpt));
   if (sig) { /* a partial run: nothing to verify or summarize */
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, stderr, "miniapp: %s after step %" PetscInt_FMT ": checkpoint written to %s; continue with -restart %s (exit 3)\n", CheckpointSignalName(sig), step, ckpt, ckpt));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, stderr,
+                           "miniapp: %s after step %" PetscInt_FMT
+                           ": checkpoint written to %s; continue with -restart %s (exit 3)\n",
+                           CheckpointSignalName(sig), step, ckpt, ckpt));
     *status = 3;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -165,12 +172,13 @@ static void Started(void)
 
 int main(int argc, char **argv)
 {
-  static const CliProgram prog = {.name     = "miniapp",
-                                  .help     = help,
-                                  .groups   = OPTS_MINIAPP,
-                                  .oom_hint = "the problem does not fit in this machine's memory; reduce "
-                                              "-da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more ranks",
-                                  .started  = Started};
+  static const CliProgram prog   = {.name     = "miniapp",
+                                    .help     = help,
+                                    .groups   = OPTS_MINIAPP,
+                                    .oom_hint = "the problem does not fit in this machine's memory; reduce "
+                                                  "-da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more "
+                                                  "ranks",
+                                    .started  = Started};
   int            status = 1;
   PetscErrorCode ierr;
 
@@ -188,15 +196,20 @@ int main(int argc, char **argv)
   }
   /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
   if (CliFinalize(ierr)) status = 1;
-  CheckpointDefaultSignals(); /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
+  /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
+  CheckpointDefaultSignals();
   /* the summary on stdout is output too: a full disk behind a redirect is an error */
   errno = 0;
   if (fflush(stdout) == EOF || ferror(stdout)) {
     struct statvfs sv; /* stdio may have lost the failed write's errno */
     struct stat    st;
     int            pipe = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-    int            full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7; /* /dev/full */
-    int            e    = errno ? errno : pipe ? EPIPE : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_blocks > 0 && sv.f_bfree == 0) ? ENOSPC : EIO;
+    /* /dev/full */
+    int full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7;
+    int e = errno                                                                         ? errno
+          : pipe                                                                          ? EPIPE
+          : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_blocks > 0 && sv.f_bfree == 0) ? ENOSPC
+                                                                                          : EIO;
     fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
     status = 1;
   }

@@ -131,8 +131,8 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   PetscCall(CkptData(ck, name, &s->solves, sizeof s->solves));
   {
     char rname[64];
-    PetscCall(
-      PetscSNPrintf(rname, sizeof rname, "%s/range", prefix)); /* so does a state that left the scenario's bounds */
+    /* so does a state that left the scenario's bounds */
+    PetscCall(PetscSNPrintf(rname, sizeof rname, "%s/range", prefix));
     PetscCall(CkptData(ck, rname, s->range, sizeof s->range));
   }
   if (!CkptIsWriting(ck)) {

@@ -61,8 +61,8 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
     PetscCall(VecGetBlockSize(dinv, &bs));
     PetscCall(VecGetArrayRead(dinv, &d));
     periodic = (PetscBool)(bs >= 1 && bs <= 8 && 8 % bs == 0 && n >= bs);
-    for (PetscInt i = bs; periodic && i < n; i++)
-      periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d)); /* bitwise */
+    /* bitwise */
+    for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
     PetscCall(VecRestoreArrayRead(dinv, &d));
     cg->dp = periodic ? bs : 0;
   }

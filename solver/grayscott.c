@@ -120,8 +120,10 @@ static PetscErrorCode GSVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBool
   PetscCall(SolverGetRange(s, r));
   lo = r[0], hi = r[1];
   *ok = (PetscBool)(lo >= -0.01 && hi <= 1.5 && !PetscIsInfOrNanReal(lo + hi));
-  PetscCall(PetscSNPrintf(why, len, "fields in [%.4g, %.4g] over steps 0..%" PetscInt_FMT " %s [-0.01, 1.5]", (double)lo, (double)hi, s->step, *ok ? "within" : "OUTSIDE"));
+  PetscCall(PetscSNPrintf(why, len, "fields in [%.4g, %.4g] over steps 0..%" PetscInt_FMT " %s [-0.01, 1.5]",
+                          (double)lo, (double)hi, s->step, *ok ? "within" : "OUTSIDE"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const ScenarioOps GrayScottScenario = {"grayscott", 2, DM_BOUNDARY_PERIODIC, GSSetFromOptions, GSCoefficients, GSInitial, GSRHS, GSClosure, GSVerify};
+const ScenarioOps GrayScottScenario =
+  {"grayscott", 2, DM_BOUNDARY_PERIODIC, GSSetFromOptions, GSCoefficients, GSInitial, GSRHS, GSClosure, GSVerify};

@@ -166,7 +166,8 @@ static PetscErrorCode FischerUpdate(GuessSpace g)
 
   PetscFunctionBegin;
   if (k == FISCHER_MAX) k = 0;
-  else if (k > 0 && g->fischer_step != s->step - 1) PetscCall(FischerForm(g, s->b)); /* the guess the step had; s->b is still its system */
+  /* the guess the step had; s->b is still its system */
+  else if (k > 0 && g->fischer_step != s->step - 1) PetscCall(FischerForm(g, s->b));
   if (k == 0) PetscCall(VecCopy(s->u, g->xt[0]));
   else PetscCall(VecWAXPY(g->xt[k], -1.0, g->xf, s->u));
   PetscCall(MatMult(s->A, g->xt[k], g->bt[k]));
@@ -280,7 +281,8 @@ static void Safeguard(PetscInt k, PetscScalar G[][GUESS_MAX_DIRS], const PetscSc
   for (PetscInt i = 0; i < k; i++) a[i] = best[i];
 }
 
-PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u, PetscBool with_fischer, Vec extra, Vec x0)
+PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u, PetscBool with_fischer, Vec extra,
+                                 Vec x0)
 {
   Solver      s = g->s;
   PetscScalar G[GUESS_MAX_DIRS][GUESS_MAX_DIRS], f[GUESS_MAX_DIRS], a[GUESS_MAX_DIRS], e[GUESS_MAX_DIRS + 1];
@@ -312,8 +314,8 @@ PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u,
   }
   if (k) PetscCall(VecMDot(g->r, k, V, f)); /* f = V^T r in one pass */
   if (fd) { /* x0 holds the Fischer direction: keep it as a direction of its own */
-    for (PetscInt i = 0; i < k; i++)
-      if (V[i] == fd) V[i] = g->Av; /* Av is free again: copy fd there */
+    /* Av is free again: copy fd there */
+    for (PetscInt i = 0; i < k; i++) if (V[i] == fd) V[i] = g->Av;
     PetscCall(VecCopy(fd, g->Av));
   }
   PetscCall(VecCopy(s->u, x0));
@@ -341,8 +343,12 @@ PetscErrorCode GuessSpaceCheckpoint(GuessSpace g, Ckpt ck, const char prefix[])
   PetscCall(PetscSNPrintf(name, sizeof name, "%s/meta", prefix));
   PetscCall(CkptData(ck, name, meta, sizeof meta));
   if (!CkptIsWriting(ck)) {
-    PetscCheck(meta[0] == g->m, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: holds %lld past increments, this run keeps %" PetscInt_FMT " (-guess_history must match)", CkptOption(ck), CkptPath(ck), (long long)meta[0], g->m);
-    PetscCheck(meta[1] >= 0 && meta[1] <= g->m && meta[2] >= 0 && meta[2] < PetscMax(g->m, 1) && meta[3] >= 0 && meta[3] <= FISCHER_MAX, g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt record %s", CkptOption(ck), CkptPath(ck), name);
+    PetscCheck(meta[0] == g->m, g->s->comm, PETSC_ERR_FILE_UNEXPECTED,
+               "%s %s: holds %lld past increments, this run keeps %" PetscInt_FMT " (-guess_history must match)",
+               CkptOption(ck), CkptPath(ck), (long long)meta[0], g->m);
+    PetscCheck(meta[1] >= 0 && meta[1] <= g->m && meta[2] >= 0 && meta[2] < PetscMax(g->m, 1) && meta[3] >= 0 &&
+                 meta[3] <= FISCHER_MAX,
+               g->s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt record %s", CkptOption(ck), CkptPath(ck), name);
     g->n = (PetscInt)meta[1], g->head = (PetscInt)meta[2], g->nf = (PetscInt)meta[3];
     g->cache_step = g->fischer_step = -1;
   }

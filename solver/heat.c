@@ -8,7 +8,10 @@
 
 static const PetscReal MA = PETSC_PI, MB = 0.3, MC = 4.0, MD = 0.2;
 
-static inline PetscReal Exact(PetscReal x, PetscReal y, PetscReal t) { return PetscExpReal(-t) * PetscSinReal(MA * x + MB) * PetscCosReal(MC * y + MD); }
+static inline PetscReal Exact(PetscReal x, PetscReal y, PetscReal t)
+{
+  return PetscExpReal(-t) * PetscSinReal(MA * x + MB) * PetscCosReal(MC * y + MD);
+}
 
 static PetscErrorCode HeatSetFromOptions(Solver s)
 {
@@ -18,8 +21,12 @@ static PetscErrorCode HeatSetFromOptions(Solver s)
   s->D = 1.0, s->theta = 0.5, s->mms_tol = -1.0;
   PetscOptionsBegin(s->comm, NULL, "Heat scenario (manufactured solution)", NULL);
   PetscCall(PetscOptionsReal("-heat_D", "Diffusivity D > 0", NULL, s->D, &s->D, NULL));
-  PetscCall(PetscOptionsReal("-heat_theta", "Time scheme: 0.5 Crank-Nicolson .. 1 backward Euler", NULL, s->theta, &s->theta, NULL));
-  PetscCall(PetscOptionsReal("-mms_tol", "Verification bound on the discrete L2 MMS error (default 20 (h^2 + dt^(1 or 2)); never above 5% of the exact solution's norm)", NULL, s->mms_tol, &s->mms_tol, &set));
+  PetscCall(PetscOptionsReal("-heat_theta", "Time scheme: 0.5 Crank-Nicolson .. 1 backward Euler", NULL, s->theta,
+                             &s->theta, NULL));
+  PetscCall(PetscOptionsReal("-mms_tol",
+                             "Verification bound on the discrete L2 MMS error (default 20 (h^2 + dt^(1 or 2)); never "
+                             "above 5% of the exact solution's norm)",
+                             NULL, s->mms_tol, &s->mms_tol, &set));
   PetscOptionsEnd();
   {
     const opt_range r[] = {
@@ -34,7 +41,11 @@ static PetscErrorCode HeatSetFromOptions(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode HeatCoefficients(Solver s, PetscReal coef[]) { coef[0] = s->theta * s->dt * s->D; return PETSC_SUCCESS; }
+static PetscErrorCode HeatCoefficients(Solver s, PetscReal coef[])
+{
+  coef[0] = s->theta * s->dt * s->D;
+  return PETSC_SUCCESS;
+}
 
 static PetscErrorCode HeatInitial(Solver s, Vec u)
 {
@@ -65,7 +76,7 @@ static PetscErrorCode HeatRHS(Solver s, Vec u, Vec b)
   PetscScalar       **ba;
   Vec                 uloc;
   PetscInt            xs, ys, xm, ym;
-  const PetscReal     t0 = s->t, t1 = s->t + s->dt, th = s->theta, ihx2 = 1 / (s->hx * s->hx), ihy2 = 1 / (s->hy * s->hy);
+  const PetscReal t0 = s->t, t1 = s->t + s->dt, th = s->theta, ihx2 = 1 / (s->hx * s->hx), ihy2 = 1 / (s->hy * s->hy);
   const PetscReal     fk = s->D * (MA * MA + MC * MC) - 1.0;
 
   PetscFunctionBegin;
@@ -77,8 +88,10 @@ static PetscErrorCode HeatRHS(Solver s, Vec u, Vec b)
   for (PetscInt j = ys; j < ys + ym; j++)
     for (PetscInt i = xs; i < xs + xm; i++) {
       PetscReal x = (i + 1) * s->hx, y = (j + 1) * s->hy, p = ua[j][i];
-      PetscReal lap0 = ((Nb(s, ua, i - 1, j, t0) - p) + (Nb(s, ua, i + 1, j, t0) - p)) * ihx2 + ((Nb(s, ua, i, j - 1, t0) - p) + (Nb(s, ua, i, j + 1, t0) - p)) * ihy2;
-      PetscReal bnd1 = ((i == 0 ? Exact(0, y, t1) : 0) + (i == s->M - 1 ? Exact(1, y, t1) : 0)) * ihx2 + ((j == 0 ? Exact(x, 0, t1) : 0) + (j == s->N - 1 ? Exact(x, 1, t1) : 0)) * ihy2;
+      PetscReal lap0 = ((Nb(s, ua, i - 1, j, t0) - p) + (Nb(s, ua, i + 1, j, t0) - p)) * ihx2 +
+                       ((Nb(s, ua, i, j - 1, t0) - p) + (Nb(s, ua, i, j + 1, t0) - p)) * ihy2;
+      PetscReal bnd1 = ((i == 0 ? Exact(0, y, t1) : 0) + (i == s->M - 1 ? Exact(1, y, t1) : 0)) * ihx2 +
+                       ((j == 0 ? Exact(x, 0, t1) : 0) + (j == s->N - 1 ? Exact(x, 1, t1) : 0)) * ihy2;
       PetscReal f = th * fk * Exact(x, y, t1) + (1 - th) * fk * Exact(x, y, t0);
       ba[j][i]    = p + (1 - th) * s->dt * s->D * lap0 + th * s->dt * s->D * bnd1 + s->dt * f;
     }
@@ -117,8 +130,10 @@ static PetscErrorCode HeatVerify(Solver s, PetscReal *l2, PetscReal *mx, PetscBo
   capped = (PetscBool)(tol > cap);
   if (capped) tol = cap;
   *ok = (PetscBool)(*l2 <= tol); /* false for NaN */
-  PetscCall(PetscSNPrintf(why, len, "MMS L2 error %.3e %s tolerance %.3e%s", (double)*l2, *ok ? "within" : "EXCEEDS", (double)tol, capped ? " (capped at 5% of the exact solution's L2 norm)" : ""));
+  PetscCall(PetscSNPrintf(why, len, "MMS L2 error %.3e %s tolerance %.3e%s", (double)*l2, *ok ? "within" : "EXCEEDS",
+                          (double)tol, capped ? " (capped at 5% of the exact solution's L2 norm)" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const ScenarioOps HeatScenario = {"heat", 1, DM_BOUNDARY_GHOSTED, HeatSetFromOptions, HeatCoefficients, HeatInitial, HeatRHS, NULL, HeatVerify};
+const ScenarioOps HeatScenario = {"heat",  1,    DM_BOUNDARY_GHOSTED, HeatSetFromOptions, HeatCoefficients, HeatInitial,
+                                  HeatRHS, NULL, HeatVerify};

@@ -193,9 +193,8 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   const double       u = DBL_EPSILON / 2;
 
   PetscFunctionBegin;
-  PetscCall(
-    VecFPNAOrderScratch(x, &scratch,
-                        &mine)); /* the check (csum's product included) consumes none of the run's seeded order */
+  /* the check (csum's product included) consumes none of the run's seeded order */
+  PetscCall(VecFPNAOrderScratch(x, &scratch, &mine));
   if (!op->csum) { /* csum = A 1, formed without checking */
     Vec one;
     PetscCall(VecDuplicate(x, &one));
@@ -263,11 +262,9 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscCall(VecGetArrayWrite(y, &yy));
   if (op->scatter) MultScatter(op, &L, u, yy, ord);
   else MultGather(op, &L, u, yy);
-  PetscCall(
-    PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 for the 5-point Laplacian, 2 for u - coef lap */
-  if (op->fault)
-    PetscCall(FaultHit(op, y, yy,
-                       (size_t)(L.xm * L.ym * L.dof))); /* -inject site=operator: before anything checks the product */
+  PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 (5-point Laplacian) + 2 (u - coef lap) */
+  /* -inject site=operator: before anything checks the product */
+  if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof)));
   PetscCall(VecRestoreArrayWrite(y, &yy));
   PetscCall(VecRestoreArrayRead(op->uloc, &u));
   if (op->check) PetscCall(Check(A, op, x, y));

@@ -106,8 +106,8 @@ PetscErrorCode SolverRepeatSolved(Solver s, KSP ksp, Vec b, Vec x, PetscBool *ok
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
   *ok = (PetscBool)(reason > 0);
-  if (reason > 0 || reason == KSP_DIVERGED_ITS || reason == KSP_DIVERGED_NANORINF)
-    PetscFunctionReturn(PETSC_SUCCESS); /* no residual changes these */
+  /* no residual changes these */
+  if (reason > 0 || reason == KSP_DIVERGED_ITS || reason == KSP_DIVERGED_NANORINF) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(TrueResidual(s, ksp, b, x, &rel));
   *ok = Solved(reason, rel, rtol, SOLVER_CHECK_FACTOR * PetscMax(rtol, SOLVER_CHECK_FLOOR));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -130,8 +130,8 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
   PetscCall(VecFPNAOrderScratch(s->u, &scratch, &mine)); /* invisible to the run: same draws, no fault */
   armed = SolverFaultsHold(s);
   ierr  = TrueResidual(s, ksp, b, x, &rel);
-  if (!ierr && s->view_final_res &&
-      !trial) { /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
+  if (!ierr && s->view_final_res && !trial) {
+    /* PETSc's -ksp_view_final_residual, here where it draws nothing (solver.c) */
     PetscReal n2;
     ierr = VecNorm(s->gw[0], NORM_2, &n2); /* r = b - A x, TrueResidual's */
     if (!ierr) ierr = PetscPrintf(s->comm, "  KSP final norm of residual %g\n", (double)n2);

@@ -17,7 +17,8 @@ static const char *const        scenario_names[] = {"heat", "grayscott"};
 PetscErrorCode SolverCheckSetUp(Solver s, PetscBool done, const char *caller)
 {
   PetscFunctionBegin;
-  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SolverSetUp()", caller, done ? "after" : "before");
+  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SolverSetUp()", caller,
+             done ? "after" : "before");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -60,15 +61,24 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   M = N           = s->ops == &HeatScenario ? 64 : 128;
   s->dt           = s->ops == &HeatScenario ? 0.01 : 1.0;
   s->max_steps    = s->ops == &HeatScenario ? 10 : 200;
-  PetscCall(PetscOptionsInt("-da_grid_x", "Grid points in x, 3 .. 65536, at most 2^30 unknowns in all (heat: interior points, default 64)", NULL, M, &M, NULL));
+  PetscCall(
+    PetscOptionsInt("-da_grid_x",
+                    "Grid points in x, 3 .. 65536, at most 2^30 unknowns in all (heat: interior points, default 64)",
+                    NULL, M, &M, NULL));
   PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y (heat: default 64)", NULL, N, &N, NULL));
-  PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps (heat: default 10)", NULL, s->max_steps, &s->max_steps, NULL));
+  PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps (heat: default 10)", NULL, s->max_steps,
+                            &s->max_steps, NULL));
   PetscCall(PetscOptionsReal("-ts_dt", "Time step (heat: default 0.01)", NULL, s->dt, &s->dt, NULL));
   {
     PetscReal rtol = 1e-10;
-    PetscCall(PetscOptionsReal("-ksp_rtol", "Krylov relative tolerance, at most 1e-4: every solve's true residual is verified against 10 x max(-ksp_rtol, 1e-12)", "KSPSetTolerances", rtol, &rtol, NULL));
+    PetscCall(PetscOptionsReal("-ksp_rtol",
+                               "Krylov relative tolerance, at most 1e-4: every solve's true residual is verified "
+                               "against 10 x max(-ksp_rtol, 1e-12)",
+                               "KSPSetTolerances", rtol, &rtol, NULL));
   }
-  PetscCall(PetscOptionsBool("-solver_stock_vec", "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL, s->stock, &s->stock, &set));
+  PetscCall(PetscOptionsBool("-solver_stock_vec",
+                             "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL,
+                             s->stock, &s->stock, &set));
   PetscOptionsEnd();
   {
     PetscInt aseed = 0; /* the atomic strategy's seeded order (also read, with its range, by io/report.c) */
@@ -77,7 +87,8 @@ PetscErrorCode SolverSetFromOptions(Solver s)
       {"-atomic_order_seed", aseed, 0, OPT_NONE, OPT_INT, NULL},
       {"-da_grid_x", M, 3, 65536, OPT_INT, NULL},
       {"-da_grid_y", N, 3, 65536, OPT_INT, NULL},
-      {"-da_grid_y", N, 3, (double)(1 << 30) / ((double)M * s->ops->dof), OPT_INT, "with -da_grid_x: 2^30 unknowns at most"},
+      {"-da_grid_y", N, 3, (double)(1 << 30) / ((double)M * s->ops->dof), OPT_INT,
+       "with -da_grid_x: 2^30 unknowns at most"},
       {"-ts_dt", s->dt, 0, 1e6, OPT_LO_OPEN | OPT_NORMAL, "a time step, not subnormal"},
       {"-ts_max_steps", s->max_steps, 0, 1e8, OPT_INT, NULL},
     };
@@ -181,7 +192,10 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
       {"-ksp_max_it", maxit, 1, OPT_NONE, OPT_INT, NULL},
     };
     PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
-    PetscCheck(rtol <= SOLVER_RTOL_MAX, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-ksp_rtol %g: at most %g (every solve's true residual is verified against %.0f x -ksp_rtol; a looser tolerance lets a state that never moved pass)", (double)rtol, SOLVER_RTOL_MAX, SOLVER_CHECK_FACTOR);
+    PetscCheck(rtol <= SOLVER_RTOL_MAX, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-ksp_rtol %g: at most %g (every solve's true residual is verified against %.0f x -ksp_rtol; a looser "
+               "tolerance lets a state that never moved pass)",
+               (double)rtol, SOLVER_RTOL_MAX, SOLVER_CHECK_FACTOR);
   }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
   PetscCall(KSPSetUp(*ksp));
@@ -212,7 +226,8 @@ static PetscErrorCode WidenRange(Solver s)
     }
   }
   PetscCall(VecRestoreArrayRead(s->u, &a));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, r, 2, MPIU_REAL, MPIU_MAX, s->comm)); /* a NaN on one rank: its MPI_MAX may drop it, the finite-state check stops such a run */
+  /* a NaN on one rank: its MPI_MAX may drop it, the finite-state check stops such a run */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, r, 2, MPIU_REAL, MPIU_MAX, s->comm));
   s->range[0] = -r[0], s->range[1] = r[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -229,9 +244,11 @@ PetscErrorCode SolverSetUp(Solver s)
 
   PetscFunctionBegin;
   PetscCall(SolverCheckSplit(s));
-  PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE, PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
+  PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE,
+                         PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
   PetscCall(DMSetVecType(s->da, s->vectype));
-  PetscCall(VecFPNASetOrderSlot((PetscObject)s->da, &s->order)); /* every vector of the grid draws from the solver's order */
+  /* every vector of the grid draws from the solver's order */
+  PetscCall(VecFPNASetOrderSlot((PetscObject)s->da, &s->order));
   PetscCall(DMSetFromOptions(s->da));
   PetscCall(DMSetUp(s->da));
   { /* PETSc's DM options may change the grid (-da_refine, -da_refine_x, ..): everything else (the
@@ -239,7 +256,9 @@ PetscErrorCode SolverSetUp(Solver s)
     PetscInt M, N, dof, sw;
     PetscCall(DMDAGetInfo(s->da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, &sw, NULL, NULL, NULL, NULL));
     PetscCheck(M == s->M && N == s->N && dof == s->dof && sw == 1, s->comm, PETSC_ERR_ARG_WRONG,
-               "PETSc's grid options (-da_refine, -da_refine_x, -da_refine_y, ..) made the grid %" PetscInt_FMT " x %" PetscInt_FMT ", not -da_grid_x %" PetscInt_FMT " -da_grid_y %" PetscInt_FMT ": give the grid with -da_grid_x and -da_grid_y alone",
+               "PETSc's grid options (-da_refine, -da_refine_x, -da_refine_y, ..) made the grid %" PetscInt_FMT
+               " x %" PetscInt_FMT ", not -da_grid_x %" PetscInt_FMT " -da_grid_y %" PetscInt_FMT
+               ": give the grid with -da_grid_x and -da_grid_y alone",
                M, N, s->M, s->N);
   }
   PetscCall(DMCreateGlobalVector(s->da, &s->u));
@@ -295,7 +314,8 @@ static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscBool trial, PetscInt 
 PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
 {
   PetscFunctionBegin;
-  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
+  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done",
+             s->max_steps);
   PetscCall(Solve(s, ksp, x, PETSC_TRUE, its, r0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -306,7 +326,8 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
 
   PetscFunctionBegin;
   PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done", s->max_steps);
+  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done",
+             s->max_steps);
   Vec b = NULL;
   PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
   if (guess) PetscCall(VecCopy(guess, s->u));

@@ -71,8 +71,8 @@ PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok);
 PetscErrorCode SolverCheckScenario(Solver s, PetscBool *ok, char *why, size_t len);
 PetscErrorCode SolverGetSolveRecord(Solver s, SolverSolveRecord *rec);
 PetscErrorCode SolverSolveFailure(Solver s, char *why, size_t len); /* "" when every check passed */
-PetscBool      SolverSolveRecordValid(const SolverSolveRecord *rec,
-                                      int64_t step); /* one a run at this step could have written (a checkpoint's) */
+/* one a run at this step could have written (a checkpoint's) */
+PetscBool      SolverSolveRecordValid(const SolverSolveRecord *rec, int64_t step);
 
 /* Energy-norm guesses (solver/guess.c). A GuessSpace keeps the last m
  * increments d_j = u^{j+1} - u^j of a run and PETSc's Fischer guess
@@ -128,8 +128,8 @@ PetscErrorCode SolverSetAtomicOrder(Solver s, red_atomic_state *ord);
 PetscErrorCode SolverGetAtomicOrder(Solver s, red_atomic_state **ord);
 PetscErrorCode SolverGetCheckResult(Solver s, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 PetscErrorCode SolverGetState(Solver s, Vec *u); /* borrowed */
-PetscErrorCode SolverGetRange(
-  Solver s, PetscReal range[2]); /* the smallest and largest state value over the run (NaN once one was NaN) */
+/* the smallest and largest state value over the run (NaN once one was NaN) */
+PetscErrorCode SolverGetRange(Solver s, PetscReal range[2]);
 PetscErrorCode SolverGetDM(Solver s, DM *da);
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt);
 PetscErrorCode SolverGetScenario(Solver s, const char **name);
@@ -137,8 +137,8 @@ PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n); /* the solves check
 /* The scenario's parameters as used (defaults included), as options text:
  * "-gs_Du 0.16 -gs_Dv 0.08 ..." or "-heat_D 1 -heat_theta 0.5". */
 PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);
-PetscErrorCode SolverUsesStockVectors(Solver     s,
-                                      PetscBool *stock); /* -solver_stock_vec: reductions outside the switch */
+/* -solver_stock_vec: reductions outside the switch */
+PetscErrorCode SolverUsesStockVectors(Solver     s, PetscBool *stock);
 PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step);
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp);
 /* 64-bit hash of the state's bytes in natural grid order: independent of

@@ -39,7 +39,8 @@ PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal 
 PetscErrorCode OperatorDestroyContext(Mat A);
 PetscErrorCode OperatorSetCheck(Mat A, PetscBool on);
 PetscErrorCode OperatorSetFaults(Mat A, fault_ctx *f);
-PetscErrorCode OperatorGetCheckResult(Mat A, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst); /* since the last call */
+/* since the last call */
+PetscErrorCode OperatorGetCheckResult(Mat A, PetscInt *nchecks, PetscInt *nfail, PetscReal *worst);
 
 typedef struct _ScenarioOps ScenarioOps;
 struct _p_Solver {
@@ -55,7 +56,8 @@ struct _p_Solver {
   PetscInt           b_step;   /* b holds the system of this step (-1: none yet) */
   PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
   PetscReal          rnorm;    /* residual norm of the last solve */
-  PetscReal          range[2]; /* the smallest and largest state value over the run: the initial state and every step's (NaN once one was NaN) */
+  /* the smallest and largest state value over the run: the initial state and every step's (NaN once one was NaN) */
+  PetscReal          range[2];
   SolverSolveRecord  solves;   /* every solve checked (solvecheck.c) */
   PetscReal          bnorm;    /* b of step bnorm_step in the KSP's norm bnorm_type (SolverRHSNorm) */
   PetscInt           bnorm_step, bnorm_type;
@@ -65,9 +67,10 @@ struct _p_Solver {
   PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
   PetscBool          scatter;
-  fault_ctx         *fault;    /* the state and iterate sites' hook (SolverSetFaults): NULL unless faults are injected */
+  fault_ctx         *fault; /* the state and iterate sites' hook (SolverSetFaults): NULL unless faults are injected */
   red_atomic_state   own_order; /* -atomic_order_seed, from call 0 */
-  red_atomic_state  *order;    /* what every vector of the solver draws from: own_order or its owner's (SolverSetAtomicOrder) */
+  /* what every vector of the solver draws from: own_order or its owner's (SolverSetAtomicOrder) */
+  red_atomic_state *order;
   /* heat */
   PetscReal          D, theta, mms_tol;
   /* Gray-Scott */
@@ -89,7 +92,8 @@ struct _ScenarioOps {
 
 extern const ScenarioOps HeatScenario, GrayScottScenario;
 
-PetscErrorCode SolverMonitorsInvisible(Solver s, KSP ksp); /* solvecheck.c: option monitors draw nothing from the atomic order */
+/* solvecheck.c: option monitors draw nothing from the atomic order */
+PetscErrorCode SolverMonitorsInvisible(Solver s, KSP ksp);
 /* solvecheck.c: the state or iterate site on x (s->fault not NULL) */
 PetscErrorCode SolverFaultHit(Solver s, fault_site site, Vec x);
 /* A side computation arms no fault: its sites stay quiet (and count no

@@ -18,25 +18,38 @@ PetscErrorCode SolverCheckKSPType(Solver s, KSP ksp)
   PetscFunctionBegin;
   PetscCall(KSPGetType(ksp, &type));
   PetscCall(PetscStrcmp(type, KSPPREONLY, &match));
-  PetscCheck(!match, s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type preonly: applies the preconditioner once and cannot start from the previous state; not a solver for these systems (a fixed-point iteration: -ksp_type richardson)");
+  PetscCheck(!match, s->comm, PETSC_ERR_ARG_WRONG,
+             "-ksp_type preonly: applies the preconditioner once and cannot start from the previous state; not a "
+             "solver for these systems (a fixed-point iteration: -ksp_type richardson)");
   for (size_t i = 0; i < sizeof ok / sizeof *ok && !match; i++) PetscCall(PetscStrcmp(type, ok[i], &match));
   if (!match && SOLVER_STRATEGY != RED_ATOMIC && !s->stock)
-    SETERRQ(s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, bcgs, richardson or chebyshev", type, red_strategy_name(SOLVER_STRATEGY));
-  if (!match) PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
+    SETERRQ(s->comm, PETSC_ERR_ARG_WRONG,
+            "-ksp_type %s: its reductions bypass the %s switch (pipelined/split-phase); use fpnacg, cg, gmres, fgmres, "
+            "bcgs, richardson or chebyshev",
+            type, red_strategy_name(SOLVER_STRATEGY));
+  if (!match)
+    PetscCall(PetscPrintf(s->comm, "# note: -ksp_type %s reduces partly outside the reduction switch\n", type));
   PetscCall(PetscStrcmp(type, KSPFGMRES, &match));
-  if (match) { /* with no norm FGMRES never reports convergence: every solve ran to -ksp_max_it and ended DIVERGED_ITS (INVALID) at a residual of rounding */
+  if (match) {
+    /* with no norm FGMRES never reports convergence: every solve ran to -ksp_max_it and ended DIVERGED_ITS (INVALID) at
+     * a residual of rounding */
     KSPNormType nt;
     PetscCall(KSPGetNormType(ksp, &nt));
-    PetscCheck(nt != KSP_NORM_NONE, s->comm, PETSC_ERR_ARG_WRONG, "-ksp_type fgmres -ksp_norm_type none: FGMRES then never reports convergence (each solve runs to -ksp_max_it and fails); drop -ksp_norm_type none");
+    PetscCheck(nt != KSP_NORM_NONE, s->comm, PETSC_ERR_ARG_WRONG,
+               "-ksp_type fgmres -ksp_norm_type none: FGMRES then never reports convergence (each solve runs to "
+               "-ksp_max_it and fails); drop -ksp_norm_type none");
   }
   PetscCall(PetscStrcmp(type, KSPCHEBYSHEV, &match));
-  if (match && SOLVER_STRATEGY == RED_REPRODUCIBLE && !s->stock) { /* its eigenvalue estimate starts from PETSc's random vector, drawn per rank */
+  if (match && SOLVER_STRATEGY == RED_REPRODUCIBLE && !s->stock) {
+    /* its eigenvalue estimate starts from PETSc's random vector, drawn per rank */
     const char *pre;
     PetscBool   eig;
     PetscCall(KSPGetOptionsPrefix(ksp, &pre));
     PetscCall(PetscOptionsHasName(NULL, pre, "-ksp_chebyshev_eigenvalues", &eig));
     PetscCheck(eig, s->comm, PETSC_ERR_ARG_WRONG,
-               "-ksp_type chebyshev: its eigenvalue estimate starts from a random vector whose values depend on the ranks' split, so its bits would too; in the reproducible build give the bounds: -ksp_chebyshev_eigenvalues min,max");
+               "-ksp_type chebyshev: its eigenvalue estimate starts from a random vector whose values depend on the "
+               "ranks' split, so its bits would too; in the reproducible build give the bounds: "
+               "-ksp_chebyshev_eigenvalues min,max");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -57,12 +70,17 @@ PetscErrorCode SolverCheckPCType(Solver s, KSP ksp)
   PetscCall(PCGetType(pc, &type));
   PetscCall(PetscStrcmp(type, PCJACOBI, &ok));
   if (!ok) PetscCall(PetscStrcmp(type, PCNONE, &ok));
-  PetscCheck(ok, s->comm, PETSC_ERR_ARG_WRONG, "-pc_type %s: needs an assembled matrix, and the operator is matrix-free (its products and its diagonal); use -pc_type jacobi (the default) or none", type);
+  PetscCheck(ok, s->comm, PETSC_ERR_ARG_WRONG,
+             "-pc_type %s: needs an assembled matrix, and the operator is matrix-free (its products and its diagonal); "
+             "use -pc_type jacobi (the default) or none",
+             type);
   PetscCall(PetscStrcmp(type, PCJACOBI, &ok));
   if (ok) { /* rowmax reads every row's entries: PETSc said only "No method getrowmaxabs for Mat of type shell" */
     PCJacobiType jt;
     PetscCall(PCJacobiGetType(pc, &jt));
-    PetscCheck(jt != PC_JACOBI_ROWMAX, s->comm, PETSC_ERR_ARG_WRONG, "-pc_jacobi_type rowmax: needs the operator's rows, and the operator is matrix-free; use diagonal (the default) or rowsum");
+    PetscCheck(jt != PC_JACOBI_ROWMAX, s->comm, PETSC_ERR_ARG_WRONG,
+               "-pc_jacobi_type rowmax: needs the operator's rows, and the operator is matrix-free; use diagonal (the "
+               "default) or rowsum");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -86,7 +104,9 @@ PetscErrorCode SolverCheckChebyshevBounds(Solver s)
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-ksp_chebyshev_eigenvalues", ev, &n, &set));
-  PetscCheck(!set || (n == 2 && ev[0] > 0 && ev[1] > ev[0]), s->comm, PETSC_ERR_ARG_WRONG, "-ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max (the operator is symmetric positive definite)");
+  PetscCheck(!set || (n == 2 && ev[0] > 0 && ev[1] > ev[0]), s->comm, PETSC_ERR_ARG_WRONG,
+             "-ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max (the operator is symmetric positive "
+             "definite)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,13 +125,23 @@ PetscErrorCode SolverCheckSplit(Solver s)
   for (int k = 0; k < 2; k++) {
     PetscCall(PetscOptionsGetInt(NULL, NULL, name[k], &p[k], &set[k]));
     if (!set[k]) continue;
-    PetscCheck(p[k] >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], p[k], "xy"[k]);
-    PetscCheck(p[k] <= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], p[k], (int)size);
-    PetscCheck(p[k] <= n[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)", name[k], p[k], n[k], "xy"[k], "xy"[k]);
-    PetscCheck(size % p[k] == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], p[k], (int)size);
+    PetscCheck(p[k] >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], p[k], "xy"[k]);
+    PetscCheck(p[k] <= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], p[k], (int)size);
+    PetscCheck(p[k] <= n[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)",
+               name[k], p[k], n[k], "xy"[k], "xy"[k]);
+    PetscCheck(size % p[k] == 0, s->comm, PETSC_ERR_ARG_WRONG,
+               "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], p[k], (int)size);
   }
-  PetscCheck(!(set[0] && set[1]) || p[0] * p[1] == size, s->comm, PETSC_ERR_ARG_WRONG, "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT " ranks, but the run has %d", p[0], p[1], p[0] * p[1], (int)size);
+  PetscCheck(!(set[0] && set[1]) || p[0] * p[1] == size, s->comm, PETSC_ERR_ARG_WRONG,
+             "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT
+             " ranks, but the run has %d",
+             p[0], p[1], p[0] * p[1], (int)size);
   for (int k = 0; k < 2; k++) /* the other direction's share of a given split: at least one point a rank */
-    PetscCheck(!set[k] || n[1 - k] >= size / p[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT " points (-da_grid_%c)", name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
+    PetscCheck(!set[k] || n[1 - k] >= size / p[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT " points (-da_grid_%c)",
+               name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -138,8 +138,8 @@ static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, 
   PetscCall(VecGetArrayRead(x, &xa));
   if (y) PetscCall(VecGetArrayRead(y, &ya));
   red_local(s, op, (size_t)n, xa, ya, p, ord);
-  PetscCall(PetscLogFlops(
-    op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n)); /* as PETSc counts (its n - 1 aside) */
+  /* as PETSc counts (its n - 1 aside) */
+  PetscCall(PetscLogFlops(op == RED_OP_DOT || op == RED_OP_SUMSQ ? 2.0 * n : (PetscLogDouble)n));
   if (y) PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -168,13 +168,13 @@ static PetscErrorCode CPUGradLayered(Surrogate s, CPUData *b, size_t n, const fl
   for (size_t c = 0; c < nc; c++) chunk_input(s, b, chunk_of(c, n), in);
   for (int l = 0; l < L; l++) {
 #pragma omp parallel for schedule(static) num_threads(nth)
-    for (size_t c = 0; c < nc; c++)
-      chunk_forward(s, b, l, chunk_of(c, n), NULL); /* maxima after the fault site: in chunk_grad */
+    /* maxima after the fault site: in chunk_grad */
+    for (size_t c = 0; c < nc; c++) chunk_forward(s, b, l, chunk_of(c, n), NULL);
     if (fault_is_armed(s->fault, FAULT_ACTIVATION))
       PetscCall(SurrogateFaultActivation_Private(s->fault, b->A[l + 1], (size_t)s->dim[l + 1], n, cap, first, Ntot));
   }
-  if (s->ck.on)
-    PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap)); /* after the activation site: a flip there fails here */
+  /* after the activation site: a flip there fails here */
+  if (s->ck.on) PetscCall(SurrogateCheckForward_CPU(s, b->A, n, cap));
   for (size_t c = 0; c < nc; c++) chunk_error(s, b, chunk_of(c, n), n, target, cscale);
   for (int l = L - 1; l >= 0; l--) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nth)

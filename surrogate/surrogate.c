@@ -19,7 +19,8 @@ const int SurrogateConfig_NoCUDA = 1;
 PetscErrorCode SurrogateCheckSetUp_Private(Surrogate s, PetscBool done, const char *caller)
 {
   PetscFunctionBegin;
-  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SurrogateSetUp()", caller, done ? "after" : "before");
+  PetscCheck(s->setup == done, s->comm, PETSC_ERR_ORDER, "%s: call it %s SurrogateSetUp()", caller,
+             done ? "after" : "before");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,7 +59,8 @@ PetscErrorCode SurrogateSetSizes(Surrogate s, PetscInt n_in, PetscInt n_out)
 {
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
-  PetscCheck(n_in >= 1 && n_out >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Surrogate sizes n_in=%" PetscInt_FMT " n_out=%" PetscInt_FMT " must be >= 1", n_in, n_out);
+  PetscCheck(n_in >= 1 && n_out >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Surrogate sizes n_in=%" PetscInt_FMT " n_out=%" PetscInt_FMT " must be >= 1", n_in, n_out);
   s->n_in = n_in, s->n_out = n_out;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -67,9 +69,12 @@ PetscErrorCode SurrogateSetHiddenLayers(Surrogate s, PetscInt nh, const PetscInt
 {
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
-  PetscCheck(nh >= 0 && nh < SURR_MAX_LAYERS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: %" PetscInt_FMT " hidden layers, at most %d allowed", nh, SURR_MAX_LAYERS - 1);
+  PetscCheck(nh >= 0 && nh < SURR_MAX_LAYERS, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_layers: %" PetscInt_FMT " hidden layers, at most %d allowed", nh, SURR_MAX_LAYERS - 1);
   for (PetscInt i = 0; i < nh; i++)
-    PetscCheck(widths[i] >= 1 && widths[i] <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be in [1, 65536]", widths[i], i + 1);
+    PetscCheck(widths[i] >= 1 && widths[i] <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-surrogate_layers: width %" PetscInt_FMT " of hidden layer %" PetscInt_FMT " must be in [1, 65536]",
+               widths[i], i + 1);
   s->nhidden = nh;
   for (PetscInt i = 0; i < nh; i++) s->hidden[i] = widths[i];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -85,7 +90,8 @@ PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
 
 PetscErrorCode SurrogateSetFromOptions(Surrogate s)
 {
-  PetscInt  widths[256], nw = 256, seed = (PetscInt)s->seed; /* more than allowed, so that too many are counted (PETSc stops at the array's end) */
+  /* more than allowed, so that too many are counted (PETSc stops at the array's end) */
+  PetscInt widths[256], nw   = 256, seed = (PetscInt)s->seed;
   PetscReal lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
   PetscBool set, dset;
   char      dev[16] = "auto";
@@ -105,17 +111,21 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     PetscCall(PetscSNPrintf(full, sizeof full, "-%ssurrogate_layers", s->prefix ? s->prefix : ""));
     if (PetscOptionsObject->printhelp) PetscCall(PetscOptionsHasName(NULL, NULL, full, &given));
     if (!given && s->nhidden > 0) {
-      for (PetscInt i = 0; i < s->nhidden; i++) PetscCall(PetscSNPrintf(def + strlen(def), sizeof def - strlen(def), "%s%" PetscInt_FMT, i ? "," : "", s->hidden[i]));
+      for (PetscInt i = 0; i < s->nhidden; i++)
+        PetscCall(
+          PetscSNPrintf(def + strlen(def), sizeof def - strlen(def), "%s%" PetscInt_FMT, i ? "," : "", s->hidden[i]));
       PetscCall(PetscOptionsSetValue(NULL, full, def));
       dflt = PETSC_TRUE;
     }
-    PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers", widths, &nw, &set));
+    PetscCall(PetscOptionsIntArray("-surrogate_layers", "hidden layer widths, e.g. 32,32", "SurrogateSetHiddenLayers",
+                                   widths, &nw, &set));
     if (dflt) {
       PetscCall(PetscOptionsClearValue(NULL, full));
       set = PETSC_FALSE;
     }
   }
-  PetscCheck(!set || nw < 256, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: 256 or more hidden layers, at most %d allowed", SURR_MAX_LAYERS - 1);
+  PetscCheck(!set || nw < 256, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_layers: 256 or more hidden layers, at most %d allowed", SURR_MAX_LAYERS - 1);
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
   PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate (1e-12 .. 1)", "", lr, &lr, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));
@@ -123,20 +133,32 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCall(PetscOptionsReal("-surrogate_eps", "Adam epsilon (1e-30 .. 1e-2)", "", eps, &eps, NULL));
   PetscCall(PetscOptionsReal("-surrogate_weight_decay", "decoupled (AdamW) weight decay", "", wd, &wd, NULL));
   PetscCall(PetscOptionsInt("-surrogate_seed", "seed of the initial weights", "", seed, &seed, NULL));
-  PetscCall(PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
-  PetscCall(PetscOptionsInt("-surrogate_device_id", "CUDA device of this rank (-1: node-local rank modulo the node's device count)", "", s->device_id_req, &s->device_id_req, NULL));
-  PetscCheck(s->device_id_req >= -1 && s->device_id_req < 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
+  PetscCall(
+    PetscOptionsString("-surrogate_device", "auto|cpu|cuda", "SurrogateSetDevice", dev, dev, sizeof dev, &dset));
+  PetscCall(PetscOptionsInt("-surrogate_device_id",
+                            "CUDA device of this rank (-1: node-local rank modulo the node's device count)", "",
+                            s->device_id_req, &s->device_id_req, NULL));
+  PetscCheck(s->device_id_req >= -1 && s->device_id_req < 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
   { /* an A/B switch for the GPU's train-step kernels (docs/gpu.md): the reproducible bits are the same either way */
     char      gk[16] = "tiled";
     PetscBool gset;
-    PetscCall(PetscOptionsString("-surrogate_cuda_kernels", "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles, faster at large batches and slower at the decks' on an H100, docs/gpu.md; reproducible: the same bits either way)", "", gk, gk, sizeof gk, &gset));
-    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
+    PetscCall(PetscOptionsString("-surrogate_cuda_kernels",
+                                 "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles, "
+                                 "faster at large batches and slower at the decks' on an H100, docs/gpu.md; "
+                                 "reproducible: the same bits either way)",
+                                 "", gk, gk, sizeof gk, &gset));
+    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
     s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
   }
   {
     PetscBool on = s->ck.on, cset;
-    PetscCall(PetscOptionsBool("-surrogate_checks", "ABFT checksum checks of every train step (surrogate-train: an alarm ends it, nothing saved; the miniapp: use -fault_checks)", "SurrogateSetChecks", on, &on, &cset));
+    PetscCall(PetscOptionsBool("-surrogate_checks",
+                               "ABFT checksum checks of every train step (surrogate-train: an alarm ends it, nothing "
+                               "saved; the miniapp: use -fault_checks)",
+                               "SurrogateSetChecks", on, &on, &cset));
     if (cset) PetscCall(SurrogateSetChecks(s, on));
   }
   PetscOptionsEnd();
@@ -144,14 +166,19 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   /* bounds that keep the float arithmetic meaningful: a rate below 1e-12
    * or an epsilon above 1e-2 leaves the weights where they started (every
    * float update rounds away), one outside float's range is 0 or Inf */
-  PetscCheck(lr >= 1e-12 && lr <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be in [1e-12, 1]", (double)lr);
+  PetscCheck(lr >= 1e-12 && lr <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be in [1e-12, 1]",
+             (double)lr);
   PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
   PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
   /* the optimizer computes in float: a beta that rounds to 1 there divides by 1 - beta^t = 0 */
-  PetscCheck((float)b1 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b1);
-  PetscCheck((float)b2 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b2);
-  PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
-  PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]", (double)wd);
+  PetscCheck((float)b1 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_beta1 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b1);
+  PetscCheck((float)b2 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_beta2 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b2);
+  PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
+  PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]",
+             (double)wd);
   {
     PetscInt  aseed = 0;
     PetscBool aset;
@@ -163,7 +190,8 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
       {"-surrogate_seed", seed, 0, OPT_NONE, OPT_INT, NULL},
       {"-atomic_order_seed", aseed, 0, OPT_NONE, OPT_INT, NULL},
     };
-    PetscCheck(!opt_ranges_refuse(r, sizeof r / sizeof *r, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+    PetscCheck(!opt_ranges_refuse(r, sizeof r / sizeof *r, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s",
+               msg);
     if (aset) s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
   }
   s->lr = (float)lr, s->beta1 = (float)b1, s->beta2 = (float)b2, s->eps = (float)eps, s->wd = (float)wd;
@@ -172,10 +200,13 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
     int k = -1;
     for (int i = 0; i < 3; i++)
       if (!strcmp(dev, devnames[i])) k = i;
-    PetscCheck(k >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_device %s is unknown: use auto, cpu or cuda", dev);
+    PetscCheck(k >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-surrogate_device %s is unknown: use auto, cpu or cuda",
+               dev);
     s->device_req = (SurrogateDevice)k;
   }
-  PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP, "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu", s->device_id_req);
+  PetscCheck(!(s->device_req == SURROGATE_DEVICE_CPU && s->device_id_req >= 0), s->comm, PETSC_ERR_ARG_INCOMP,
+             "-surrogate_device_id %" PetscInt_FMT ": names a CUDA device, but -surrogate_device is cpu",
+             s->device_id_req);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -185,18 +216,22 @@ PetscErrorCode SurrogateSetAtomicOrder(Surrogate s, red_atomic_state *ord)
   return PETSC_SUCCESS;
 }
 
-PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const float si[], const float mo[], const float so[])
+PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const float si[], const float mo[],
+                                         const float so[])
 {
   PetscFunctionBeginUser;
   PetscCheck(s->n_in > 0, s->comm, PETSC_ERR_ORDER, "SurrogateSetSizes() must come before SurrogateSetNormalization()");
-  if (!s->mu_in) PetscCall(PetscMalloc4(s->n_in, &s->mu_in, s->n_in, &s->sd_in, s->n_out, &s->mu_out, s->n_out, &s->sd_out));
+  if (!s->mu_in)
+    PetscCall(PetscMalloc4(s->n_in, &s->mu_in, s->n_in, &s->sd_in, s->n_out, &s->mu_out, s->n_out, &s->sd_out));
   for (PetscInt i = 0; i < s->n_in; i++) {
     s->mu_in[i] = mi ? mi[i] : 0.0f, s->sd_in[i] = si ? si[i] : 1.0f;
-    PetscCheck(s->sd_in[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "input std %g of feature %" PetscInt_FMT " must be > 0", (double)s->sd_in[i], i);
+    PetscCheck(s->sd_in[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "input std %g of feature %" PetscInt_FMT " must be > 0", (double)s->sd_in[i], i);
   }
   for (PetscInt i = 0; i < s->n_out; i++) {
     s->mu_out[i] = mo ? mo[i] : 0.0f, s->sd_out[i] = so ? so[i] : 1.0f;
-    PetscCheck(s->sd_out[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "output std %g of value %" PetscInt_FMT " must be > 0", (double)s->sd_out[i], i);
+    PetscCheck(s->sd_out[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "output std %g of value %" PetscInt_FMT " must be > 0", (double)s->sd_out[i], i);
   }
   s->have_norm = PETSC_TRUE; /* backends read the statistics at every call */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -208,8 +243,10 @@ static PetscErrorCode SurrogateChooseBackend(Surrogate s)
   PetscFunctionBeginUser;
   int  have = SurrogateCUDAAvailable();
   char why[256] = "";
-  if (have == 0) PetscCall(PetscSNPrintf(why, sizeof why, "no usable CUDA device (%s)", SurrogateCUDAUnavailableReason()));
-  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS, "-surrogate_device cuda: %s", have < 0 ? SurrogateCUDAUnavailableReason() : why);
+  if (have == 0)
+    PetscCall(PetscSNPrintf(why, sizeof why, "no usable CUDA device (%s)", SurrogateCUDAUnavailableReason()));
+  PetscCheck(s->device_req != SURROGATE_DEVICE_CUDA || have > 0, s->comm, PETSC_ERR_SUP_SYS,
+             "-surrogate_device cuda: %s", have < 0 ? SurrogateCUDAUnavailableReason() : why);
   s->device = (s->device_req == SURROGATE_DEVICE_CPU || have <= 0) ? SURROGATE_DEVICE_CPU : SURROGATE_DEVICE_CUDA;
   if (s->device_req == SURROGATE_DEVICE_AUTO && s->device == SURROGATE_DEVICE_CPU)
     PetscCall(PetscPrintf(s->comm, "# surrogate: %s; using the CPU backend\n", have < 0 ? "built without CUDA" : why));
@@ -227,7 +264,8 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
 {
   PetscFunctionBeginUser;
   if (s->setup) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(s->n_in >= 1 && s->n_out >= 1, s->comm, PETSC_ERR_ORDER, "call SurrogateSetSizes() before SurrogateSetUp()");
+  PetscCheck(s->n_in >= 1 && s->n_out >= 1, s->comm, PETSC_ERR_ORDER,
+             "call SurrogateSetSizes() before SurrogateSetUp()");
   s->nlayer = (int)s->nhidden + 1;
   s->dim[0] = s->n_in;
   for (int l = 1; l < s->nlayer; l++) s->dim[l] = s->hidden[l - 1];
@@ -242,8 +280,10 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
    * gradient partials of 80 bytes for the reduction switch) plus 80 per rank
    * gathered, and a gather's byte count is a 32-bit int: past this bound the
    * allocations would fail with a bare out-of-memory, or the count wrap */
-  PetscCheck(s->nparam <= SURR_MAX_WEIGHTS, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_layers: the network would have %.0f weights, more than the %d this surrogate supports; use narrower or fewer layers", (double)s->nparam,
-             SURR_MAX_WEIGHTS);
+  PetscCheck(s->nparam <= SURR_MAX_WEIGHTS, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-surrogate_layers: the network would have %.0f weights, more than the %d this surrogate supports; use "
+             "narrower or fewer layers",
+             (double)s->nparam, SURR_MAX_WEIGHTS);
   PetscCall(PetscCalloc3(s->nparam, &s->w, s->nparam, &s->m, s->nparam, &s->v));
   s->nurow = 0;
   for (int l = 0; l < s->nlayer; l++) s->urow[l] = s->nurow, s->nurow += (size_t)s->dim[l + 1] + (size_t)s->dim[l];
@@ -255,7 +295,8 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
   }
   PetscCall(SurrogateChecksLayout_Private(s));
   /* allpart also gathers the checks' gradient references (ng partials) */
-  PetscCall(PetscMalloc4(s->nparam + 1, &s->part, (size_t)s->size * PetscMax(s->nparam + 1, s->ck.ng), &s->allpart, s->nparam + 1, &s->gsum, s->nparam, &s->grad));
+  PetscCall(PetscMalloc4(s->nparam + 1, &s->part, (size_t)s->size * PetscMax(s->nparam + 1, s->ck.ng), &s->allpart,
+                         s->nparam + 1, &s->gsum, s->nparam, &s->grad));
   /* He-uniform weights from the counter-based RNG, keyed by the global
    * parameter index: the same numbers on every rank and every device. */
   for (int l = 0; l < s->nlayer; l++) {
@@ -296,16 +337,23 @@ PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len)
   size_t n = strlen(buf);
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(buf + n, len - n, "surrogate_strategy: %s\nsurrogate_sizes: %" PetscInt_FMT " %" PetscInt_FMT "\nsurrogate_layers:", red_strategy_name(s->strategy), s->n_in, s->n_out));
+  PetscCall(PetscSNPrintf(buf + n, len - n,
+                          "surrogate_strategy: %s\nsurrogate_sizes: %" PetscInt_FMT " %" PetscInt_FMT
+                          "\nsurrogate_layers:",
+                          red_strategy_name(s->strategy), s->n_in, s->n_out));
   for (PetscInt i = 0; i < s->nhidden; i++) {
     n = strlen(buf);
     PetscCall(PetscSNPrintf(buf + n, len - n, " %" PetscInt_FMT, s->hidden[i]));
   }
   n = strlen(buf);
-  snprintf(buf + n, len - n, "\nsurrogate_adam: %.9g %.9g %.9g %.9g %.9g\nsurrogate_seed: %llu\nsurrogate_checks: %d\n", (double)s->lr, (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed, (int)s->ck.on);
-  if (s->strategy != RED_REPRODUCIBLE) { /* only the reproducible bits are the same on the CPU and the GPU, with either kernel set */
+  snprintf(buf + n, len - n, "\nsurrogate_adam: %.9g %.9g %.9g %.9g %.9g\nsurrogate_seed: %llu\nsurrogate_checks: %d\n",
+           (double)s->lr, (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd,
+           (unsigned long long)s->seed, (int)s->ck.on);
+  if (s->strategy != RED_REPRODUCIBLE) {
+    /* only the reproducible bits are the same on the CPU and the GPU, with either kernel set */
     n = strlen(buf);
-    snprintf(buf + n, len - n, "surrogate_device_used: %s\n", s->device == SURROGATE_DEVICE_CUDA ? (s->cuda_gemm ? "cuda gemm" : "cuda tiled") : "cpu");
+    snprintf(buf + n, len - n, "surrogate_device_used: %s\n",
+             s->device == SURROGATE_DEVICE_CUDA ? (s->cuda_gemm ? "cuda gemm" : "cuda tiled") : "cpu");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -90,8 +90,8 @@ PETSC_EXTERN PetscErrorCode SurrogateHostFree(Surrogate s, void *p);
 PETSC_EXTERN PetscErrorCode SurrogateGetDeviceId(Surrogate s, PetscInt *id, const char **name);
 PETSC_EXTERN const char    *SurrogateGetStrategyName(void);                        /* compiled-in strategy */
 PETSC_EXTERN PetscErrorCode SurrogateView(Surrogate s, PetscViewer viewer);
-PETSC_EXTERN PetscErrorCode SurrogateDescribe(Surrogate s, char buf[],
-                                              size_t len); /* "key: value" lines a restart must match */
+/* "key: value" lines a restart must match */
+PETSC_EXTERN PetscErrorCode SurrogateDescribe(Surrogate s, char buf[], size_t len);
 PETSC_EXTERN PetscErrorCode SurrogateDestroy(Surrogate *s);
 
 /* Algorithm-based fault tolerance (Huang-Abraham checksums, docs/faults.md):
@@ -122,7 +122,7 @@ PETSC_EXTERN PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, P
 /* 1: a usable CUDA device exists (cudaGetDeviceCount > 0); 0: none; -1: built without CUDA. */
 PETSC_EXTERN int SurrogateCUDAAvailable(void);
 PETSC_EXTERN const char *SurrogateCUDAUnavailableReason(void); /* why SurrogateCUDAAvailable() is not 1 */
-PETSC_EXTERN int         SurrogateCUDAProbe(
-          char *line, size_t len); /* first contact: versions, device, a checked launch; 0 when all is well */
+/* first contact: versions, device, a checked launch; 0 when all is well */
+PETSC_EXTERN int         SurrogateCUDAProbe(char *line, size_t len);
 
 #endif

@@ -19,7 +19,9 @@ PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok)
   switch (site) {
   case FAULT_GRADIENT:
   case FAULT_WEIGHT: *ok = PETSC_TRUE; break;
-  case FAULT_ACTIVATION: *ok = s->device == SURROGATE_DEVICE_CPU ? PETSC_TRUE : PETSC_FALSE; break; /* the CUDA engine keeps activations on the device */
+  case FAULT_ACTIVATION:
+    *ok = s->device == SURROGATE_DEVICE_CPU ? PETSC_TRUE : PETSC_FALSE;
+    break; /* the CUDA engine keeps activations on the device */
   default: *ok = PETSC_FALSE; break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -30,7 +32,8 @@ PetscErrorCode SurrogateFaultSiteSupported(Surrogate s, int site, PetscBool *ok)
  * are handed to the hook in its numbering (entry = sample * width + unit), as a
  * sample-major copy; the one flipped value, if this rank holds it, is written
  * back to A[unit][sample]. Runs only while the activation site is armed. */
-PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot)
+PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap,
+                                                long long first, long long Ntot)
 {
   float *x;
 

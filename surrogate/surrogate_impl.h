@@ -20,7 +20,8 @@ typedef struct {
   PetscErrorCode (*predict)(Surrogate, PetscInt n, const float *in, float *out);
   /* part[0..nparam) = this rank's partials of dL/dp (strategy s->strategy),
    * part[nparam] = partial of sum (z - t_n)^2; cscale = 2/(N n_out). */
-  PetscErrorCode (*grad_partials)(Surrogate, PetscInt n, const float *in, const float *target, float cscale, red_partial_t *part);
+  PetscErrorCode (*grad_partials)(Surrogate, PetscInt n, const float *in, const float *target, float cscale,
+                                  red_partial_t *part);
   /* Adam on all parameters with the combined gradient grad[nparam] (host). */
   PetscErrorCode (*adam)(Surrogate, const float *grad, surr_adam_coef coef);
   PetscErrorCode (*pull)(Surrogate); /* device state -> s->w, s->m, s->v */
@@ -133,9 +134,13 @@ PETSC_INTERN void               SurrogateCUDAHostFree_Private(void *p);
  * lanes (else NULL), forward and back-data also leave there the maxima of the
  * rows they write over the chunk's m samples (8 lanes a row: see
  * SurrogateGradAcc). */
-PETSC_INTERN void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in, float *out, size_t cap, size_t m16, int hidden, size_t m, uint32_t *lanes);
-PETSC_INTERN void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d, const float *aprev, float *dprev, size_t cap, size_t m16, size_t m, uint32_t *lanes);
-PETSC_INTERN void SurrogateChunkPartials_CPU(size_t din, size_t dout, const float *d, const float *a, size_t m, size_t cap, float *out);
+PETSC_INTERN void SurrogateLayerForward_CPU(const float *W, const float *bias, size_t din, size_t dout, const float *in,
+                                            float *out, size_t cap, size_t m16, int hidden, size_t m, uint32_t *lanes);
+PETSC_INTERN void SurrogateLayerBackData_CPU(const float *W, size_t din, size_t dout, const float *d,
+                                             const float *aprev, float *dprev, size_t cap, size_t m16, size_t m,
+                                             uint32_t *lanes);
+PETSC_INTERN void SurrogateChunkPartials_CPU(size_t din, size_t dout, const float *d, const float *a, size_t m,
+                                             size_t cap, float *out);
 /* The weight/bias gradient reductions of one train step, all layers
  * (tallskinny_cpu.c): Begin, then every (layer, chunk) once, in any order and
  * on any thread tid < nth, then End writes part[0..nparam). */
@@ -147,25 +152,29 @@ typedef struct {
   size_t         nbuf;
   gsum_t        *gs; /* reproducible: nth x nparam states */
   size_t         ngs;
-  uint32_t      *lanes; /* reproducible: the chunks' row maxima, nc x nrow x 8 lanes of magnitude bits (rows: layer l's dout delta rows, then its din input rows, at rowoff[l]; a row's maximum is its lanes' largest) */
+  /* reproducible: the chunks' row maxima, nc x nrow x 8 lanes of magnitude bits (rows: layer l's dout delta rows, then
+   * its din input rows, at rowoff[l]; a row's maximum is its lanes' largest) */
+  uint32_t              * lanes;
   int32_t       *ex;    /* reproducible: nrow global exponents */
   float         *rmax;  /* reproducible: nrow batch row maxima (then over the ranks) */
   size_t         ncmax, nrow, rowoff[SURR_MAX_LAYERS];
-  int            inpass[SURR_MAX_LAYERS]; /* reproducible: layer l's sums made in the pass, under the last step's exponents */
+  int inpass[SURR_MAX_LAYERS]; /* reproducible: layer l's sums made in the pass, under the last step's exponents */
   unsigned char *renew;                    /* reproducible: nrow flags, a row whose exponent changed in End */
 } SurrogateGradAcc;
 PETSC_INTERN PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n);
 /* known: the reproducible strategy's row maxima of (layer, c) were left by
  * the producers of d and a (SurrogateGradLanes_CPU); else they are taken here. */
-PETSC_INTERN void           SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d, const float *a, size_t m, size_t cap, int tid, int known);
+PETSC_INTERN void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int layer, size_t c, const float *d,
+                                         const float *a, size_t m, size_t cap, int tid, int known);
 /* The lanes of (layer, chunk c)'s rows (NULL unless reproducible), and rows
  * x[0..rows) of m samples noted there by a plain pass (the inputs, the output
  * deltas: rows made by no kernel above). */
 PETSC_INTERN uint32_t      *SurrogateGradLanes_CPU(SurrogateGradAcc *g, int layer, size_t c);
-PETSC_INTERN void           SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, size_t m, size_t cap);
+PETSC_INTERN void SurrogateGradNoteRows_CPU(uint32_t *lanes, size_t rows, const float *x, size_t m, size_t cap);
 /* D[l], A[l]: the step's deltas and layer inputs, n samples, row stride cap
  * (the reproducible strategy sums them here, under the batch's global units) */
-PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A, size_t n, size_t cap, red_partial_t *part);
+PETSC_INTERN PetscErrorCode SurrogateGradEnd_CPU(Surrogate s, SurrogateGradAcc *g, float *const *D, float *const *A,
+                                                 size_t n, size_t cap, red_partial_t *part);
 PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 /* Combine np per-rank partials into values (rank order on every rank). */
 /* The call order: caller (PETSC_FUNCTION_NAME) needs SurrogateSetUp done (or not yet). */
@@ -181,15 +190,18 @@ PETSC_INTERN PetscErrorCode SurrogateChecksGradient_Private(Surrogate s, int64_t
 PETSC_INTERN PetscErrorCode SurrogateChecksDestroy_Private(Surrogate s);
 /* Note nfail failures of one kind; what (the first, may be NULL when nfail is
  * 0) is kept if it is this rank's first; worst is a |discrepancy|/threshold. */
-PETSC_INTERN void           SurrogateChecksNote_Private(Surrogate s, PetscBool replicated, PetscInt nfail, double worst, const char *what);
+PETSC_INTERN void SurrogateChecksNote_Private(Surrogate s, PetscBool replicated, PetscInt nfail, double worst,
+                                              const char *what);
 /* Error-bound helpers: gamma_n = n u / (1 - n u) for float (u = 2^-24) and double (u = 2^-53). */
 static inline double surr_gamma_f(double n) { return n * 0x1p-24 / (1.0 - n * 0x1p-24); }
 static inline double surr_gamma_d(double n) { return n * 0x1p-53 / (1.0 - n * 0x1p-53); }
 /* CPU backend (checks_cpu.c): per-sample forward and backward-data checks,
  * and the per-layer gradient references (partials with s->strategy). */
 PETSC_INTERN PetscErrorCode SurrogateCheckForward_CPU(Surrogate s, float *const *A, size_t n, size_t cap);
-PETSC_INTERN PetscErrorCode SurrogateCheckBackward_CPU(Surrogate s, int layer, const float *d, const float *dprev, const float *aprev, size_t n, size_t cap);
-PETSC_INTERN PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int layer, const float *d, const float *a, size_t n, size_t cap);
+PETSC_INTERN PetscErrorCode SurrogateCheckBackward_CPU(Surrogate s, int layer, const float *d, const float *dprev,
+                                                       const float *aprev, size_t n, size_t cap);
+PETSC_INTERN PetscErrorCode SurrogateCheckGradRefs_CPU(Surrogate s, int layer, const float *d, const float *a, size_t n,
+                                                       size_t cap);
 /* The gamma index of one float gradient entry of the CPU tall-skinny sums
  * (atomic, deterministic) over at most N samples (tallskinny_cpu.c). */
 PETSC_INTERN double SurrogateTallSkinnyDepth_CPU(red_strategy_t st, int64_t N);
@@ -198,7 +210,8 @@ PETSC_INTERN double SurrogateGradsumDepth_CUDA(red_strategy_t st, int64_t N); /*
 #endif
 /* CPU activation fault site: layer output A[width][cap] of this rank's n
  * samples, global samples first .. first+n-1 of Ntot (surrogate_faults.c). */
-PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap, long long first, long long Ntot);
+PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float *A, size_t width, size_t n, size_t cap,
+                                                             long long first, long long Ntot);
 /* Benchmark/test hook: run the train-step reductions with strategy st instead
  * of the compiled one (lets one binary compare all three side by side). */
 PETSC_EXTERN PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strategy_t st);

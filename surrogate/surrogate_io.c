@@ -38,7 +38,10 @@ static uint64_t checksum(const unsigned char *p, size_t n)
 
 /* 4-byte words: the statistics, weights and moments as float bits, then the
  * row exponents (int32) */
-static size_t payload_floats(Surrogate s) { return 2 * (size_t)s->n_in + 2 * (size_t)s->n_out + 3 * s->nparam + s->nurow; }
+static size_t payload_floats(Surrogate s)
+{
+  return 2 * (size_t)s->n_in + 2 * (size_t)s->n_out + 3 * s->nparam + s->nurow;
+}
 
 static void arch_string(const uint32_t *dim, uint32_t nlayer, char *buf, size_t len)
 {
@@ -61,7 +64,8 @@ PetscErrorCode SurrogateSerialize(Surrogate s, unsigned char **bufp, size_t *len
   memset(&h, 0, sizeof h);
   memcpy(h.magic, SURR_MAGIC, 8);
   h.version = SURR_VERSION, h.endian = 0x01020304u;
-  h.n_in = (uint32_t)s->n_in, h.n_out = (uint32_t)s->n_out, h.nlayer = (uint32_t)s->nlayer, h.have_norm = (uint32_t)s->have_norm;
+  h.n_in = (uint32_t)s->n_in, h.n_out = (uint32_t)s->n_out, h.nlayer = (uint32_t)s->nlayer,
+  h.have_norm = (uint32_t)s->have_norm;
   for (int l = 0; l <= s->nlayer; l++) h.dim[l] = (uint32_t)s->dim[l];
   h.nparam = s->nparam, h.step = s->step, h.beta1_t = s->beta1_t, h.beta2_t = s->beta2_t;
   PetscCall(PetscMalloc1(bytes, &buf));
@@ -100,8 +104,10 @@ PetscErrorCode SurrogateSave(Surrogate s, const char path[])
     PetscCall(PetscFree(buf));
   }
   PetscCallMPI(MPI_Bcast(&status, 1, MPI_INT, 0, s->comm));
-  PetscCheck(status >= 0, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateSave: cannot create a file next to %s (%s)", path, afile_strerror(-status));
-  PetscCheck(status == 0, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: writing checkpoint %s failed (%s)", path, afile_strerror(status));
+  PetscCheck(status >= 0, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateSave: cannot create a file next to %s (%s)", path,
+             afile_strerror(-status));
+  PetscCheck(status == 0, s->comm, PETSC_ERR_FILE_WRITE, "SurrogateSave: writing checkpoint %s failed (%s)", path,
+             afile_strerror(status));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -145,13 +151,18 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
   PetscFunctionBeginUser;
   if (!s->setup) PetscCall(SurrogateSetUp(s));
   size_t nf, expect;
-  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, shorter than its header)", what, len);
+  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "%s is truncated (%zu bytes, shorter than its header)", what, len);
   memcpy(&h, buf, sizeof h);
-  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is not a surrogate checkpoint (bad magic)", what);
-  PetscCheck(h.endian == 0x01020304u && (h.version == SURR_VERSION || h.version == 1u), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads 1 and %u) or foreign byte order", what, h.version, SURR_VERSION);
+  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "%s is not a surrogate checkpoint (bad magic)", what);
+  PetscCheck(h.endian == 0x01020304u && (h.version == SURR_VERSION || h.version == 1u), s->comm,
+             PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads 1 and %u) or foreign byte order", what,
+             h.version, SURR_VERSION);
   nf     = payload_floats(s) - (h.version == 1u ? s->nurow : 0); /* version 1: no row exponents */
   expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
-  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has a corrupt header (%u layers)", what, h.nlayer);
+  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "%s has a corrupt header (%u layers)", what, h.nlayer);
   PetscBool same = (h.nlayer == (uint32_t)s->nlayer && h.nparam == s->nparam) ? PETSC_TRUE : PETSC_FALSE;
   for (int l = 0; same && l <= s->nlayer; l++) same = (h.dim[l] == (uint32_t)s->dim[l]) ? PETSC_TRUE : PETSC_FALSE;
   if (!same) {
@@ -160,12 +171,15 @@ PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_
     arch_string(h.dim, h.nlayer, have, sizeof have);
     arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
   }
-  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP, "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what, have, want);
-  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, expected %zu)", what, len, expect);
+  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP,
+             "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what, have, want);
+  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, expected %zu)", what, len,
+             expect);
   PetscCheck(len == expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has %zu trailing bytes", what, len - expect);
   uint64_t ck;
   memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
-  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is corrupt (checksum mismatch)", what);
+  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "%s is corrupt (checksum mismatch)", what);
 
   const unsigned char *f = buf + sizeof h;
 #define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))

@@ -17,7 +17,8 @@ PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *p
   }
   size_t         bytes = np * sizeof(red_partial_t);
   red_partial_t *col;
-  PetscCheck(bytes < (size_t)PETSC_MPI_INT_MAX, s->comm, PETSC_ERR_SUP, "too many parameters (%zu) for one MPI_Allgather", np);
+  PetscCheck(bytes < (size_t)PETSC_MPI_INT_MAX, s->comm, PETSC_ERR_SUP,
+             "too many parameters (%zu) for one MPI_Allgather", np);
   PetscCallMPI(MPI_Allgather(part, (int)bytes, MPI_BYTE, s->allpart, (int)bytes, MPI_BYTE, s->comm));
   PetscCall(PetscMalloc1(s->size, &col));
   for (size_t i = 0; i < np; i++) {
@@ -39,7 +40,8 @@ static PetscErrorCode SurrogateGlobalCount(Surrogate s, PetscInt n, int64_t *N)
 
 /* Per-feature mean and std (population) of x[n][nf] over all ranks, two-pass
  * in double, every sum done with the strategy. A constant feature gets std 1. */
-static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const float *x, int64_t N, float *mu, float *sd)
+static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const float *x, int64_t N, float *mu,
+                                     float *sd)
 {
   double *col, *mean;
 
@@ -65,14 +67,16 @@ static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss)
+static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[],
+                               float *loss)
 {
   int64_t N;
 
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "batch size %" PetscInt_FMT " must be >= 0", n);
-  PetscCheck(n == 0 || (in && target), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "training inputs and targets must not be NULL");
+  PetscCheck(n == 0 || (in && target), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
+             "training inputs and targets must not be NULL");
   PetscCall(SurrogateGlobalCount(s, n, &N));
   PetscCheck(N > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "empty training batch on all ranks");
   if (!s->have_norm) { /* frozen from the first batch: later batches see the same map */
@@ -88,7 +92,8 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
   PetscCall(s->ops->grad_partials(s, n, in, target, cscale, s->part));
   PetscCall(SurrogateCombine_Private(s, s->nparam + 1, s->part, s->gsum));
   for (size_t i = 0; i < s->nparam; i++) s->grad[i] = (float)s->gsum[i];
-  fault_hit_float(s->fault, FAULT_GRADIENT, s->grad, s->nparam, 0, (long long)s->nparam); /* fault site: every rank holds the whole gradient */
+  /* fault site: every rank holds the whole gradient */
+  fault_hit_float(s->fault, FAULT_GRADIENT, s->grad, s->nparam, 0, (long long)s->nparam);
   if (s->ck.on) PetscCall(SurrogateChecksGradient_Private(s, N));
   if (grad) PetscCall(PetscArraycpy(grad, s->grad, s->nparam));
   if (loss) *loss = (float)(s->gsum[s->nparam] / ((double)N * (double)s->n_out));
@@ -97,7 +102,8 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
 
 /* Without stepping: the reproducible sums' row exponents (state the next
  * train step starts from) are put back as the last train step left them. */
-PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[], float *loss)
+PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[],
+                                        float *loss)
 {
   int32_t       *keep;
   PetscErrorCode ierr;
@@ -119,16 +125,19 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
 
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  if (s->ck.on && !s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s)); /* before the weight site, so that a flip there is caught */
+  /* before the weight site, so that a flip there is caught */
+  if (s->ck.on && !s->ck.encoded) PetscCall(SurrogateChecksEncode_Private(s));
   if (fault_is_armed(s->fault, FAULT_WEIGHT)) { /* fault site: every rank holds all weights and flips the same entry */
     PetscCall(SurrogateSyncHost_Private(s));
-    if (fault_hit_float_(s->fault, FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push) PetscCall(s->ops->push(s));
+    if (fault_hit_float_(s->fault, FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push)
+      PetscCall(s->ops->push(s));
   }
   PetscCall(Gradient(s, n, in, target, NULL, loss));
   s->step++;
   s->beta1_t = s->beta1_t * s->beta1; /* beta^t by repeated multiplication, see surrogate_math.h */
   s->beta2_t = s->beta2_t * s->beta2;
-  c.lr = s->lr, c.beta1 = s->beta1, c.one_m_beta1 = 1.0f - s->beta1, c.beta2 = s->beta2, c.one_m_beta2 = 1.0f - s->beta2;
+  c.lr = s->lr, c.beta1 = s->beta1, c.one_m_beta1 = 1.0f - s->beta1, c.beta2 = s->beta2,
+  c.one_m_beta2 = 1.0f - s->beta2;
   c.bc1 = 1.0f - s->beta1_t, c.bc2 = 1.0f - s->beta2_t, c.eps = s->eps, c.wd = s->wd;
   PetscCall(s->ops->adam(s, s->grad, c));
   if (s->ops->pull) s->host_stale = PETSC_TRUE;
@@ -166,7 +175,8 @@ PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
 {
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
+  PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
   PetscCall(SurrogateSyncHost_Private(s));
   PetscCall(PetscArraycpy(buf, s->w, s->nparam));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,7 +186,8 @@ PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n)
 {
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
+  PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
   PetscCall(SurrogateSyncHost_Private(s));
   PetscCall(PetscArraycpy(s->w, buf, s->nparam));
   if (s->ops->push) PetscCall(s->ops->push(s));
@@ -246,11 +257,20 @@ PetscErrorCode SurrogateView(Surrogate s, PetscViewer v)
   if (!v) v = PETSC_VIEWER_STDOUT_(s->comm);
   PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: MLP %" PetscInt_FMT, s->n_in));
   for (PetscInt l = 0; l < s->nhidden; l++) PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT, s->hidden[l]));
-  PetscCall(PetscViewerASCIIPrintf(v, "-%" PetscInt_FMT " (%zu weights), leaky ReLU 2^-6, MSE, AdamW lr %g betas %g %g eps %g wd %g, seed %llu\n", s->n_out, s->nparam, (double)s->lr,
-                                   (double)s->beta1, (double)s->beta2, (double)s->eps, (double)s->wd, (unsigned long long)s->seed));
-  if (s->device == SURROGATE_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: CUDA device %d (%s) on rank 0\n", s->device_id, s->device_name));
-  PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n", s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
-                                   (int)s->size, (long long)s->step, s->ck.on ? (s->device == SURROGATE_DEVICE_CUDA ? ", ABFT checks on (weights, gradient)" : ", ABFT checks on") : ""));
+  PetscCall(PetscViewerASCIIPrintf(v,
+                                   "-%" PetscInt_FMT " (%zu weights), leaky ReLU 2^-6, MSE, AdamW lr %g betas %g %g "
+                                                     "eps %g wd %g, seed %llu\n",
+                                   s->n_out, s->nparam, (double)s->lr, (double)s->beta1, (double)s->beta2,
+                                   (double)s->eps, (double)s->wd, (unsigned long long)s->seed));
+  if (s->device == SURROGATE_DEVICE_CUDA)
+    PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: CUDA device %d (%s) on rank 0\n", s->device_id, s->device_name));
+  PetscCall(PetscViewerASCIIPrintf(v, "# Surrogate: device %s, reduction %s, ranks %d, step %lld%s\n",
+                                   s->device == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", red_strategy_name(s->strategy),
+                                   (int)s->size, (long long)s->step,
+                                   s->ck.on
+                                     ? (s->device == SURROGATE_DEVICE_CUDA ? ", ABFT checks on (weights, gradient)"
+                                                                           : ", ABFT checks on")
+                                     : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

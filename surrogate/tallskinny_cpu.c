@@ -72,8 +72,8 @@ PetscErrorCode SurrogateGradBegin_CPU(Surrogate s, SurrogateGradAcc *g, size_t n
       PetscCall(PetscMalloc1(need, &g->buf));
       g->nbuf = need;
     }
-    if (g->st == RED_ATOMIC && g->seed == 0)
-      memset(g->buf, 0, P * sizeof(float)); /* the shared sums; then one scratch per thread */
+    /* the shared sums; then one scratch per thread */
+    if (g->st == RED_ATOMIC && g->seed == 0) memset(g->buf, 0, P * sizeof(float));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -108,8 +108,8 @@ void SurrogateGradChunk_CPU(Surrogate s, SurrogateGradAcc *g, int l, size_t c, c
       SurrogateGradNoteRows_CPU(ln, dout, d, m, cap);
       SurrogateGradNoteRows_CPU(ln + 8 * dout, din, a, m, cap);
     }
-    if (g->inpass
-          [l]) { /* pairs of a row without an exponent, or past it, make wrong states here: End makes them again */
+    if (g->inpass[l]) {
+      /* pairs of a row without an exponent, or past it, make wrong states here: End makes them again */
       const int32_t *ex = s->uexp + s->urow[l];
       gsum_t        *gs = g->gs + (size_t)tid * P;
       gsum_add_outer(gs + off, gs + s->boff[l], m, dout, d, cap, ex, din, a, cap, ex + dout);
@@ -187,9 +187,10 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
         continue;
       }
       for (size_t j = 0; j < dout; j++) {
+        /* its whole row of pairs and its bias */
         if (rx[j])
           gsum_add_outer(gs + s->woff[l] + j * din, gs + s->boff[l] + j, m, 1, d + j * cap, cap, ex + j, din, a, cap,
-                         ey); /* its whole row of pairs and its bias */
+                         ey);
         else if (nry)
           for (size_t k = 0; k < din; k++) /* a kept delta row against a renewed input row: one pair */
             if (ry[k])
@@ -202,8 +203,8 @@ static PetscErrorCode GradEndReproducible(Surrogate s, SurrogateGradAcc *g, floa
   for (int l = 0; l < s->nlayer; l++) {
     size_t         din = (size_t)s->dim[l], dout = (size_t)s->dim[l + 1];
     const int32_t *ex = e + g->rowoff[l], *ey = ex + dout;
-    for (size_t j = 0; j < dout; j++)
-      for (size_t k = 0; k <= din; k++) { /* k == din: the bias (y = 1, exponent 1) */
+    for (size_t j = 0; j < dout; j++) for (size_t k = 0; k <= din; k++) {
+      /* k == din: the bias (y = 1, exponent 1) */
         size_t i = k < din ? s->woff[l] + j * din + k : s->boff[l] + j;
         for (size_t t = 1; t < g->nth; t++) gsum_merge(&g->gs[i], &g->gs[t * P + i]);
         gsum_to_rsum(&g->gs[i], ex[j], k < din ? ey[k] : 1, &part[i].r);

@@ -110,8 +110,8 @@ double ss_sum_element(size_t n, const double *x, uint64_t seed, double *scratch)
   for (size_t b = 0; b < K; b++) off[b + 1] += off[b];
   for (size_t i = 0; i < n; i++) scratch[off[draw(sb, i, K)]++] = x[i]; /* off[b] -> end of b */
   double s = 0.0;
-  for (size_t b = 0, lo = 0; b < K; lo = off[b++])
-    s = shuffle_sum(s, off[b] - lo, scratch + lo, seed, lo); /* one running sum */
+  /* one running sum */
+  for (size_t b = 0, lo = 0; b < K; lo = off[b++]) s = shuffle_sum(s, off[b] - lo, scratch + lo, seed, lo);
   free(off);
   return s;
 }

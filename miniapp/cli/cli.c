@@ -38,8 +38,10 @@ static void Translate(PetscErrorCode n, const char *fun, const char *mess, char 
   else if (mess && sscanf(mess, "Partition in %c direction is too fine! %d %d", &dir, &M, &m) == 3) {
     if (PetscInitializeCalled) MPI_Comm_size(PETSC_COMM_WORLD, &size);
     snprintf(line, len,
-             "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than ranks; "
-             "use fewer ranks or a larger grid", (int)size, dir, M, m, dir);
+             "%d MPI ranks cannot share the grid: -da_grid_%c %d is split over %d ranks in %c, fewer points than "
+             "ranks; "
+             "use fewer ranks or a larger grid",
+             (int)size, dir, M, m, dir);
   } else if (OptStrictExplain(mess, line, len)) return;
   else if (mess && (k = sscanf(mess, "Unable to find requested %31s type %255[^\n]", cls, type)) >= 1) { /* -ksp_type */
     for (char *q = cls; *q; q++) *q = (char)tolower((unsigned char)*q);
@@ -50,8 +52,8 @@ static void Translate(PetscErrorCode n, const char *fun, const char *mess, char 
 
 /* One line per error, from the first rank that sees it (rank 0 for
  * collective errors), instead of PETSc's multi-line trace. */
-static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p,
-                              const char *mess, void *ctx)
+static PetscErrorCode OneLine(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                              PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt rank = 0;
   char        text[1024];
@@ -113,7 +115,8 @@ PetscErrorCode CliInitialize(int *argc, char ***argv, const CliProgram *p)
   up = 1;
   if (p->started) p->started();
   ierr = PetscPushErrorHandler(OneLine, NULL);
-  if (!ierr) ierr = OutPathRegisterPETScOutputs(); /* first: cleared by OutPathFinalize if the run stops before OutPathCheck */
+  /* first: cleared by OutPathFinalize if the run stops before OutPathCheck */
+  if (!ierr) ierr = OutPathRegisterPETScOutputs();
   if (!ierr) ierr = OptStrictCheck(p->groups);     /* every option by its declared type, before anything reads it */
   /* after the types: -threads abc is "not an integer", and a tool without -threads says "unknown option" */
   if (!ierr) ierr = CheckThreadsEnv(p->groups);
@@ -128,8 +131,8 @@ int CliFinalize(PetscErrorCode ierr)
   return ierr ? 1 : 0;
 }
 
-PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo, PetscInt hi,
-                      const char *why, PetscInt *v, PetscBool *set)
+PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo,
+                      PetscInt hi, const char *why, PetscInt *v, PetscBool *set)
 {
   char      msg[512];
   opt_range r = {name, 0, lo == PETSC_MIN_INT ? -OPT_NONE : lo, hi == PETSC_MAX_INT ? OPT_NONE : hi, OPT_INT, why};

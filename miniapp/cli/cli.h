@@ -37,8 +37,8 @@ int CliFinalize(PetscErrorCode ierr);
  * default) when none is; a value outside [lo, hi] is refused in one line
  * (kernels/optrange.h: the wording and the flags). PETSC_MIN_INT/MAX_INT and
  * -OPT_NONE/OPT_NONE: no bound on that side. set may be NULL. */
-PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo, PetscInt hi,
-                      const char *why, PetscInt *v, PetscBool *set);
+PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo,
+                      PetscInt hi, const char *why, PetscInt *v, PetscBool *set);
 PetscErrorCode CliReal(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double lo, double hi,
                        unsigned flags, const char *why, PetscReal *v, PetscBool *set);
 

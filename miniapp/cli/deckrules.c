@@ -195,8 +195,8 @@ PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modi
       int found = 0, same = 0;
       for (int k = 0; k < nd; k++)
         if (!strcmp(dk[k].name, name)) found = 1, same = Same(name, dk[k].value, val);
-      if (!found && Same(name, "fpnacg", val))
-        found = same = 1; /* -ksp_type cg where the deck keeps the default fpnacg */
+      /* -ksp_type cg where the deck keeps the default fpnacg */
+      if (!found && Same(name, "fpnacg", val)) found = same = 1;
       if (!(found && same) && strlen(modified) + strlen(name) + 3 < len)
         snprintf(modified + strlen(modified), len - strlen(modified), "%s%s", modified[0] ? ", " : "", name);
     }

@@ -118,8 +118,8 @@ void HelpFlush(void)
   }
   int       used[1024] = {0};
   PetscBool help       = PETSC_FALSE;
-  if (!PetscOptionsHasHelp(NULL, &help) &&
-      !help) { /* not -help: what PETSc printed (-version's banner), without empty sections */
+  if (!PetscOptionsHasHelp(NULL, &help) && !help) {
+    /* not -help: what PETSc printed (-version's banner), without empty sections */
     fwrite(text, 1, len, stdout);
     fflush(stdout);
     free(text);

@@ -45,12 +45,15 @@ static int  nearly;
 static char *early_inputs[MAX_EARLY];
 static int  nearly_inputs;
 
-static const char *const watched[] = {"-history", "-info", "-log_trace", "-malloc_view", "-options_monitor", "-log_all", "-malloc_dump"};
+static const char *const watched[] = {"-history",         "-info",    "-log_trace",  "-malloc_view",
+                                      "-options_monitor", "-log_all", "-malloc_dump"};
 
 /* The tool's own file options (ReportPrecheckSetTool): the miniapp's unless
  * another tool says otherwise. */
 static const char       *tool_name        = "miniapp";
-static const char *const miniapp_inputs[] = {"-restart", NULL}, *const miniapp_outputs[] = {"-checkpoint", "-output", "-summary", "-report", NULL};
+static const char *const miniapp_inputs[] = {"-restart", NULL}, *const miniapp_outputs[] = {"-checkpoint", "-output",
+                                                                                            "-summary", "-report",
+                                                                                            NULL};
 static const char *const *tool_inputs = miniapp_inputs, *const *tool_outputs = miniapp_outputs;
 
 void ReportPrecheckSetTool(const char *name, const char *const inputs[], const char *const outputs[])
@@ -174,11 +177,15 @@ static int CheckLine(Chain *c, const char *file, int lineno, char *line)
   if (!(key = Token(&p, &open))) return 0;
   if (!strcasecmp(key, "alias")) return 0;
   if (open) return Fail("-options_file %s: line %d: a quote (\") is not closed", file, lineno);
-  if (key[0] != '-') return Fail("-options_file %s: line %d: '%s' is not an option (options start with '-'; comments with '#')", file, lineno, key);
+  if (key[0] != '-')
+    return Fail("-options_file %s: line %d: '%s' is not an option (options start with '-'; comments with '#')", file,
+                lineno, key);
   if (!ValidKey(key)) return Fail("-options_file %s: line %d: '%s' is not a valid option name", file, lineno, key);
   value = Token(&p, &open);
   if (open) return Fail("-options_file %s: line %d: the quote (\") of %s's value is not closed", file, lineno, key);
-  if ((extra = Token(&p, &open))) return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file, lineno, extra, key, value);
+  if ((extra = Token(&p, &open)))
+    return Fail("-options_file %s: line %d: '%s' after %s %s: one option per line (quote a value with blanks)", file,
+                lineno, extra, key, value);
   Remember(key, value);
   if (!strcmp(key, "-options_file") || !strcmp(key, "-options_file_yaml")) {
     if (!value) return Fail("-options_file %s: line %d: %s needs a file name", file, lineno, key);
@@ -201,18 +208,25 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
   if (S_ISDIR(st.st_mode)) return Fail("%s %s%s: is a directory, not an options file", option, name, from);
   if (!S_ISREG(st.st_mode)) /* a FIFO or pipe would block until a writer comes; a device never ends */
     return Fail("%s %s%s: is a %s, not a regular file (write the options to a file first)", option, name, from,
-                S_ISFIFO(st.st_mode) ? "FIFO (a pipe)" : S_ISCHR(st.st_mode) ? "character device" : S_ISBLK(st.st_mode) ? "block device" : S_ISSOCK(st.st_mode) ? "socket" : "special file");
+                S_ISFIFO(st.st_mode)   ? "FIFO (a pipe)"
+                : S_ISCHR(st.st_mode)  ? "character device"
+                : S_ISBLK(st.st_mode)  ? "block device"
+                : S_ISSOCK(st.st_mode) ? "socket"
+                                       : "special file");
   if (!realpath(name, canon)) return Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));
   for (int k = 0; k < c->depth; k++) {
     if (strcmp(c->canon[k], canon)) continue;
     char cycle[4 * PATH_MAX] = "";
-    for (int j = k; j < c->depth; j++) snprintf(cycle + strlen(cycle), sizeof cycle - strlen(cycle), "%s -> ", c->shown[j]);
+    for (int j = k; j < c->depth; j++)
+      snprintf(cycle + strlen(cycle), sizeof cycle - strlen(cycle), "%s -> ", c->shown[j]);
     snprintf(cycle + strlen(cycle), sizeof cycle - strlen(cycle), "%s", name);
     return Fail("%s %s: includes itself (%s)", option, c->shown[k], cycle);
   }
-  if (c->depth == MAX_DEPTH) return Fail("%s %s%s: options files nested more than %d deep", option, name, from, MAX_DEPTH);
+  if (c->depth == MAX_DEPTH)
+    return Fail("%s %s%s: options files nested more than %d deep", option, name, from, MAX_DEPTH);
   if (!(f = fopen(name, "r"))) return Fail("%s %s%s: cannot read (%s)", option, name, from, strerror(errno));
-  if (OutPathRegisterInputEarly(option, name) || (nearly_inputs < MAX_EARLY && !(early_inputs[nearly_inputs++] = strdup(name)))) {
+  if (OutPathRegisterInputEarly(option, name) ||
+      (nearly_inputs < MAX_EARLY && !(early_inputs[nearly_inputs++] = strdup(name)))) {
     fclose(f);
     return Fail("out of memory");
   }
@@ -227,9 +241,12 @@ static int CheckFile(Chain *c, const char *option, const char *name, const char 
    * binary data whose first line happens to be printable is still binary. */
   while (!bad && (n = getline(&line, &cap, f)) > 0) {
     lineno++;
-    if (lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) /* PETSc would read it as part of the first option's name */
-      bad = Fail("%s %s%s: starts with a UTF-8 byte-order mark; save it without one (plain UTF-8 or ASCII)", option, name, from);
-    else if (!Text(line, (size_t)n)) bad = Fail("%s %s%s: line %d is not text (binary data?): not an options file", option, name, from, lineno);
+    if (lineno == 1 && n >= 3 &&
+        !memcmp(line, "\xEF\xBB\xBF", 3)) /* PETSc would read it as part of the first option's name */
+      bad = Fail("%s %s%s: starts with a UTF-8 byte-order mark; save it without one (plain UTF-8 or ASCII)", option,
+                 name, from);
+    else if (!Text(line, (size_t)n))
+      bad = Fail("%s %s%s: line %d is not text (binary data?): not an options file", option, name, from, lineno);
   }
   if (!bad && !ferror(f)) {
     rewind(f);
@@ -281,7 +298,8 @@ static int CheckOnce(void)
     if (!InList(o, tool_inputs) && !InList(o, tool_outputs)) continue;
     for (int j = k + 1; j < nearly; j++)
       if (!strcmp(early[j].option, o) && strcmp(v ? v : "", early[j].value ? early[j].value : ""))
-        return Fail("%s given twice (%s and %s): one file each; only the last would be %s", o, v ? v : "no value", early[j].value ? early[j].value : "no value", InList(o, tool_inputs) ? "read" : "written");
+        return Fail("%s given twice (%s and %s): one file each; only the last would be %s", o, v ? v : "no value",
+                    early[j].value ? early[j].value : "no value", InList(o, tool_inputs) ? "read" : "written");
   }
   return 0;
 }
@@ -298,7 +316,10 @@ static int CheckSwitches(void)
     if (strcmp(o, "-options_monitor") && strcmp(o, "-log_all") && strcmp(o, "-malloc_dump")) continue;
     if (!v) continue;
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) ok = ok || !strcasecmp(v, words[w]);
-    if (!ok) return Fail("%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off; PETSc 3.18 takes no file here)", o, v);
+    if (!ok)
+      return Fail("%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off; PETSc 3.18 takes no file "
+                  "here)",
+                  o, v);
   }
   return 0;
 }
@@ -315,14 +336,18 @@ static int CheckPETScFiles(void)
   if (!env && (env = getenv("PMI_SIZE"))) ranks = atoi(env);
   if (ranks < 1 || ranks > 4096) ranks = 1;
   for (int k = 0; k < nearly && !any; k++)
-    any = !strcmp(early[k].option, "-history") || !strcmp(early[k].option, "-info") || !strcmp(early[k].option, "-log_trace") || !strcmp(early[k].option, "-malloc_view");
+    any = !strcmp(early[k].option, "-history") || !strcmp(early[k].option, "-info") ||
+          !strcmp(early[k].option, "-log_trace") || !strcmp(early[k].option, "-malloc_view");
   if (!any) return 0; /* nothing PETSc writes early: the run's own check covers the rest */
   if (!(ps = pathset_create())) return Fail("out of memory");
   for (int k = 0; k < nearly_inputs && !bad; k++) bad = pathset_add(ps, PATH_INPUT, "-options_file", early_inputs[k]);
   for (int k = 0; k < nearly && !bad; k++) {
     const char *o = early[k].option, *v = early[k].value;
-    if (InList(o, tool_inputs) && v && v[0] && !(!strcmp(o, "-restart") && ck && !strcmp(ck, v))) bad = pathset_add(ps, PATH_INPUT, o, v); /* -restart F -checkpoint F continues F */
-    else if (InList(o, tool_outputs) && !(!strcmp(o, "-report") && v && !strcmp(v, "auto")) && v && v[0]) bad = pathset_add(ps, PATH_OUTPUT, o, v);
+    /* -restart F -checkpoint F continues F */
+    if (InList(o, tool_inputs) && v && v[0] && !(!strcmp(o, "-restart") && ck && !strcmp(ck, v)))
+      bad = pathset_add(ps, PATH_INPUT, o, v);
+    else if (InList(o, tool_outputs) && !(!strcmp(o, "-report") && v && !strcmp(v, "auto")) && v && v[0])
+      bad = pathset_add(ps, PATH_OUTPUT, o, v);
     else if (!strcmp(o, "-history")) { /* rank 0, appended to; alone: ~/.petschistory */
       const char *h = getenv("HOME");
       if (v && v[0]) snprintf(file, sizeof file, "%s", v);

@@ -44,17 +44,26 @@ static const struct {
   {OPTS_PETSC, PETSC_FALSE, T_INTS, "debugger_ranks debugger_nodes"},
   {OPTS_PETSC, PETSC_FALSE, T_REAL, "petsc_sleep debugger_pause log_threshold malloc_view_threshold"},
   {OPTS_PETSC, PETSC_FALSE, T_BOOL,
-   "checkfunctionlist fp_trap get_total_flops log_all log_sync log_view_memory malloc malloc_coalesce malloc_debug malloc_dump malloc_hbw malloc_info "
-   "malloc_requested_size malloc_test memory_view mpi_return_on_error mpidump no_signal_handler noshared on_error_abort on_error_mpiabort options_left "
-   "options_view options_monitor options_monitor_cancel petsc_ci petsc_ci_portable_error_output saw_options saws_options saws_port_auto_select "
-   "saws_port_auto_select_silent use_gpu_aware_mpi viennacl_synchronize viewfromoptions x_virtual skip_petscrc device_view device_view_host "
+   "checkfunctionlist fp_trap get_total_flops log_all log_sync log_view_memory malloc malloc_coalesce malloc_debug "
+   "malloc_dump malloc_hbw malloc_info "
+   "malloc_requested_size malloc_test memory_view mpi_return_on_error mpidump no_signal_handler noshared "
+   "on_error_abort on_error_mpiabort options_left "
+   "options_view options_monitor options_monitor_cancel petsc_ci petsc_ci_portable_error_output saw_options "
+   "saws_options saws_port_auto_select "
+   "saws_port_auto_select_silent use_gpu_aware_mpi viennacl_synchronize viewfromoptions x_virtual skip_petscrc "
+   "device_view device_view_host "
    "sf_rank_order sf_unknown_input_stream sf_use_stream_aware_mpi use_nvshmem use_nvshmem_get"},
-  {OPTS_PETSC, PETSC_FALSE, T_CHOICE, "device_enable default_device_type root_device_context_device_type root_device_context_stream_type sf_type"},
+  {OPTS_PETSC, PETSC_FALSE, T_CHOICE,
+   "device_enable default_device_type root_device_context_device_type root_device_context_stream_type sf_type"},
   {OPTS_PETSC, PETSC_FALSE, T_TEXT,
-   "help version options_file options_file_yaml prefix_push prefix_pop history info info_exclude log log_view log_trace log_exclude log_mpe "
-   "log_summary log_exclude_actions log_exclude_objects log_view_gpu_time malloc_view on_error_attach_debugger on_error_emacs start_in_debugger "
-   "stop_for_debugger debug_terminal display popen_machine saws_https saws_root saws_local saws_log tmp shared_tmp not_shared_tmp citations nox "
-   "nox_warning objects_dump python stack_view mpi_linear_solver_server process_view omp_view tellmycell textbelt sf_backend"},
+   "help version options_file options_file_yaml prefix_push prefix_pop history info info_exclude log log_view "
+   "log_trace log_exclude log_mpe "
+   "log_summary log_exclude_actions log_exclude_objects log_view_gpu_time malloc_view on_error_attach_debugger "
+   "on_error_emacs start_in_debugger "
+   "stop_for_debugger debug_terminal display popen_machine saws_https saws_root saws_local saws_log tmp shared_tmp "
+   "not_shared_tmp citations nox "
+   "nox_warning objects_dump python stack_view mpi_linear_solver_server process_view omp_view tellmycell textbelt "
+   "sf_backend"},
 
   /* solver/ */
   {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y ts_max_steps gs_seed atomic_order_seed"},
@@ -64,56 +73,89 @@ static const struct {
   /* ... and its PETSc objects: KSPSetFromOptions (every Krylov type, the
    * initial guesses, fpnacg), PCSetFromOptions (jacobi, bjacobi), DMSetFromOptions (DMDA) */
   {OPTS_SOLVER, PETSC_TRUE, T_INT,
-   "ksp_max_it ksp_check_norm_iteration ksp_matsolve_batch_size ksp_matsolve_block_size ksp_gmres_restart ksp_lgmres_augment ksp_dgmres_eigen "
-   "ksp_dgmres_max_eigen ksp_agmres_eigen ksp_agmres_maxeigen ksp_bcgsl_ell ksp_cg_gltr_max_lanczos_its ksp_cg_gltr_max_newton_its "
-   "ksp_chebyshev_esteig_steps ksp_fcg_mmax ksp_fcg_nprealloc ksp_pipefcg_mmax ksp_pipefcg_nprealloc ksp_pipegcr_mmax ksp_pipegcr_nprealloc "
-   "ksp_gcr_restart ksp_lcd_restart ksp_pipelcg_pipel ksp_tsirm_cgls ksp_tsirm_max_it_ls ksp_tsirm_size_ls ksp_guess_pod_size "
-   "ksp_fetidp_pressure_field pc_bjacobi_blocks pc_bjacobi_local_blocks da_grid_x da_grid_y da_grid_z da_overlap da_overlap_x da_overlap_y "
-   "da_overlap_z da_local_subdomains da_processors_x da_processors_y da_processors_z da_refine da_refine_x da_refine_y da_refine_z dm_bind_below "
+   "ksp_max_it ksp_check_norm_iteration ksp_matsolve_batch_size ksp_matsolve_block_size ksp_gmres_restart "
+   "ksp_lgmres_augment ksp_dgmres_eigen "
+   "ksp_dgmres_max_eigen ksp_agmres_eigen ksp_agmres_maxeigen ksp_bcgsl_ell ksp_cg_gltr_max_lanczos_its "
+   "ksp_cg_gltr_max_newton_its "
+   "ksp_chebyshev_esteig_steps ksp_fcg_mmax ksp_fcg_nprealloc ksp_pipefcg_mmax ksp_pipefcg_nprealloc ksp_pipegcr_mmax "
+   "ksp_pipegcr_nprealloc "
+   "ksp_gcr_restart ksp_lcd_restart ksp_pipelcg_pipel ksp_tsirm_cgls ksp_tsirm_max_it_ls ksp_tsirm_size_ls "
+   "ksp_guess_pod_size "
+   "ksp_fetidp_pressure_field pc_bjacobi_blocks pc_bjacobi_local_blocks da_grid_x da_grid_y da_grid_z da_overlap "
+   "da_overlap_x da_overlap_y "
+   "da_overlap_z da_local_subdomains da_processors_x da_processors_y da_processors_z da_refine da_refine_x da_refine_y "
+   "da_refine_z dm_bind_below "
    "dm_ds_jet_degree vec_bind_below"},
-  {OPTS_SOLVER, PETSC_TRUE, T_INTS, "ksp_fischer_guess ksp_guess_fischer_model da_refine_hierarchy_x da_refine_hierarchy_y da_refine_hierarchy_z"},
+  {OPTS_SOLVER, PETSC_TRUE, T_INTS,
+   "ksp_fischer_guess ksp_guess_fischer_model da_refine_hierarchy_x da_refine_hierarchy_y da_refine_hierarchy_z"},
   {OPTS_SOLVER, PETSC_TRUE, T_REAL,
-   "ksp_rtol ksp_atol ksp_divtol ksp_gmres_haptol ksp_gmres_breakdown_tolerance ksp_lcd_haptol ksp_dgmres_ratio ksp_agmres_MaxRatio "
-   "ksp_agmres_MinRatio ksp_bcgsl_xres ksp_cg_radius ksp_cg_gltr_eigen_tol ksp_cg_gltr_init_pert ksp_cg_gltr_newton_tol ksp_qcg_trustregionradius "
-   "ksp_richardson_scale ksp_pipefgmres_shift ksp_pipelcg_lmax ksp_pipelcg_lmin ksp_tsirm_tol_ls ksp_guess_fischer_tol ksp_guess_pod_tol "
+   "ksp_rtol ksp_atol ksp_divtol ksp_gmres_haptol ksp_gmres_breakdown_tolerance ksp_lcd_haptol ksp_dgmres_ratio "
+   "ksp_agmres_MaxRatio "
+   "ksp_agmres_MinRatio ksp_bcgsl_xres ksp_cg_radius ksp_cg_gltr_eigen_tol ksp_cg_gltr_init_pert "
+   "ksp_cg_gltr_newton_tol ksp_qcg_trustregionradius "
+   "ksp_richardson_scale ksp_pipefgmres_shift ksp_pipelcg_lmax ksp_pipelcg_lmin ksp_tsirm_tol_ls ksp_guess_fischer_tol "
+   "ksp_guess_pod_tol "
    "ksp_dynamic_tolerance_param"},
   {OPTS_SOLVER, PETSC_TRUE, T_REALS, "ksp_chebyshev_eigenvalues ksp_chebyshev_esteig"},
   {OPTS_SOLVER, PETSC_TRUE, T_BOOL,
-   "ksp_initial_guess_nonzero ksp_knoll ksp_lag_norm ksp_reuse_preconditioner ksp_error_if_not_converged ksp_converged_maxits "
-   "ksp_converged_use_initial_residual_norm ksp_converged_use_min_initial_residual_norm ksp_converged_reason_view_cancel ksp_diagonal_scale "
-   "ksp_diagonal_scale_fix ksp_constant_null_space ksp_monitor_cancel ksp_monitor_lg_range ksp_monitor_pause_final ksp_monitor_saws ksp_saws_block "
-   "ksp_use_explicittranspose ksp_test_null_space ksp_fpnacg_fuse ksp_gmres_preallocate ksp_gmres_krylov_monitor ksp_gmres_classicalgramschmidt "
-   "ksp_gmres_modifiedgramschmidt ksp_fgmres_modifypcnochange ksp_fgmres_modifypcksp ksp_lgmres_constant ksp_dgmres_force ksp_dgmres_improve "
-   "ksp_agmres_DeflPrecond ksp_agmres_ritz ksp_bcgsl_cxpoly ksp_bcgsl_mrpoly ksp_bcgsl_pinv ksp_cg_single_reduction ksp_chebyshev_esteig_noisy "
-   "ksp_fetidp_check ksp_fetidp_fullyredundant ksp_fetidp_saddlepoint ksp_fetidp_saddlepoint_flip ksp_fetidp_pressure_all ksp_fetidp_pressure_schur "
-   "ksp_lsqr_compute_standard_error ksp_lsqr_exact_mat_norm ksp_pipegcr_unroll_w ksp_pipelcg_monitor ksp_richardson_self_scale recompute_w "
-   "ksp_guess_fischer_monitor ksp_guess_pod_monitor ksp_guess_pod_Ainner pc_use_amat pc_jacobi_abs pc_jacobi_fixdiagonal dm_preallocate_only"},
+   "ksp_initial_guess_nonzero ksp_knoll ksp_lag_norm ksp_reuse_preconditioner ksp_error_if_not_converged "
+   "ksp_converged_maxits "
+   "ksp_converged_use_initial_residual_norm ksp_converged_use_min_initial_residual_norm "
+   "ksp_converged_reason_view_cancel ksp_diagonal_scale "
+   "ksp_diagonal_scale_fix ksp_constant_null_space ksp_monitor_cancel ksp_monitor_lg_range ksp_monitor_pause_final "
+   "ksp_monitor_saws ksp_saws_block "
+   "ksp_use_explicittranspose ksp_test_null_space ksp_fpnacg_fuse ksp_gmres_preallocate ksp_gmres_krylov_monitor "
+   "ksp_gmres_classicalgramschmidt "
+   "ksp_gmres_modifiedgramschmidt ksp_fgmres_modifypcnochange ksp_fgmres_modifypcksp ksp_lgmres_constant "
+   "ksp_dgmres_force ksp_dgmres_improve "
+   "ksp_agmres_DeflPrecond ksp_agmres_ritz ksp_bcgsl_cxpoly ksp_bcgsl_mrpoly ksp_bcgsl_pinv ksp_cg_single_reduction "
+   "ksp_chebyshev_esteig_noisy "
+   "ksp_fetidp_check ksp_fetidp_fullyredundant ksp_fetidp_saddlepoint ksp_fetidp_saddlepoint_flip "
+   "ksp_fetidp_pressure_all ksp_fetidp_pressure_schur "
+   "ksp_lsqr_compute_standard_error ksp_lsqr_exact_mat_norm ksp_pipegcr_unroll_w ksp_pipelcg_monitor "
+   "ksp_richardson_self_scale recompute_w "
+   "ksp_guess_fischer_monitor ksp_guess_pod_monitor ksp_guess_pod_Ainner pc_use_amat pc_jacobi_abs "
+   "pc_jacobi_fixdiagonal dm_preallocate_only"},
   {OPTS_SOLVER, PETSC_TRUE, T_CHOICE,
-   "ksp_type ksp_guess_type ksp_convergence_test ksp_norm_type ksp_pc_side ksp_converged_rate_type ksp_cg_type ksp_cg_dtype ksp_fcg_truncation_type "
-   "ksp_pipefcg_truncation_type ksp_pipegcr_truncation_type ksp_gmres_cgs_refinement_type pc_type pc_jacobi_type dm_vec_type dm_mat_type "
+   "ksp_type ksp_guess_type ksp_convergence_test ksp_norm_type ksp_pc_side ksp_converged_rate_type ksp_cg_type "
+   "ksp_cg_dtype ksp_fcg_truncation_type "
+   "ksp_pipefcg_truncation_type ksp_pipegcr_truncation_type ksp_gmres_cgs_refinement_type pc_type pc_jacobi_type "
+   "dm_vec_type dm_mat_type "
    "dm_is_coloring_type"},
   {OPTS_SOLVER, PETSC_TRUE, T_TEXT,
-   "ksp_view ksp_view_pre ksp_view_mat ksp_view_pmat ksp_view_rhs ksp_view_solution ksp_view_mat_explicit ksp_view_final_residual "
-   "ksp_view_preconditioned_operator_explicit ksp_view_diagonal_scale ksp_view_eigenvalues ksp_view_eigenvalues_explicit ksp_view_singularvalues "
-   "ksp_compute_eigenvalues ksp_compute_eigenvalues_explicitly ksp_compute_singularvalues ksp_final_residual ksp_plot_eigenvalues "
-   "ksp_plot_eigencontours ksp_plot_eigenvalues_explicitly ksp_monitor ksp_monitor_short ksp_monitor_range ksp_monitor_true_residual "
-   "ksp_monitor_max ksp_monitor_solution ksp_monitor_singular_value ksp_monitor_error ksp_monitor_python ksp_converged_reason ksp_converged_rate "
+   "ksp_view ksp_view_pre ksp_view_mat ksp_view_pmat ksp_view_rhs ksp_view_solution ksp_view_mat_explicit "
+   "ksp_view_final_residual "
+   "ksp_view_preconditioned_operator_explicit ksp_view_diagonal_scale ksp_view_eigenvalues "
+   "ksp_view_eigenvalues_explicit ksp_view_singularvalues "
+   "ksp_compute_eigenvalues ksp_compute_eigenvalues_explicitly ksp_compute_singularvalues ksp_final_residual "
+   "ksp_plot_eigenvalues "
+   "ksp_plot_eigencontours ksp_plot_eigenvalues_explicitly ksp_monitor ksp_monitor_short ksp_monitor_range "
+   "ksp_monitor_true_residual "
+   "ksp_monitor_max ksp_monitor_solution ksp_monitor_singular_value ksp_monitor_error ksp_monitor_python "
+   "ksp_converged_reason ksp_converged_rate "
    "ksp_dynamic_tolerance dm_view dm_petscds_view"},
 
   /* surrogate/ (SurrogateSetOptionsPrefix) */
   {OPTS_SURROGATE, PETSC_TRUE, T_INT, "surrogate_seed surrogate_device_id atomic_order_seed"},
   {OPTS_SURROGATE, PETSC_TRUE, T_INTS, "surrogate_layers"},
-  {OPTS_SURROGATE, PETSC_TRUE, T_REAL, "surrogate_lr surrogate_beta1 surrogate_beta2 surrogate_eps surrogate_weight_decay"},
+  {OPTS_SURROGATE, PETSC_TRUE, T_REAL,
+   "surrogate_lr surrogate_beta1 surrogate_beta2 surrogate_eps surrogate_weight_decay"},
   {OPTS_SURROGATE, PETSC_TRUE, T_BOOL, "surrogate_view surrogate_checks"},
   {OPTS_SURROGATE, PETSC_TRUE, T_TEXT, "surrogate_device"},
   {OPTS_SURROGATE, PETSC_TRUE, T_CHOICE, "surrogate_cuda_kernels=tiled,gemm"},
 
   /* miniapp/ */
-  {OPTS_DRIVER, PETSC_FALSE, T_INT, "threads repeat_check checkpoint_every train_every train_epochs replicas output_every guess_history closure_warmup fault_noise_window"},
-  {OPTS_DRIVER, PETSC_FALSE, T_REAL, "closure_tol closure_drift_tol progress_interval closure_pattern_factor fault_noise_factor"},
+  {OPTS_DRIVER, PETSC_FALSE, T_INT,
+   "threads repeat_check checkpoint_every train_every train_epochs replicas output_every guess_history closure_warmup "
+   "fault_noise_window"},
+  {OPTS_DRIVER, PETSC_FALSE, T_REAL,
+   "closure_tol closure_drift_tol progress_interval closure_pattern_factor fault_noise_factor"},
   {OPTS_DRIVER, PETSC_FALSE, T_BOOL, "guess_projection coupling_baselines progress fault_checks report_anonymize"},
-  {OPTS_DRIVER, PETSC_FALSE, T_CHOICE, "coupling=none,guess,closure guess=learned,combined,projection guess_learn=increment,residual fault_action=report,abort,rollback"},
-  {OPTS_DRIVER, PETSC_FALSE, T_TEXT, "summary report deck_name golden_state_hash golden_weights_hash output checkpoint restart inject"},
+  {OPTS_DRIVER, PETSC_FALSE, T_CHOICE,
+   "coupling=none,guess,closure guess=learned,combined,projection guess_learn=increment,residual "
+   "fault_action=report,abort,rollback"},
+  {OPTS_DRIVER, PETSC_FALSE, T_TEXT,
+   "summary report deck_name golden_state_hash golden_weights_hash output checkpoint restart inject"},
 
   /* the tools */
   {OPTS_TRAIN, PETSC_FALSE, T_INT, "train_steps train_batch"},
@@ -161,7 +203,9 @@ static int Lookup(unsigned groups, const char *name, OptType *type, const char *
 /* Words PETSc's string-to-number conversions accept besides numbers. */
 static int Keyword(const char *s)
 {
-  static const char *const words[] = {"default", "petsc_default", "decide", "petsc_decide", "determine", "petsc_determine", "infinity", "petsc_infinity", "ninfinity", "petsc_ninfinity", "mouse"};
+  static const char *const words[] = {"default",   "petsc_default",   "decide",   "petsc_decide",
+                                      "determine", "petsc_determine", "infinity", "petsc_infinity",
+                                      "ninfinity", "petsc_ninfinity", "mouse"};
   for (size_t k = 0; k < sizeof words / sizeof *words; k++)
     if (!strcasecmp(s, words[k])) return 1;
   return 0;
@@ -202,7 +246,8 @@ static PetscErrorCode CheckNumber(const char *full, const char *text, const char
   PetscFunctionBegin;
   if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
   if (integer)
-    snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
+    snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)),
+             (int)PETSC_MAX_INT);
   PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not %s", full, whole, entry,
              integer ? "an integer" : "a number");
   PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s %s", full, whole, entry, range);
@@ -227,7 +272,9 @@ static PetscErrorCode CheckList(const char *full, const char *value, PetscBool i
         *dash = 0;
         PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
         PetscCall(CheckNumber(full, dash + 1, value, PETSC_TRUE));
-        PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full, value, buf, dash + 1, buf, dash + 1);
+        PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG,
+                   "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)",
+                   full, value, buf, dash + 1, buf, dash + 1);
       } else PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
     } else PetscCall(CheckNumber(full, buf, value, PETSC_FALSE));
     if (!p[n]) break;
@@ -256,7 +303,9 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
   snprintf(full, sizeof full, "-%s", name);
   if (!Lookup(groups, name, &type, &choices)) { /* undeclared: only what no reader could hold */
     if (value && IntText(value) == TEXT_RANGE)
-      SETERRQ(ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)", full, value, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
+      SETERRQ(ErrComm(), PETSC_ERR_ARG_OUTOFRANGE,
+              "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)", full, value,
+              (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
     if (value && RealText(value) == TEXT_RANGE) PetscCall(CheckNumber(full, value, value, PETSC_FALSE));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -269,12 +318,16 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
     /* PETSc reads PETSC_DEFAULT, DECIDE, ... as -2, -1: the app's options and the solver's objects' would see that
      * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out */
     size_t vl = strlen(value); /* PETSC_INFINITY and the like are numbers: -ksp_divtol infinity */
-    PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)", full, value, needs[type]);
+    PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(),
+               PETSC_ERR_ARG_WRONG,
+               "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)",
+               full, value, needs[type]);
     if (type == T_INT || type == T_REAL) PetscCall(CheckNumber(full, value, value, (PetscBool)(type == T_INT)));
     else PetscCall(CheckList(full, value, (PetscBool)(type == T_INTS)));
     break;
   case T_BOOL: /* a flag may come without a value: it means true */
-    PetscCheck(!value || BoolWord(value), ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
+    PetscCheck(!value || BoolWord(value), ErrComm(), PETSC_ERR_ARG_WRONG,
+               "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
     break;
   case T_CHOICE: /* without a value it would silently keep the default */
     if (choices) {
@@ -285,7 +338,8 @@ static PetscErrorCode CheckOption(unsigned groups, const char *name, const char 
       }
       list[o] = 0;
     }
-    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (%s%s)", full, choices ? "needs one of " : "see -help for the choices", choices ? list : "");
+    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (%s%s)", full,
+               choices ? "needs one of " : "see -help for the choices", choices ? list : "");
     if (choices) { /* PETSc's own message cut the value (-coupling guess,closure: "Unknown option guess,closu") */
       size_t    n = strcspn(choices, " "), vl = strlen(value);
       PetscBool found = PETSC_FALSE;
@@ -381,25 +435,33 @@ int OptStrictExplain(const char *mess, char *line, size_t len)
   { /* PETSc's messages that name no option: the option they are about */
     static const struct {
       const char *mess, *option;
-    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"}, {"does not support preconditioner side", "-ksp_pc_side"}};
+    } named[] = {{"Restart must be positive", "-ksp_gmres_restart"},
+                 {"does not support preconditioner side", "-ksp_pc_side"}};
     for (size_t k = 0; k < sizeof named / sizeof *named; k++)
       if (strstr(mess, named[k].mess)) {
         char v[64] = "";
         (void)PetscOptionsGetString(NULL, NULL, named[k].option, v, sizeof v, NULL);
-        snprintf(line, len, "%s %s: %c%s", named[k].option, v, islower((unsigned char)mess[1]) ? tolower((unsigned char)mess[0]) : mess[0], mess + 1); /* "restart ...", "KSP ..." */
+        /* "restart ...", "KSP ..." */
+        snprintf(line, len, "%s %s: %c%s", named[k].option, v,
+                 islower((unsigned char)mess[1]) ? tolower((unsigned char)mess[0]) : mess[0], mess + 1);
         return 1;
       }
   }
   if (sscanf(mess, "Input string %255s has no integer value%n", text, &end) == 1 && end) what = "not an integer";
   else if (sscanf(mess, "Input string %255s has no numeric value%n", text, &end) == 1 && end) what = "not a number";
-  else if (sscanf(mess, "Unknown logical value: %255[^\n]%n", text, &end) == 1 && end) what = "not a true/false value (use 1, 0, true, false, yes, no, on or off)";
-  else if (sscanf(mess, "Unsupported viewer %255s%n", text, &end) == 1 && end) what = "not a viewer (use ascii:FILE, :FILE, binary:FILE, draw, or no value for standard output)";
-  if (!what || GetPairs(&p, &n)) return 0; /* a parse error comes from reading the database: it exists, PetscInitialize done or not */
+  else if (sscanf(mess, "Unknown logical value: %255[^\n]%n", text, &end) == 1 && end)
+    what = "not a true/false value (use 1, 0, true, false, yes, no, on or off)";
+  else if (sscanf(mess, "Unsupported viewer %255s%n", text, &end) == 1 && end)
+    what = "not a viewer (use ascii:FILE, :FILE, binary:FILE, draw, or no value for standard output)";
+  /* a parse error comes from reading the database: it exists, PetscInitialize done or not */
+  if (!what || GetPairs(&p, &n)) return 0;
   int viewer = !strncmp(mess, "Unsupported viewer", 18); /* of a text option: the monitor's or viewer's value */
   for (PetscInt i = 0; i < n && !done; i++) {
     OptType     type;
     const char *choices;
-    if (!p[i].value || strcmp(p[i].value, text) || (!viewer && Lookup(strict_groups, p[i].name, &type, &choices) && type == T_TEXT)) continue;
+    if (!p[i].value || strcmp(p[i].value, text) ||
+        (!viewer && Lookup(strict_groups, p[i].name, &type, &choices) && type == T_TEXT))
+      continue;
     snprintf(line, len, "-%s %s: %s", p[i].name, text, what);
     done = 1;
   }
@@ -419,7 +481,8 @@ static size_t Distance(const char *a, const char *b)
       size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
       if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
       if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c) c = d[i - 2][j - 2] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+        c = d[i - 2][j - 2] + 1;
       d[i][j] = c;
     }
   return d[la][lb];
@@ -440,7 +503,10 @@ void OptStrictSuggest(const char *unknown, char *buf, size_t len)
       if (n >= sizeof word) continue;
       memcpy(word, w, n), word[n] = 0;
       size_t dd = Distance(unknown, word);
-      if (dd > lim || !strcmp(unknown, word) || !strcmp(word, pick[0]) || !strcmp(word, pick[1]) || !strcmp(word, pick[2])) continue; /* declared twice: once */
+      /* declared twice: once */
+      if (dd > lim || !strcmp(unknown, word) || !strcmp(word, pick[0]) || !strcmp(word, pick[1]) ||
+          !strcmp(word, pick[2]))
+        continue;
       for (int k = 0; k < 3; k++)
         if (dd < best[k]) {
           for (int m = 2; m > k; m--) best[m] = best[m - 1], memcpy(pick[m], pick[m - 1], sizeof word);
@@ -474,15 +540,22 @@ PetscErrorCode OptStrictCheckUnused(PetscBool final)
     const char *choices;
     PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
     if (Lookup(strict_groups, nm, &type, &choices)) { /* a real option this run does not read: say so, not "unknown" */
-      const char *where = !strncmp(nm, "surrogate_", 10) ? "a run with a network (-coupling guess or closure)" : !strncmp(nm, "gs_", 3) ? "-scenario grayscott" : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat" : NULL;
+      const char *where = !strncmp(nm, "surrogate_", 10) ? "a run with a network (-coupling guess or closure)"
+                        : !strncmp(nm, "gs_", 3)         ? "-scenario grayscott"
+                        : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat"
+                                                                             : NULL;
       PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-      if (where) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (it applies to %s)", full, where);
-      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (see -help for what it applies to)", full);
+      if (where)
+        SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (it applies to %s)", full, where);
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (see -help for what it applies to)",
+              full);
     }
     OptStrictSuggest(full, near, sizeof near);
     PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-    if (near[0]) SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
+    if (near[0])
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+            "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(PETSC_SUCCESS);

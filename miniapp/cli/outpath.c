@@ -62,8 +62,8 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
   size_t                   tlen, flen;
 
   PetscFunctionBegin;
-  if (!strcmp(value, "binary") || !strcmp(value, "binary:") ||
-      !strncmp(value, "binary::", 8)) { /* PETSc's default file name */
+  if (!strcmp(value, "binary") || !strcmp(value, "binary:") || !strncmp(value, "binary::", 8)) {
+    /* PETSc's default file name */
     PetscCall(OutPathRegisterOutput(name, "binaryoutput"));
     if (npetsc_outputs < MAX_PETSC_OUTPUTS)
       PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
@@ -97,9 +97,8 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
       continue;
     }
     if (!name) continue;
-    if (!strcmp(name, "-info") || !strcmp(name, "-options_file") ||
-        !strcmp(name,
-                "-options_file_yaml")) { /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
+    if (!strcmp(name, "-info") || !strcmp(name, "-options_file") || !strcmp(name, "-options_file_yaml")) {
+      /* -info FILE:class writes FILE.<rank> (optfiles.c); -info :vec is a filter */
       name = NULL;
       continue;
     }

@@ -265,8 +265,8 @@ PetscErrorCode MachineWriteDevice(MPI_Comm comm, FILE *f, Surrogate net, PetscMP
       if (!seen && strlen(ids) < sizeof ids - 16)
         snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%d", ids[0] ? ", " : "", all[r]);
     }
-    (void)SurrogateCUDAProbe(gpu,
-                             sizeof gpu); /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+    /* driver and runtime versions, rank 0's device: memory, SMs, compute mode */
+    (void)SurrogateCUDAProbe(gpu, sizeof gpu);
     PetscCall(PetscFPrintf(comm, f, "  device_ids: [%s]\n  device_name: %s\n  device_facts: %s\n", ids, yaml_str(dname),
                            yaml_str(gpu)));
   }

@@ -153,8 +153,8 @@ double metrics_growth(size_t n, const double *step, const double *rel, double fl
   g->rate = g->efold = g->icpt = NAN, g->from = g->to = -1, g->points = 0, g->why = NULL;
   for (i = 0; i < n && !(rel[i] > 0 && isfinite(rel[i])); i++) {}
   if (i == n) return g->why = "no difference", NAN;
-  for (end = i; end < n && isfinite(rel[end]) && rel[end] < METRICS_SATURATION; end++)
-    if (rel[end] < floor) first = n; /* the window holds no point below the floor */
+  /* the window holds no point below the floor */
+  for (end = i; end < n && isfinite(rel[end]) && rel[end] < METRICS_SATURATION; end++) if (rel[end] < floor) first = n;
     else if (first == n && rel[end] > 0) first = end;
   if (end == i) return g->why = "saturated", NAN;
   if (first == n) return g->why = "below the floor", NAN; /* its last points, at least */

@@ -426,8 +426,8 @@ int ncout_write_step(ncout *o, int step, double t, const ncout_step_rec *recs, c
                : nc_put_vara_double(o->ncid, o->v_rec[v], start, count, o->buf);
     if (e) return ncout_fail_(o, e, "cannot write %s at step %d", step_vars[v].name, step);
   }
-  return ncout_set_last_step_(o,
-                              step); /* the latest record (a step re-done after a rollback ends the file there again) */
+  /* the latest record (a step re-done after a rollback ends the file there again) */
+  return ncout_set_last_step_(o, step);
 }
 
 int ncout_write_fields(ncout *o, int step, int replica, const double *field)

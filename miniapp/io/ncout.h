@@ -99,8 +99,8 @@ typedef struct {
 /* Initial guesses compared side by side on replica 0's systems (-coupling
  * guess): iterations (-1: not run) and start residual ||b - A x0|| / ||b||. */
 #define NCOUT_NGUESS 6
-extern const char
-  *const ncout_guess_names[NCOUT_NGUESS]; /* none, extrapolation, fischer, learned, combined, projection */
+/* none, extrapolation, fischer, learned, combined, projection */
+extern const char *const ncout_guess_names[NCOUT_NGUESS];
 typedef struct {
   int    its;
   double start_residual;

@@ -111,8 +111,8 @@ static int add_segment(ncout *o, int pid, int upto_step)
       else if (nc_get_att_longlong(pid, NC_GLOBAL, one[k], &v[k][0])) v[k][0] = 0; /* a file without it: 0, unknown */
     }
   }
-  while (!e && n > 1 && v[0][n - 1] > upto_step)
-    n--; /* a run whose steps this one makes again (its file was ahead of the checkpoint) */
+  /* a run whose steps this one makes again (its file was ahead of the checkpoint) */
+  while (!e && n > 1 && v[0][n - 1] > upto_step) n--;
   if (!e && nc_inq_attlen(pid, NC_GLOBAL, "history", &len)) len = 0;
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
   if (!e && !(hist = calloc(len + 200, 1))) e = ncout_fail_(o, NC_ENOMEM, "cannot continue it");

@@ -51,8 +51,11 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(SolverGetScenario(s, &sc));
   PetscCall(SolverGetStep(s, NULL, &steps, NULL, NULL));
-  PetscCall(PetscPrintf(comm, "# FPNA mini-app %s | solver reduction: %s | surrogate reduction: %s | ranks %d x threads %d | scenario %s, %" PetscInt_FMT " steps\n", MINIAPP_VERSION, VecFPNACompiledStrategy(),
-                        MINIAPP_SURROGATE_REDUCTION_NAME, size, omp_get_max_threads(), sc, steps));
+  PetscCall(PetscPrintf(comm,
+                        "# FPNA mini-app %s | solver reduction: %s | surrogate reduction: %s | ranks %d x threads %d | "
+                        "scenario %s, %" PetscInt_FMT " steps\n",
+                        MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME, size,
+                        omp_get_max_threads(), sc, steps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -66,20 +69,27 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
   PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCall(SolverGetAtomicOrder(s, &ord)); /* replica 0's: seed -atomic_order_seed */
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscFPrintf(comm, f, "miniapp_version: %s\nsolver_reduction: %s\nsurrogate_reduction: %s\n", MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
-  PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n", (unsigned long long)ord->seed, size, omp_get_max_threads()));
+  PetscCall(PetscFPrintf(comm, f, "miniapp_version: %s\nsolver_reduction: %s\nsurrogate_reduction: %s\n",
+                         MINIAPP_VERSION, VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME));
+  PetscCall(PetscFPrintf(comm, f, "atomic_order_seed: %llu\nmpi_ranks: %d\nomp_threads: %d\n",
+                         (unsigned long long)ord->seed, size, omp_get_max_threads()));
   PetscCall(SolverWriteSummary(s, f));
   PetscCall(PetscFPrintf(comm, f, "reduction_calls: %lld\n", (long long)VecFPNAGetReductionCount()));
   PetscCall(CoupledWriteSummary(c, f));
-  if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", yaml_num("%.6e", (double)v->mms_l2), yaml_num("%.6e", (double)v->mms_max)));
+  if (!(v->mms_l2 < 0))
+    PetscCall(PetscFPrintf(comm, f, "mms_error_l2: %s\nmms_error_max: %s\n", yaml_num("%.6e", (double)v->mms_l2),
+                           yaml_num("%.6e", (double)v->mms_max)));
   {
     CoupledTimes t;
     PetscCall(CoupledGetTimes(c, &t)); /* collective: max over ranks */
     /* run_seconds: the whole coupled run (solves, surrogate, observation,
      * output); solve_seconds: the Krylov solves that advance the run */
-    PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nrun_seconds: %s\nsolve_seconds: %s\n", (unsigned long long)v->state_hash, yaml_num("%.6f", seconds), yaml_num("%.6f", t.solve))); /* hash from ReportVerify */
+    /* hash from ReportVerify */
+    PetscCall(PetscFPrintf(comm, f, "state_hash: \"0x%016llx\"\nrun_seconds: %s\nsolve_seconds: %s\n",
+                           (unsigned long long)v->state_hash, yaml_num("%.6f", seconds), yaml_num("%.6f", t.solve)));
   }
-  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", yaml_str(v->why), v->ok ? "VALID" : "INVALID"));
+  PetscCall(PetscFPrintf(comm, f, "verification_detail: %s\nverification: %s\n", yaml_str(v->why),
+                         v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -87,7 +97,8 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
  * that is renamed into place only when every byte was written (rank 0). */
 typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
 
-static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds, const char *option, const char *path)
+static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds,
+                                const char *option, const char *path)
 {
   PetscMPIInt    rank;
   afile          af;
@@ -100,7 +111,8 @@ static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const R
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) err = afile_begin(&af, path, 1);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path, afile_strerror(err));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path,
+             afile_strerror(err));
   ierr = fn(comm, rank == 0 ? af.fp : NULL, c, v, seconds);
   if (rank == 0) {
     if (ierr) afile_discard(&af);
@@ -132,25 +144,44 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscMemzero(o, sizeof *o));
   o->repeat = 5;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
-  PetscCall(PetscOptionsString("-report", "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and time>-<host>-<pid>.yaml, unique); it is also printed", NULL, o->path, o->path, sizeof o->path, &set));
-  PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck, sizeof o->deck, NULL));
-  PetscCall(PetscOptionsString("-golden_state_hash", "Expected state_hash (reproducible build): any machine must match it; none clears a deck's", NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
-  PetscCall(PetscOptionsString("-golden_weights_hash", "Expected weights_hash (reproducible build); none clears a deck's", NULL, o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
-  PetscCall(PetscOptionsInt("-repeat_check", "Repeat the last step's solve N times and report the residual variance (0: off)", NULL, o->repeat, &o->repeat, NULL));
-  PetscCall(PetscOptionsBool("-report_anonymize", "Name the nodes in the report (and its auto file name) by a hash of their host names, host-<12 hex digits>: the same machine gets the same name", NULL, anonymize, &anonymize, NULL));
+  PetscCall(PetscOptionsString("-report",
+                               "Write the benchmark report (YAML) to this file (auto: report-<deck>-<UTC date and "
+                               "time>-<host>-<pid>.yaml, unique); it is also printed",
+                               NULL, o->path, o->path, sizeof o->path, &set));
+  PetscCall(PetscOptionsString("-deck_name", "Name of the benchmark deck (for the report)", NULL, o->deck, o->deck,
+                               sizeof o->deck, NULL));
+  PetscCall(
+    PetscOptionsString("-golden_state_hash",
+                       "Expected state_hash (reproducible build): any machine must match it; none clears a deck's",
+                       NULL, o->golden_state, o->golden_state, sizeof o->golden_state, &gset[0]));
+  PetscCall(PetscOptionsString("-golden_weights_hash",
+                               "Expected weights_hash (reproducible build); none clears a deck's", NULL,
+                               o->golden_weights, o->golden_weights, sizeof o->golden_weights, &gset[1]));
+  PetscCall(PetscOptionsInt("-repeat_check",
+                            "Repeat the last step's solve N times and report the residual variance (0: off)", NULL,
+                            o->repeat, &o->repeat, NULL));
+  PetscCall(PetscOptionsBool("-report_anonymize",
+                             "Name the nodes in the report (and its auto file name) by a hash of their host names, "
+                             "host-<12 hex digits>: the same machine gets the same name",
+                             NULL, anonymize, &anonymize, NULL));
   PetscOptionsEnd();
-  PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
+  PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
   for (int k = 0; k < 2; k++) {
     const char *h = k ? o->golden_weights : o->golden_state;
     size_t      n = strlen(h), i = (n > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) ? 2 : 0;
     /* given without a value it would silently skip the check */
-    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: given without a value (needs 16 hex digits, or none)", k ? "-golden_weights_hash" : "-golden_state_hash");
+    PetscCheck(n || !gset[k ? 1 : 0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "%s: given without a value (needs 16 hex digits, or none)",
+               k ? "-golden_weights_hash" : "-golden_state_hash");
     if (!strcmp(h, "none")) { /* said, not left out: clears a deck's hash (another grid, scripts/scaling.sh weak) */
       (k ? o->golden_weights : o->golden_state)[0] = 0;
       continue;
     }
     if (!n) continue;
-    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef) or none", k ? "-golden_weights_hash" : "-golden_state_hash", h);
+    PetscCheck(n - i == 16 && strspn(h + i, "0123456789abcdefABCDEF") == 16, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "%s %s: must be 16 hex digits (e.g. 0x0123456789abcdef) or none",
+               k ? "-golden_weights_hash" : "-golden_state_hash", h);
   }
   if (set && !strcmp(o->path, "auto")) { /* a new name per run, as HPCG's output files: report-<deck>-<UTC>.yaml */
     char      stamp[32], deck[64];
@@ -176,7 +207,8 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
       PetscCallMPI(MPI_Bcast(host, sizeof host, MPI_CHAR, 0, PETSC_COMM_WORLD));
       PetscCallMPI(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, PETSC_COMM_WORLD));
       do {
-        if (k) PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld-%d.yaml", deck, stamp, host, pid, k));
+        if (k)
+          PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld-%d.yaml", deck, stamp, host, pid, k));
         else PetscCall(PetscSNPrintf(o->path, sizeof o->path, "report-%s-%s-%s-%lld.yaml", deck, stamp, host, pid));
         k++;
       } while (!access(o->path, F_OK) && k < 1000);
@@ -188,7 +220,8 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
 }
 
 /* "match", "MISMATCH", "not set" or "not applicable (...)" for one golden hash. */
-static PetscErrorCode GoldenCheck(const char *expected, uint64_t actual, PetscBool applicable, const char *why_na, char *status, size_t len, PetscBool *ok)
+static PetscErrorCode GoldenCheck(const char *expected, uint64_t actual, PetscBool applicable, const char *why_na,
+                                  char *status, size_t len, PetscBool *ok)
 {
   PetscFunctionBegin;
   if (!expected[0]) PetscCall(PetscStrncpy(status, "not set", len));
@@ -205,7 +238,8 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
 {
   Solver    s;
   Surrogate net;
-  PetscBool repro = (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "reproducible") && !strcmp(MINIAPP_SURROGATE_REDUCTION_NAME, "reproducible"));
+  PetscBool repro = (PetscBool)(!strcmp(VecFPNACompiledStrategy(), "reproducible") &&
+                                !strcmp(MINIAPP_SURROGATE_REDUCTION_NAME, "reproducible"));
   PetscBool ok    = PETSC_TRUE;
   PetscBool last;
   char      na[64];
@@ -226,33 +260,49 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
     }
   }
   PetscCall(GoldenCheck(o->golden_state, v->state_hash, repro, na, v->golden_state, sizeof v->golden_state, &ok));
-  PetscCall(GoldenCheck(o->golden_weights, v->weights_hash, (PetscBool)(repro && net), net ? na : "no surrogate", v->golden_weights, sizeof v->golden_weights, &ok));
-  if (!strncmp(v->golden_state, "not applicable", 14) || !strncmp(v->golden_weights, "not applicable", 14)) { /* a hash given and not checked: say it in the verdict's detail too */
+  PetscCall(GoldenCheck(o->golden_weights, v->weights_hash, (PetscBool)(repro && net), net ? na : "no surrogate",
+                        v->golden_weights, sizeof v->golden_weights, &ok));
+  if (!strncmp(v->golden_state, "not applicable", 14) || !strncmp(v->golden_weights, "not applicable", 14)) {
+    /* a hash given and not checked: say it in the verdict's detail too */
     size_t      n  = strlen(v->why);
     const char *na = !strncmp(v->golden_state, "not applicable", 14) ? v->golden_state : v->golden_weights;
-    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hashes %s, verified by the scenario's own checks", na));
+    PetscCall(
+      PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hashes %s, verified by the scenario's own checks", na));
   }
   if (!ok) {
     size_t n = strlen(v->why);
-    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hash MISMATCH (state %s, weights %s)", v->golden_state, v->golden_weights));
+    PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; golden hash MISMATCH (state %s, weights %s)",
+                            v->golden_state, v->golden_weights));
     v->ok = PETSC_FALSE;
   }
   /* HPCG-style repeat: the variance of the repeated residuals, relative to the mean squared */
   v->repeat_mean = v->repeat_var = -1;
   PetscCall(SolverHasLastSystem(s, &last)); /* none after a restart at the last step */
-  v->repeat_skipped = !o->repeat ? NULL : !last ? "not run: this run solved no step (-ts_max_steps 0, or a restart at the last step)" : !v->ok ? "not run: the run is INVALID already" : NULL; /* in the report */
-  if (o->repeat && last && v->ok) { /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up to 5 failed solves */
+  /* in the report */
+  v->repeat_skipped = !o->repeat ? NULL
+                    : !last      ? "not run: this run solved no step (-ts_max_steps 0, or a restart at the last step)"
+                    : !v->ok     ? "not run: the run is INVALID already"
+                                 : NULL;
+  /* a run already INVALID (a step unsolved, a NaN): its last system tells nothing more, and re-solving it costs up
+   * to 5 failed solves */
+  if (o->repeat && last && v->ok) {
     PetscInt nfailed;
-    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max, &nfailed));
+    PetscCall(SolverRepeatCheck(s, o->repeat, &v->repeat_mean, &v->repeat_var, &v->repeat_its_min, &v->repeat_its_max,
+                                &nfailed));
     if (nfailed) {
       size_t n = strlen(v->why);
-      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; %" PetscInt_FMT " of %" PetscInt_FMT " repeated solves did not converge", nfailed, o->repeat));
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n,
+                              "; %" PetscInt_FMT " of %" PetscInt_FMT " repeated solves did not converge", nfailed,
+                              o->repeat));
       v->ok = PETSC_FALSE;
-    } else if (strcmp(VecFPNACompiledStrategy(), "atomic") && !(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) {
+    } else if (strcmp(VecFPNACompiledStrategy(), "atomic") &&
+               !(v->repeat_var <= 1e-6 * v->repeat_mean * v->repeat_mean)) {
       /* NaN fails too. Not in the atomic build: there every repeat reduces in another order, and a method whose
        * path depends on it (BiCGStab: 94 to 99 iterations) ends anywhere below its tolerance; each must converge */
       size_t n = strlen(v->why);
-      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n, "; repeated solves vary (relative residual variance %.3e >= 1e-6)", (double)(v->repeat_var / (v->repeat_mean * v->repeat_mean))));
+      PetscCall(PetscSNPrintf(v->why + n, sizeof v->why - n,
+                              "; repeated solves vary (relative residual variance %.3e >= 1e-6)",
+                              (double)(v->repeat_var / (v->repeat_mean * v->repeat_mean))));
       v->ok = PETSC_FALSE;
     }
   }
@@ -281,7 +331,9 @@ static PetscErrorCode WriteRunRules(MPI_Comm comm, FILE *f, const ReportVerdict 
   official = (PetscBool)(official && v->ok);
   PetscCall(PetscFPrintf(comm, f, "official: %s\n", official ? "true" : "false"));
   if (!official) {
-    const char *why = !strcmp(deck_name, "custom") ? "not a deck run (no -deck_name)" : modified[0] ? modified : "INVALID";
+    const char *why = !strcmp(deck_name, "custom") ? "not a deck run (no -deck_name)"
+                    : modified[0]                  ? modified
+                                                   : "INVALID";
     PetscCall(PetscFPrintf(comm, f, "official_why: %s\n", yaml_str(why)));
   }
   if (modified[0] && strncmp(modified, "no options file", 15)) {
@@ -305,15 +357,18 @@ static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerd
   PetscFunctionBegin;
   PetscCall(PetscFPrintf(comm, f, "verification:\n"));
   if (!(v->mms_l2 < 0)) PetscCall(PetscFPrintf(comm, f, "  mms_error_l2: %s\n", yaml_num("%.6e", (double)v->mms_l2)));
-  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n", yaml_str(v->why),
-                         (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
+  PetscCall(PetscFPrintf(comm, f, "  detail: %s\n  state_hash: \"0x%016llx\"\n  golden_state_hash: %s\n",
+                         yaml_str(v->why), (unsigned long long)v->state_hash, yaml_str(v->golden_state)));
   if (net)
-    PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n", (unsigned long long)v->weights_hash,
-                           yaml_str(v->golden_weights)));
+    PetscCall(PetscFPrintf(comm, f, "  weights_hash: \"0x%016llx\"\n  golden_weights_hash: %s\n",
+                           (unsigned long long)v->weights_hash, yaml_str(v->golden_weights)));
   if (v->repeat_skipped) PetscCall(PetscFPrintf(comm, f, "  repeat_check: %s\n", yaml_str(v->repeat_skipped)));
   if (!(v->repeat_mean < 0))
-    PetscCall(PetscFPrintf(comm, f, "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n",
-                           yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var), v->repeat_its_min, v->repeat_its_max));
+    PetscCall(PetscFPrintf(comm, f,
+                           "  repeat_residual_mean: %s\n  repeat_residual_variance: %s\n  repeat_iterations: "
+                           "[%" PetscInt_FMT ", %" PetscInt_FMT "]\n",
+                           yaml_num("%.6e", (double)v->repeat_mean), yaml_num("%.6e", (double)v->repeat_var),
+                           v->repeat_its_min, v->repeat_its_max));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -356,40 +411,68 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
   PetscCall(WriteRunRules(comm, f, v));
   PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(mi.date), yaml_str(report_path)));
-  PetscCall(PetscFPrintf(comm, f, "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  mpi_library: %s\n",
-                         yaml_str(mi.host), yaml_str(mi.cpu), size, mi.pernode, omp_get_max_threads(), yaml_str(mi.mpilib)));
-  PetscCall(PetscFPrintf(comm, f, "  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_num("%.1f", mi.mem[1]), yaml_num("%.1f", -mi.mem[0])));
+  PetscCall(PetscFPrintf(comm, f,
+                         "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  "
+                         "mpi_library: %s\n",
+                         yaml_str(mi.host), yaml_str(mi.cpu), size, mi.pernode, omp_get_max_threads(),
+                         yaml_str(mi.mpilib)));
+  PetscCall(PetscFPrintf(comm, f, "  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_num("%.1f", mi.mem[1]),
+                         yaml_num("%.1f", -mi.mem[0])));
   PetscCall(MachineWriteFacts(comm, f, anonymize));
   PetscCall(MachineWriteDevice(comm, f, net, size));
-  PetscCall(PetscFPrintf(comm, f, "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n", MINIAPP_VERSION,
-                         yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS)));
-  PetscCall(PetscFPrintf(comm, f, "  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n", VecFPNACompiledStrategy(),
-                         MINIAPP_SURROGATE_REDUCTION_NAME, SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
-  PetscCall(PetscFPrintf(comm, f, "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT "]\n  components: %" PetscInt_FMT "\n", sc, M, N, dof));
-  PetscCall(PetscFPrintf(comm, f, "  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", steps, nrep, mode));
-  PetscCall(PetscFPrintf(comm, f, "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n",
+  PetscCall(
+    PetscFPrintf(comm, f,
+                 "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n",
+                 MINIAPP_VERSION, yaml_str(MINIAPP_REVISION), yaml_str(MINIAPP_C_COMPILER), yaml_str(MINIAPP_C_FLAGS)));
+  PetscCall(PetscFPrintf(comm, f, "  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n",
+                         VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME,
+                         SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
+  PetscCall(PetscFPrintf(comm, f,
+                         "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT
+                         "]\n  components: %" PetscInt_FMT "\n",
+                         sc, M, N, dof));
+  PetscCall(PetscFPrintf(comm, f, "  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", steps,
+                         nrep, mode));
+  PetscCall(PetscFPrintf(comm, f,
+                         "solver:\n  iterations_total: %" PetscInt_FMT
+                         "\n  seconds_per_iteration: %s\n  bytes_per_unknown_iteration: %.0f\n  achieved_gbs: %s\n",
                          its, yaml_num("%.6e", tpi), CG_BYTES_PER_UNKNOWN, yaml_num("%.3f", gbs)));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;
-    double   tps = t.train > 0 ? t.train_samples / t.train : NAN, ips = t.predict > 0 ? t.predict_points / t.predict : NAN; /* nothing timed: .nan, not 0 */
+    /* nothing timed: .nan, not 0 */
+    double tps = t.train > 0 ? t.train_samples / t.train : NAN,
+           ips = t.predict > 0 ? t.predict_points / t.predict : NAN;
     PetscCall(SurrogateGetNumWeights(net, &nw));
-    PetscCall(PetscFPrintf(comm, f, "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n", nw,
-                           t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
-    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n", yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));
+    PetscCall(PetscFPrintf(comm, f,
+                           "surrogate:\n  weights: %" PetscInt_FMT "\n  epochs: %" PetscInt_FMT
+                           "\n  train_samples_per_s: %s\n  inference_points_per_s: %s\n",
+                           nw, t.epochs, yaml_num("%.6e", tps), yaml_num("%.6e", ips)));
+    PetscCall(PetscFPrintf(comm, f, "  train_gflops: %s\n  inference_gflops: %s\n",
+                           yaml_num("%.3f", 6.0 * nw * tps / 1e9), yaml_num("%.3f", 2.0 * nw * ips / 1e9)));
   }
   PetscCall(PetscFPrintf(comm, f, "coupling:\n  mode: %s\n  ksp_iterations: %" PetscInt_FMT "\n", mode, its / nrep));
   if (its_none >= 0)
-    PetscCall(PetscFPrintf(comm, f, "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n",
+    PetscCall(PetscFPrintf(comm, f,
+                           "  ksp_iterations_none: %" PetscInt_FMT "\n  ksp_iterations_fischer: %" PetscInt_FMT
+                           "\n  iterations_saved_vs_none: %" PetscInt_FMT "\n",
                            its_none, its_fischer, its_none - its / nrep));
   PetscCall(CoupledWriteReportCoupling(c, f));
-  PetscCall(PetscFPrintf(comm, f, "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, CplTrain, CplMetrics, CplOutput\n"));
-  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n", yaml_num("%.6f", seconds), yaml_num("%.6f", t.solve),
-                         yaml_num("%.6f", t.features), yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train)));
-  PetscCall(PetscFPrintf(comm, f, "  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n", yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output),
-                         yaml_num("%.6f", t.baselines), yaml_num("%.6e", t.steps > 0 ? work / t.steps : NAN)));
-  PetscCall(PetscFPrintf(comm, f, "  timed_steps: %" PetscInt_FMT "\n  timed_iterations: %" PetscInt_FMT "\n", t.steps, t.its)); /* what the rates divide by */
+  PetscCall(PetscFPrintf(comm, f,
+                         "timing: # seconds, max over ranks; PETSc log events CplSolve, CplFeatures, CplPredict, "
+                         "CplTrain, CplMetrics, CplOutput\n"));
+  PetscCall(PetscFPrintf(comm, f, "  total: %s\n  solve: %s\n  features: %s\n  predict: %s\n  train: %s\n",
+                         yaml_num("%.6f", seconds), yaml_num("%.6f", t.solve), yaml_num("%.6f", t.features),
+                         yaml_num("%.6f", t.predict), yaml_num("%.6f", t.train)));
+  PetscCall(PetscFPrintf(comm, f, "  metrics: %s\n  output: %s\n  baselines: %s\n  time_per_step: %s\n",
+                         yaml_num("%.6f", t.metrics), yaml_num("%.6f", t.output), yaml_num("%.6f", t.baselines),
+                         yaml_num("%.6e", t.steps > 0 ? work / t.steps : NAN)));
+  /* what the rates divide by */
+  PetscCall(
+    PetscFPrintf(comm, f, "  timed_steps: %" PetscInt_FMT "\n  timed_iterations: %" PetscInt_FMT "\n", t.steps, t.its));
   PetscCall(WriteVerification(comm, f, v, (PetscBool)(net != NULL)));
-  PetscCall(PetscFPrintf(comm, f, "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x replicas / seconds of solve + features + predict + train / 1e6\"\n",
+  PetscCall(PetscFPrintf(comm, f,
+                         "fom:\n  value: %s\n  unit: \"Mpoint-steps/s\"\n  definition: \"grid points x time steps x "
+                         "replicas / seconds of solve + features + predict + train / 1e6\"\n",
                          yaml_num("%.6f", fom)));
   PetscCall(PetscFPrintf(comm, f, "verdict: %s\n", v->ok ? "VALID" : "INVALID"));
   PetscFunctionReturn(PETSC_SUCCESS);

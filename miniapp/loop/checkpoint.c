@@ -109,9 +109,11 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
                                "Write a checkpoint to this file at the end, every -checkpoint_every steps and on "
                                "SIGTERM/SIGUSR1/SIGXCPU (then exit 3)", NULL, c->checkpoint, c->checkpoint,
                                sizeof c->checkpoint, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-checkpoint_every",
-                   "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a "
-                   "signal)", 0, PETSC_MAX_INT, NULL, &c->checkpoint_every, NULL));
+  PetscCall(
+    CliInt(PetscOptionsObject, "-checkpoint_every",
+           "Also write the checkpoint every N steps, and the -output file before it (0: only at the end and on a "
+           "signal)",
+           0, PETSC_MAX_INT, NULL, &c->checkpoint_every, NULL));
   PetscCall(PetscOptionsString("-restart", "Continue the run held by this checkpoint file", NULL, c->restart,
                                c->restart, sizeof c->restart, NULL));
   PetscOptionsEnd();
@@ -123,8 +125,10 @@ PetscErrorCode CheckpointSetFromOptions(Coupled c)
     char a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
     int  missing = access(c->restart, F_OK) ? errno : 0;
     /* a missing file first: with -checkpoint naming it too, it was 'the input: refusing to overwrite an input' */
-    PetscCheck(!missing, c->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open the checkpoint (%s)", c->restart, strerror(missing));
-    if (!(c->checkpoint[0] && realpath(c->restart, a) && realpath(c->checkpoint, b) && !strcmp(a, b))) PetscCall(OutPathRegisterInput("-restart", c->restart));
+    PetscCheck(!missing, c->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open the checkpoint (%s)", c->restart,
+               strerror(missing));
+    if (!(c->checkpoint[0] && realpath(c->restart, a) && realpath(c->checkpoint, b) && !strcmp(a, b)))
+      PetscCall(OutPathRegisterInput("-restart", c->restart));
   }
   if (c->checkpoint[0]) { /* a scheduler's warning becomes a checkpoint (under Open MPI's mpirun use
                            * SIGUSR1: mpirun forwards it, while on SIGTERM it kills the ranks soon after) */
@@ -161,7 +165,13 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
   char             name[64];
   PetscBool        writing = CkptIsWriting(ck);
   size_t           nr      = (size_t)c->nrep;
-  CouplingCounters k       = {c->epoch, c->switches, c->last_switch, c->active_steps, {c->inc_err_n[0], c->inc_err_n[1]}, c->drift_max, {c->inc_err_sum[0], c->inc_err_sum[1]}};
+  CouplingCounters k       = {c->epoch,
+                              c->switches,
+                              c->last_switch,
+                              c->active_steps,
+                              {c->inc_err_n[0], c->inc_err_n[1]},
+                              c->drift_max,
+                              {c->inc_err_sum[0], c->inc_err_sum[1]}};
   struct {
     const char *name;
     void       *data;
@@ -178,30 +188,37 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     {"record/last_churn", c->last_churn, sizeof c->last_churn},
     {"record/churn_scale", &c->churn_scale, sizeof c->churn_scale},
     {"record/last_loss", c->last_loss, nr * sizeof *c->last_loss},
-    {"record/rel_l2", c->rel_hist, (size_t)(step + 1) * nr * sizeof *c->rel_hist}, /* step <= -ts_max_steps: checked by the caller */
+    {"record/rel_l2", c->rel_hist,
+     (size_t)(step + 1) * nr * sizeof *c->rel_hist}, /* step <= -ts_max_steps: checked by the caller */
   };
 
-  double seconds[GUESS_NKINDS]; /* this process's, as every timing: kept over a rollback (the re-done steps took time too), none after a restart */
+  /* this process's, as every timing: kept over a rollback (the re-done steps took time too), none after a restart */
+  double seconds[GUESS_NKINDS];
   PetscFunctionBegin;
   for (int g = 0; g < GUESS_NKINDS; g++) seconds[g] = rollback ? c->tally[g].seconds : 0;
-  for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) PetscCall(CkptData(ck, recs[i].name, recs[i].data, recs[i].size));
+  for (size_t i = 0; i < sizeof recs / sizeof *recs; i++)
+    PetscCall(CkptData(ck, recs[i].name, recs[i].data, recs[i].size));
   { /* the fault record: what was injected and detected stays with the run
      * that restarts (its settings are this run's: restart keys); a rollback
      * keeps what this process has seen (the fault fired once, was detected) */
     FaultState keep = c->fault;
     PetscCall(CkptData(ck, "faults/record", &c->fault, sizeof c->fault));
     if (rollback) c->fault = keep;
-    c->fault.on = keep.on, c->fault.checks = keep.checks, c->fault.spec = keep.spec, c->fault.action = keep.action, c->fault.noise_factor = keep.noise_factor, c->fault.noise_window = keep.noise_window; /* the options a restart may change */
+    /* the options a restart may change */
+    c->fault.on = keep.on, c->fault.checks = keep.checks, c->fault.spec = keep.spec, c->fault.action = keep.action,
+    c->fault.noise_factor = keep.noise_factor, c->fault.noise_window = keep.noise_window;
   }
   if (!writing) {
-    c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch, c->active_steps = (PetscInt)k.active_steps;
+    c->epoch = (PetscInt)k.epoch, c->switches = (PetscInt)k.switches, c->last_switch = (PetscInt)k.last_switch,
+    c->active_steps = (PetscInt)k.active_steps;
     c->inc_err_n[0] = (PetscInt)k.inc_err_n[0], c->inc_err_n[1] = (PetscInt)k.inc_err_n[1];
     c->drift_max = k.drift_max, c->inc_err_sum[0] = k.inc_err_sum[0], c->inc_err_sum[1] = k.inc_err_sum[1];
     for (int g = 0; g < GUESS_NKINDS; g++) c->tally[g].seconds = seconds[g];
   }
   for (PetscInt r = 0; r < c->nrep; r++) {
     Replica *p        = &c->rep[r];
-    double   flags[6] = {(double)p->trained, (double)p->closure_on, (double)p->have_d, (double)p->se, (double)p->sd, (double)p->drift};
+    double   flags[6] = {(double)p->trained, (double)p->closure_on, (double)p->have_d,
+                         (double)p->se,      (double)p->sd,         (double)p->drift};
     DM       da;
     PetscCall(SolverGetDM(p->solver, &da));
     PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/solver", r));
@@ -210,7 +227,9 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
     PetscCall(CkptData(ck, name, &p->order, sizeof p->order));
     PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/flags", r));
     PetscCall(CkptData(ck, name, flags, sizeof flags));
-    if (!writing) p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0), p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4], p->drift = flags[5];
+    if (!writing)
+      p->trained = (PetscBool)(flags[0] != 0), p->closure_on = (PetscBool)(flags[1] != 0),
+      p->have_d = (PetscBool)(flags[2] != 0), p->se = flags[3], p->sd = flags[4], p->drift = flags[5];
     if (p->d) {
       PetscCall(PetscSNPrintf(name, sizeof name, "rep%" PetscInt_FMT "/d", r));
       PetscCall(CkptVec(ck, name, da, p->d));
@@ -229,14 +248,18 @@ static PetscErrorCode State(Coupled c, Ckpt ck, PetscInt step, PetscBool rollbac
       if (writing) { /* rank 0 alone builds the bytes: every rank learns of a failure before the next collective */
         int bad = SurrogateSerialize(p->net, &buf, &len) != PETSC_SUCCESS;
         PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, c->comm));
-        PetscCheck(!bad, c->comm, PETSC_ERR_MEM, "-checkpoint %s: cannot serialize replica %" PetscInt_FMT "'s network (out of memory?)", c->checkpoint, r);
+        PetscCheck(!bad, c->comm, PETSC_ERR_MEM,
+                   "-checkpoint %s: cannot serialize replica %" PetscInt_FMT "'s network (out of memory?)",
+                   c->checkpoint, r);
       } else {
         PetscCall(CkptGetLength(ck, name, &len, &found));
         if (!found) PetscCall(CkptGet(ck, name, NULL, 0)); /* the error naming the missing record */
         PetscCall(PetscMalloc1(len + 1, &buf));
       }
       ierr = CkptData(ck, name, buf, len);
-      if (!ierr && !writing) ierr = PetscSNPrintf(what, sizeof what, "%s %s: replica %" PetscInt_FMT "'s network", CkptOption(ck), CkptPath(ck), r);
+      if (!ierr && !writing)
+        ierr = PetscSNPrintf(what, sizeof what, "%s %s: replica %" PetscInt_FMT "'s network", CkptOption(ck),
+                             CkptPath(ck), r);
       if (!ierr && !writing) ierr = SurrogateDeserialize(p->net, buf, len, what);
       PetscCall(PetscFree(buf));
       PetscCall(ierr);
@@ -259,10 +282,14 @@ PetscErrorCode CheckpointWrite(Coupled c)
   PetscFunctionBegin;
   PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, &t, NULL));
   PetscCall(PetscOptionsGetAll(NULL, &all));
-  for (char *q = all; q && *q; q++)
-    if ((unsigned char)*q < 32) *q = ' '; /* for people only: one line */
-  PetscCall(PetscSNPrintf(desc, sizeof desc, "miniapp checkpoint of a coupled run (see docs/reliability.md)\nstep: %" PetscInt_FMT "\ntime: %.17g\nepoch: %" PetscInt_FMT "\nmpi_ranks: %d\nomp_threads: %d\nminiapp_version: %s\nsource_revision: %s\noptions: %.1500s\n",
-                         step, (double)t, c->epoch, c->size, omp_get_max_threads(), MINIAPP_VERSION, MINIAPP_REVISION, all ? all : ""));
+  /* for people only: one line */
+  for (char *q = all; q && *q; q++) if ((unsigned char)*q < 32) *q = ' ';
+  PetscCall(PetscSNPrintf(desc, sizeof desc,
+                          "miniapp checkpoint of a coupled run (see docs/reliability.md)\nstep: %" PetscInt_FMT
+                          "\ntime: %.17g\nepoch: %" PetscInt_FMT "\nmpi_ranks: %d\nomp_threads: %d\nminiapp_version: "
+                                                                 "%s\nsource_revision: %s\noptions: %.1500s\n",
+                          step, (double)t, c->epoch, c->size, omp_get_max_threads(), MINIAPP_VERSION, MINIAPP_REVISION,
+                          all ? all : ""));
   PetscCall(PetscFree(all));
   PetscCall(RestartKeysBuild(c, &keys));
   ierr = CkptCreateWrite(c->comm, "-checkpoint", c->checkpoint, &ck);
@@ -291,7 +318,11 @@ PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed)
   PetscFunctionBegin;
   if (failed && c->rank == 0) exists = (PetscBool)!stat(c->checkpoint, &st);
   PetscCallMPI(MPI_Bcast(&exists, 1, MPIU_BOOL, 0, c->comm));
-  if (failed && exists) PetscCall(PetscFPrintf(c->comm, stderr, "miniapp: -checkpoint %s: kept as it was; the run is INVALID and no restart could continue its last state\n", c->checkpoint));
+  if (failed && exists)
+    PetscCall(PetscFPrintf(c->comm, stderr,
+                           "miniapp: -checkpoint %s: kept as it was; the run is INVALID and no restart could continue "
+                           "its last state\n",
+                           c->checkpoint));
   else PetscCall(CheckpointWrite(c));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -316,7 +347,9 @@ static PetscErrorCode Read(Coupled c, const char option[], const char path[], in
   ierr = CkptGetLength(ck, "keys", &len, &found);
   if (!ierr && !found) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
-    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no keys record (not a checkpoint of a coupled run, or one written by a version before 0.2)", option, path);
+    SETERRQ(c->comm, PETSC_ERR_FILE_UNEXPECTED,
+            "%s %s: has no keys record (not a checkpoint of a coupled run, or one written by a version before 0.2)",
+            option, path);
   }
   if (!ierr) ierr = PetscMalloc1(len + 1, &theirs);
   if (!ierr) ierr = CkptGet(ck, "keys", theirs, len);
@@ -337,7 +370,10 @@ static PetscErrorCode Read(Coupled c, const char option[], const char path[], in
   if (!ierr && !(step >= 0 && step <= nsteps)) {
     PetscCall(CkptClose(&ck, PETSC_FALSE));
     PetscCheck(step >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record (no step)", option, path);
-    SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT " (the total number of steps, counted from the start)", option, path, (long long)step, nsteps);
+    SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+            "%s %s: the checkpoint is at step %lld, beyond -ts_max_steps %" PetscInt_FMT
+            " (the total number of steps, counted from the start)",
+            option, path, (long long)step, nsteps);
   }
   if (!ierr) ierr = State(c, ck, (PetscInt)step, (PetscBool)!strcmp(option, "-checkpoint"));
   PetscCall(CkptClose(&ck, PETSC_FALSE));
@@ -345,7 +381,9 @@ static PetscErrorCode Read(Coupled c, const char option[], const char path[], in
   for (PetscInt r = 0; r < c->nrep; r++) { /* replicas advance in lockstep */
     PetscInt sr;
     PetscCall(SolverGetStep(c->rep[r].solver, &sr, NULL, NULL, NULL));
-    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the keys say %lld)", option, path, r, sr, (long long)step);
+    PetscCheck(sr == step, c->comm, PETSC_ERR_FILE_UNEXPECTED,
+               "%s %s: corrupt (replica %" PetscInt_FMT " is at step %" PetscInt_FMT ", the keys say %lld)", option,
+               path, r, sr, (long long)step);
   }
   *stepp = step;
   PetscFunctionReturn(PETSC_SUCCESS);

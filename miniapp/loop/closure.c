@@ -23,8 +23,8 @@ PetscErrorCode ClosureSetUp(Coupled c)
 {
   PetscFunctionBegin;
   PetscCall(SolverSetUp(c->exact));
-  PetscCall(
-    SolverSetAtomicOrder(c->exact, &c->base_order)); /* the side runs' order; what its set-up drew counts for nothing */
+  /* the side runs' order; what its set-up drew counts for nothing */
+  PetscCall(SolverSetAtomicOrder(c->exact, &c->base_order));
   c->last_switch = -1, c->drift_max = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -70,8 +70,8 @@ PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBoo
     on         = (PetscBool)(step >= c->warmup && p->closure_err <= c->closure_tol);
     *predicted = PETSC_TRUE;
   }
-  if (on != p->closure_on && p == &c->rep[0])
-    c->switches++, c->last_switch = step + 1; /* the step that produces state step + 1, as every step field counts */
+  /* the step that produces state step + 1, as every step field counts */
+  if (on != p->closure_on && p == &c->rep[0]) c->switches++, c->last_switch = step + 1;
   if (on && p == &c->rep[0]) c->active_steps++;
   p->closure_on = on;
   PetscCall(SolverSetClosure(p->solver, on ? p->q : NULL));
@@ -97,8 +97,8 @@ PetscErrorCode ClosureAfterStep(Coupled c)
     PetscReal nd;
     PetscCall(SolverGetState(p->solver, &u));
     PetscCall(VecWAXPY(p->w, -1.0, ue, u));
-    PetscCall(SolverSetAtomicOrder(
-      p->solver, &c->base_order)); /* the drift is the exact-term run's measurement: its norm draws from base_order */
+    /* the drift is the exact-term run's measurement: its norm draws from base_order */
+    PetscCall(SolverSetAtomicOrder(p->solver, &c->base_order));
     PetscCall(VecNorm(p->w, NORM_2, &nd));
     PetscCall(SolverSetAtomicOrder(p->solver, &p->order));
     p->drift = ne > 0 ? nd / ne : nd;

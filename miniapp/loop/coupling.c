@@ -57,48 +57,66 @@ PetscErrorCode CoupledSetFromOptions(Coupled c)
   c->history = 4, c->projection = PETSC_TRUE;
   c->warmup = 300, c->closure_tol = 0.01, c->drift_tol = 0.1, c->pattern_factor = 1.25;
   PetscOptionsBegin(c->comm, NULL, "Coupled loop", NULL);
-  PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3, CouplingModeNames[mode], &mode, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-train_every", "Train every K steps", 1, PETSC_MAX_INT, NULL, &c->train_every, NULL));
+  PetscCall(PetscOptionsEList("-coupling", "How the surrogate feeds the solver", NULL, CouplingModeNames, 3,
+                              CouplingModeNames[mode], &mode, NULL));
+  PetscCall(
+    CliInt(PetscOptionsObject, "-train_every", "Train every K steps", 1, PETSC_MAX_INT, NULL, &c->train_every, NULL));
   PetscCall(CliInt(PetscOptionsObject, "-train_epochs", "Epochs (full-batch Adam steps) per training", 1, 100000, NULL,
                    &c->train_epochs, NULL));
-  PetscCall(CliInt(PetscOptionsObject, "-replicas", "Run the coupled loop R times in lockstep and compare with replica 0", 1,
-                   MAX_REPLICAS, NULL, &nrep, NULL));
+  PetscCall(CliInt(PetscOptionsObject, "-replicas",
+                   "Run the coupled loop R times in lockstep and compare with replica 0", 1, MAX_REPLICAS, NULL, &nrep,
+                   NULL));
   PetscCall(PetscOptionsString("-output", "NetCDF output file", NULL, c->output, c->output, sizeof c->output, NULL));
   PetscCall(CliInt(PetscOptionsObject, "-output_every", "Write the fields every N steps (and the last)", 1,
                    PETSC_MAX_INT, NULL, &c->output_every, NULL));
-  PetscCall(PetscOptionsEList("-guess", "guess: the initial guess that drives the run (learned: extrapolation + the network's correction; combined: energy-norm projection over past increments and the network; projection: the same without the network)", NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
+  PetscCall(PetscOptionsEList("-guess",
+                              "guess: the initial guess that drives the run (learned: extrapolation + the network's "
+                              "correction; combined: energy-norm projection over past increments and the network; "
+                              "projection: the same without the network)",
+                              NULL, guess_choices, 3, guess_choices[guess], &guess, NULL));
   PetscCall(CliInt(PetscOptionsObject, "-guess_history",
                    "guess: past increments in the combined guess's space (0..32; >= 9 contains Fischer's)", 0, 32, NULL,
                    &c->history, NULL));
   {
     PetscInt learn = 0;
-    PetscCall(PetscOptionsEList("-guess_learn", "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; residual: the projection's error from u^n, d^n and the projection's residual)", NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
+    PetscCall(PetscOptionsEList("-guess_learn",
+                                "guess: what the network learns (increment: the extrapolation's error from u^n, d^n; "
+                                "residual: the projection's error from u^n, d^n and the projection's residual)",
+                                NULL, learn_choices, 2, learn_choices[learn], &learn, NULL));
     c->learn_residual = (PetscBool)(learn == 1);
   }
   PetscCall(PetscOptionsBool("-guess_projection",
                              "guess: scale the extrapolated and learned guesses along their direction to the "
                              "energy-norm best point", NULL, c->projection, &c->projection, NULL));
   c->baselines = (PetscBool)(mode == COUPLING_GUESS);
-  PetscCall(PetscOptionsBool("-coupling_baselines", "guess: also solve each step's system from every other guess (none, extrapolation, fischer, learned, combined); on by default with -coupling guess", NULL, c->baselines, &c->baselines, &set));
+  PetscCall(PetscOptionsBool("-coupling_baselines",
+                             "guess: also solve each step's system from every other guess (none, extrapolation, "
+                             "fischer, learned, combined); on by default with -coupling guess",
+                             NULL, c->baselines, &c->baselines, &set));
   PetscCall(CliInt(PetscOptionsObject, "-closure_warmup",
                    "closure: steps before the learned term may replace the exact one", 1, PETSC_MAX_INT, NULL,
                    &c->warmup, NULL));
-  PetscCall(CliReal(PetscOptionsObject, "-closure_tol",
-                    "closure: the learned term is used only while its relative error on the current state is at most this",
-                    0, OPT_NONE, OPT_LO_OPEN | OPT_FINITE, NULL, &c->closure_tol, NULL));
+  PetscCall(
+    CliReal(PetscOptionsObject, "-closure_tol",
+            "closure: the learned term is used only while its relative error on the current state is at most this", 0,
+            OPT_NONE, OPT_LO_OPEN | OPT_FINITE, NULL, &c->closure_tol, NULL));
   /* verification bounds are capped: beyond these a changed pattern would pass */
-  PetscCall(CliReal(PetscOptionsObject, "-closure_drift_tol",
-                    "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)",
-                    0, 0.5, OPT_LO_OPEN, "a relative L2 drift of 0.5 is already another state", &c->drift_tol, NULL));
-  c->progress = (PetscBool)isatty(STDERR_FILENO); /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
-  PetscCall(PetscOptionsBool("-progress", "A progress line on stderr every few seconds (default: on when stderr is a terminal)", NULL, c->progress, &c->progress, NULL));
+  PetscCall(
+    CliReal(PetscOptionsObject, "-closure_drift_tol",
+            "closure: verification bound on the fields' relative L2 drift from the exact-term run (at most 0.5)", 0,
+            0.5, OPT_LO_OPEN, "a relative L2 drift of 0.5 is already another state", &c->drift_tol, NULL));
+  /* where it goes: a terminal, whatever stdout is (redirected to a file, piped to grep) */
+  c->progress = (PetscBool)isatty(STDERR_FILENO);
+  PetscCall(PetscOptionsBool("-progress",
+                             "A progress line on stderr every few seconds (default: on when stderr is a terminal)",
+                             NULL, c->progress, &c->progress, NULL));
   c->progress_every = 3;
   PetscCall(CliReal(PetscOptionsObject, "-progress_interval", "Seconds between progress lines (0: every step)", 0,
                     OPT_NONE, OPT_FINITE, "a number of seconds", &c->progress_every, NULL));
   PetscCall(CliReal(PetscOptionsObject, "-closure_pattern_factor",
                     "closure: verification bound (factor) on the change of std(v) and of its RMS wavenumber (1 .. 2)",
-                    1, 2, 0, "a factor of 2 in std(v) or in its wavenumber is already another pattern", &c->pattern_factor,
-                    NULL));
+                    1, 2, 0, "a factor of 2 in std(v) or in its wavenumber is already another pattern",
+                    &c->pattern_factor, NULL));
   PetscOptionsEnd();
   c->mode  = (CouplingMode)mode;
   c->guess = guess_kinds[guess];
@@ -159,7 +177,8 @@ PetscErrorCode CoupledSetUp(Coupled c)
         PetscCall(VecDuplicate(u, &p->xp));
         PetscCall(VecDuplicate(u, &p->rp));
       }
-      PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space)); /* d^n: the learned guess projects on {d^n, z} */
+      /* d^n: the learned guess projects on {d^n, z} */
+      PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space));
     }
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscMalloc2(c->npts, &p->q, c->npts, &p->qexact));
     p->closure_err = p->inc_err = p->drift = p->r0 = p->rnorm = NAN;
@@ -220,7 +239,8 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
   if (last && (c->progress_at == 0 || c->progress_step == step)) return; /* nothing shown yet, or this step already */
   c->progress_at = now, c->progress_step = step;
   rem = step > first ? el / (double)(step - first) * (double)(nsteps - step) : 0;
-  fprintf(stderr, "%sstep %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%) | KSP its %" PetscInt_FMT, tty ? "\r" : "", step, nsteps, 100.0 * (double)step / (double)PetscMax(nsteps, 1), c->rep[0].its);
+  fprintf(stderr, "%sstep %" PetscInt_FMT " of %" PetscInt_FMT " (%.0f%%) | KSP its %" PetscInt_FMT, tty ? "\r" : "",
+          step, nsteps, 100.0 * (double)step / (double)PetscMax(nsteps, 1), c->rep[0].its);
   if (c->rep[0].net && c->epoch) fprintf(stderr, " | loss %.3e", (double)c->last_loss[0]);
   fprintf(stderr, " | %.0f s elapsed, ~%.0f s left%s", el, rem, tty ? "\033[K" : "\n");
   if (tty && last) fputc('\n', stderr);
@@ -263,7 +283,8 @@ PetscErrorCode CoupledRun(Coupled c)
   if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
   PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
   Progress(c, done, first, nsteps, t0, PETSC_TRUE);
-  if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c)); /* a fault past the detectors, before the record is written out */
+  /* a fault past the detectors, before the record is written out */
+  if (!c->stop_signal) PetscCall(FaultsScenarioCheck(c));
   PetscCall(CheckpointAtEnd(c));
   c->times.total = MPI_Wtime() - t0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -285,12 +306,14 @@ PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt r, Surrogate *net)
 
 PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t)
 {
-  double v[8] = {c->times.solve, c->times.features, c->times.predict, c->times.train, c->times.metrics, c->times.output, c->times.baselines, c->times.total};
+  double v[8] = {c->times.solve,   c->times.features, c->times.predict,   c->times.train,
+                 c->times.metrics, c->times.output,   c->times.baselines, c->times.total};
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_DOUBLE, MPI_MAX, c->comm));
   *t       = c->times;
-  t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5], t->baselines = v[6], t->total = v[7];
+  t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5],
+  t->baselines = v[6], t->total = v[7];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -332,7 +355,8 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
       *ok = PETSC_FALSE;
     }
   }
-  PetscInt64 nother = 0;  /* the solves of the other replicas and of the exact-term run (replica 0's: SolverVerify's count) */
+  /* the solves of the other replicas and of the exact-term run (replica 0's: SolverVerify's count) */
+  PetscInt64 nother = 0;
   PetscBool  allok  = PETSC_TRUE;
   for (PetscInt r = 1; r <= c->nrep; r++) { /* replica 0's solves: SolverVerify */
     Solver     s = r < c->nrep ? c->rep[r].solver : c->exact;
@@ -347,21 +371,25 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
     if (!swhy[0]) continue;
     allok = PETSC_FALSE;
     n = strlen(why);
-    if (r < c->nrep) PetscCall(PetscSNPrintf(why + n, len - n, "%sreplica %" PetscInt_FMT ", %s", n ? "; " : "", r, swhy));
+    if (r < c->nrep)
+      PetscCall(PetscSNPrintf(why + n, len - n, "%sreplica %" PetscInt_FMT ", %s", n ? "; " : "", r, swhy));
     else PetscCall(PetscSNPrintf(why + n, len - n, "%sthe exact-term run, %s", n ? "; " : "", swhy));
     *ok = PETSC_FALSE;
   }
   if (allok && nother > 0) { /* "all N solves verified" counts replica 0's: say the others were checked too */
     n = strlen(why);
     PetscCall(PetscSNPrintf(why + n, len - n, "%s%lld solves of %s verified too", n ? "; " : "", (long long)nother,
-                            c->exact && c->nrep > 1 ? "the other replicas and the exact-term run" : c->exact ? "the exact-term run" : "the other replicas"));
+                            c->exact && c->nrep > 1 ? "the other replicas and the exact-term run"
+                            : c->exact              ? "the exact-term run"
+                                                    : "the other replicas"));
   }
   {
     PetscBool fok;
     char      fwhy[512];
     PetscCall(FaultsVerify(c, &fok, fwhy, sizeof fwhy));
     n = strlen(why);
-    if (fwhy[0]) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy)); /* also a fault no detector saw */
+    /* also a fault no detector saw */
+    if (fwhy[0]) PetscCall(PetscSNPrintf(why + n, len - n, "%s%s", n ? "; " : "", fwhy));
     *ok = (PetscBool)(*ok && fok);
   }
   if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);
@@ -374,24 +402,37 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
     if (c->first_div_step[r] >= 0 || c->first_div_epoch[r] >= 0) bad = r;
   if (ordered && bad > 0) {
     *ok = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(why + n, len - n, "replica %" PetscInt_FMT " left replica 0's bits (step %" PetscInt_FMT ", epoch %" PetscInt_FMT ") in a build without atomics", bad, c->first_div_step[bad], c->first_div_epoch[bad]));
-  } else if (ordered) PetscCall(PetscSNPrintf(why + n, len - n, "all %" PetscInt_FMT " replicas bitwise equal at every step and epoch", c->nrep));
-  else PetscCall(PetscSNPrintf(why + n, len - n, "atomic build: %s", bad > 0 ? "replicas diverged (expected)" : "replicas stayed equal"));
+    PetscCall(PetscSNPrintf(why + n, len - n,
+                            "replica %" PetscInt_FMT " left replica 0's bits (step %" PetscInt_FMT
+                            ", epoch %" PetscInt_FMT ") in a build without atomics",
+                            bad, c->first_div_step[bad], c->first_div_epoch[bad]));
+  } else if (ordered)
+    PetscCall(
+      PetscSNPrintf(why + n, len - n, "all %" PetscInt_FMT " replicas bitwise equal at every step and epoch", c->nrep));
+  else
+    PetscCall(PetscSNPrintf(why + n, len - n, "atomic build: %s",
+                            bad > 0 ? "replicas diverged (expected)" : "replicas stayed equal"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFPrintf(c->comm, f, "coupling: %s\nreplicas: %" PetscInt_FMT "\n", CouplingModeNames[c->mode], c->nrep));
-  if (c->restart_step >= 0) PetscCall(PetscFPrintf(c->comm, f, "restarted_from_step: %" PetscInt_FMT "\n", c->restart_step));
+  PetscCall(
+    PetscFPrintf(c->comm, f, "coupling: %s\nreplicas: %" PetscInt_FMT "\n", CouplingModeNames[c->mode], c->nrep));
+  if (c->restart_step >= 0)
+    PetscCall(PetscFPrintf(c->comm, f, "restarted_from_step: %" PetscInt_FMT "\n", c->restart_step));
   if (c->rep[0].net) {
     uint64_t        h;
     SurrogateDevice d;
     PetscCall(SurrogateGetWeightsHash(c->rep[0].net, &h));
     PetscCall(SurrogateGetDevice(c->rep[0].net, &d));
-    PetscCall(PetscFPrintf(c->comm, f, "surrogate_device: %s\nsurrogate_weights: %" PetscInt_FMT "\ntrain_epochs_total: %" PetscInt_FMT "\nfinal_loss: %s\nweights_hash: \"0x%016llx\"\n", d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu",
-                           c->nweights, c->epoch, yaml_num("%.9e", c->epoch ? (double)c->last_loss[0] : NAN), (unsigned long long)h)); /* no epoch trained: no loss, not 0 */
+    /* no epoch trained: no loss, not 0 */
+    PetscCall(PetscFPrintf(c->comm, f,
+                           "surrogate_device: %s\nsurrogate_weights: %" PetscInt_FMT
+                           "\ntrain_epochs_total: %" PetscInt_FMT "\nfinal_loss: %s\nweights_hash: \"0x%016llx\"\n",
+                           d == SURROGATE_DEVICE_CUDA ? "cuda" : "cpu", c->nweights, c->epoch,
+                           yaml_num("%.9e", c->epoch ? (double)c->last_loss[0] : NAN), (unsigned long long)h));
   }
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesSummary(c, f));
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureSummary(c, f));
@@ -405,7 +446,10 @@ PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f)
   PetscFunctionBegin;
   if (c->mode == COUPLING_GUESS) PetscCall(GuessesReport(c, f));
   if (c->mode == COUPLING_CLOSURE)
-    PetscCall(PetscFPrintf(c->comm, f, "  closure: {active_steps: %" PetscInt_FMT ", switches: %" PetscInt_FMT ", drift: %.4e, drift_tol: %.3e}\n", c->active_steps, c->switches, (double)c->rep[0].drift, (double)c->drift_tol));
+    PetscCall(PetscFPrintf(c->comm, f,
+                           "  closure: {active_steps: %" PetscInt_FMT ", switches: %" PetscInt_FMT
+                           ", drift: %.4e, drift_tol: %.3e}\n",
+                           c->active_steps, c->switches, (double)c->rep[0].drift, (double)c->drift_tol));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -428,7 +472,8 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
     Replica *p = &c->rep[r];
     PetscCall(GuessSpaceDestroy(&p->space));
     PetscCall(SolverDestroy(&p->solver));
-    if (p->net) PetscCall(SurrogateHostFree(p->net, &p->feat)); /* before the surrogate: it knows how the batch was allocated */
+    /* before the surrogate: it knows how the batch was allocated */
+    if (p->net) PetscCall(SurrogateHostFree(p->net, &p->feat));
     p->out = p->target = NULL;
     PetscCall(SurrogateDestroy(&p->net));
     PetscCall(VecDestroy(&p->prev));

@@ -28,8 +28,8 @@ typedef struct _p_Coupled *Coupled;
 typedef struct {
   double solve, features, predict, train, metrics, output, baselines, total;
   double train_samples, predict_points; /* global, all replicas */
-  PetscInt epochs,
-    steps; /* this process's work: not a restart's checkpointed steps; steps re-done after a rollback twice */
+  /* this process's work: not a restart's checkpointed steps; steps re-done after a rollback twice */
+  PetscInt epochs, steps;
   PetscInt its;           /* Krylov iterations of all replicas in those steps */
 } CoupledTimes;
 
@@ -47,8 +47,8 @@ PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replic
  * deterministic or reproducible, every replica must equal replica 0 bitwise. */
 PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len);
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f); /* YAML lines, rank 0 */
-PetscErrorCode CoupledWriteReportCoupling(
-  Coupled c, FILE *f); /* the report's coupling section: guesses side by side, net time, closure */
+/* the report's coupling section: guesses side by side, net time, closure */
+PetscErrorCode CoupledWriteReportCoupling(Coupled c, FILE *f);
 /* The run stopped early: a signal (SIGTERM, SIGUSR1, SIGXCPU) asked for a
  * checkpoint, which was written; sig = 0 when the run went to its end. */
 PetscErrorCode CoupledGetStop(Coupled c, int *sig, PetscInt *step, const char **checkpoint);

@@ -22,7 +22,15 @@ typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
 extern const char *const CouplingModeNames[];
 
 /* The initial guesses (ncout_guess_names gives their names, same order). */
-typedef enum { GUESS_NONE, GUESS_EXTRAPOLATION, GUESS_FISCHER, GUESS_LEARNED, GUESS_COMBINED, GUESS_PROJECTION, GUESS_NKINDS } GuessKind;
+typedef enum {
+  GUESS_NONE,
+  GUESS_EXTRAPOLATION,
+  GUESS_FISCHER,
+  GUESS_LEARNED,
+  GUESS_COMBINED,
+  GUESS_PROJECTION,
+  GUESS_NKINDS
+} GuessKind;
 
 #define MAX_REPLICAS 64
 
@@ -70,8 +78,9 @@ typedef struct {
   PetscReal    noise_ratio;                      /* its nearest-neighbour distance / the noise */
   PetscInt     noise_window, fire_step;          /* judged in steps [fire_step, fire_step + window) */
   PetscInt     noise_replica, noise_unmeasured;  /* the outlier; checks with no noise to compare with */
-  PetscInt     stale_rollback;                   /* a rollback restored the state of this step, which the fault had reached (-1: none) */
-  PetscInt     scenario_step, scenario_replica;  /* the scenario's own check after the last step failed (FaultsScenarioCheck) */
+  PetscInt     stale_rollback; /* a rollback restored the state of this step, which the fault had reached (-1: none) */
+  /* the scenario's own check after the last step failed (FaultsScenarioCheck) */
+  PetscInt     scenario_step, scenario_replica;
 } FaultState;
 
 /* Per-guess tallies over the run (replica 0's systems). */
@@ -88,7 +97,7 @@ struct _p_Coupled {
   PetscMPIInt  rank, size;
   CouplingMode mode;
   PetscInt     nrep, train_every, train_epochs, output_every;
-  double       churn_scale;     /* the churn's scale this step: replica 0's RMS prediction error (largest over outputs) */
+  double       churn_scale; /* the churn's scale this step: replica 0's RMS prediction error (largest over outputs) */
   float       *churn_out;       /* [npts * n_out]: a replica's predictions on replica 0's inputs */
   PetscBool    progress;        /* -progress: a line on stderr every few seconds */
   double       progress_at;     /* when it was last shown (0: never) */
@@ -142,15 +151,17 @@ struct _p_Coupled {
 };
 
 /* step.c: one time step as its phases */
-PetscErrorCode StepReplicas(Coupled c, PetscInt step, PetscBool *train, PetscBool *predicted); /* guess or closure, solve */
-PetscErrorCode StepObserve(Coupled c, PetscInt step, PetscBool predicted);                    /* metrics, the run file's record */
-PetscErrorCode StepTrain(Coupled c, PetscInt step);                                            /* the epochs, each observed */
+/* guess or closure, solve */
+PetscErrorCode StepReplicas(Coupled c, PetscInt step, PetscBool *train, PetscBool *predicted);
+PetscErrorCode StepObserve(Coupled c, PetscInt step, PetscBool predicted); /* metrics, the run file's record */
+PetscErrorCode StepTrain(Coupled c, PetscInt step);                        /* the epochs, each observed */
 
 /* recovery.c: what follows a failed phase */
 typedef enum { STEP_ON, STEP_REDO, STEP_STOP } StepVerdict; /* go on; roll back and re-do; stop INVALID */
 PetscErrorCode RecoveryStart(Coupled c, PetscInt *first, PetscInt nsteps);
 PetscErrorCode RecoveryJudge(Coupled c, PetscInt step, PetscInt epoch0, PetscBool final, StepVerdict *v);
-PetscErrorCode RecoveryRollback(Coupled c, PetscInt *step); /* *step: the loop index that re-does the step after the checkpoint */
+/* *step: the loop index that re-does the step after the checkpoint */
+PetscErrorCode RecoveryRollback(Coupled   c, PetscInt *step);
 PetscErrorCode RecoveryFailed(Coupled c, PetscBool *failed, char *why, size_t len);
 
 /* features.c */
@@ -205,17 +216,20 @@ PetscErrorCode CheckpointWriteLast(Coupled c, PetscBool failed); /* at the end o
 PetscErrorCode CheckpointRestore(Coupled c);                   /* after the set-up, before the output is created */
 PetscErrorCode CheckpointSignalled(Coupled c, int *sig);
 PetscErrorCode CheckpointAfterStep(Coupled c, PetscInt step, PetscInt nsteps); /* stop signal, -checkpoint_every */
-PetscErrorCode CheckpointAtEnd(Coupled c);                                      /* the run file, then the last checkpoint */
+PetscErrorCode CheckpointAtEnd(Coupled c);                     /* the run file, then the last checkpoint */
 PetscErrorCode CheckpointRollback(Coupled c);                  /* back to the last -checkpoint written */
 
-/* restart_keys.c: what a restart must agree on, as length-prefixed (key, value) pairs in a growing buffer (PetscFree b) */
+/* restart_keys.c: what a restart must agree on, as length-prefixed (key, value) pairs in a growing buffer
+ * (PetscFree b) */
 typedef struct {
   char  *b;
   size_t n, cap;
 } RestartKeys;
 PetscErrorCode CoupledSettings(Coupled c, char desc[], size_t len); /* "key: value" lines of the settings in effect */
-PetscErrorCode RestartKeysBuild(Coupled c, RestartKeys *k);        /* the run's step, settings in effect and options as given */
-PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine, const char *theirs, size_t tn);
+/* the run's step, settings in effect and options as given */
+PetscErrorCode RestartKeysBuild(Coupled      c, RestartKeys *k);
+PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine,
+                                  const char *theirs, size_t tn);
 void           RestartKeysFind(const char *b, size_t n, const char *key, const char **val, size_t *vlen, int *found);
 
 /* faults.c */

@@ -94,8 +94,8 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
   ATTR("cuda_version", MINIAPP_CUDA_VERSION);
   ATTR("compiler", MINIAPP_C_COMPILER);
   ATTR("compiler_flags", MINIAPP_C_FLAGS);
-  if (c->restart_step >=
-      0) { /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
+  if (c->restart_step >= 0) {
+    /* continued from the file of the run that wrote the checkpoint, or (a new file) the later steps only */
     PetscCall(PetscSNPrintf(t->restart_s, sizeof t->restart_s, "%" PetscInt_FMT, c->restart_step));
     ATTRN("restarted_from_step", t->restart_s);
     ATTR("restarted_from", c->restart);
@@ -152,9 +152,8 @@ PetscErrorCode OutputCreate(Coupled c)
     PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, c->comm));
     cont = (PetscBool)exists;
   }
-  if (cont &&
-      c->restart_step >=
-        steps) { /* nothing to run: the file the checkpoint's run wrote stays as it is (it gained an empty segment) */
+  if (cont && c->restart_step >= steps) {
+    /* nothing to run: the file the checkpoint's run wrote stays as it is (it gained an empty segment) */
     PetscCall(PetscPrintf(c->comm,
                           "# -output %s: kept as it was (the checkpoint is at step %" PetscInt_FMT
                           ", the last: no step to add)\n",
@@ -240,8 +239,8 @@ PetscErrorCode OutputEpoch(Coupled c, PetscInt step, const ncout_epoch_rec *rec)
   int err = 0;
 
   PetscFunctionBegin;
-  if (c->rank == 0)
-    err = ncout_write_epoch(c->nc, (int)c->epoch, (int)step, rec); /* ObserveEpoch runs before c->epoch counts it */
+  /* ObserveEpoch runs before c->epoch counts it */
+  if (c->rank == 0) err = ncout_write_epoch(c->nc, (int)c->epoch, (int)step, rec);
   PetscCall(Check(c, err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -20,12 +20,23 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
 
   PetscFunctionBegin;
   f->noise_factor = 10, f->noise_window = 10;
-  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = f->noise_epoch_step = -1;
-  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step = f->detected_step = f->solvecheck_step = -1;
+  f->fire_step = f->noise_replica = f->stale_rollback = f->scenario_step = f->scenario_replica = f->noise_epoch_step =
+    -1;
+  f->check_step = f->check_epoch = f->rep_step = f->rep_epoch = f->noise_step = f->noise_epoch = f->first_alarm_step =
+    f->detected_step = f->solvecheck_step = -1;
   PetscOptionsBegin(c->comm, NULL, "Fault injection and detection", NULL);
-  PetscCall(PetscOptionsString("-inject", "Flip one bit once: site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,entry=E|random][,bit=B|random][,call=K][,seed=S]", NULL, spec, spec, sizeof spec, &set));
-  PetscCall(PetscOptionsBool("-fault_checks", "Algorithm-based checksums on every operator product and surrogate train step", NULL, f->checks, &f->checks, NULL));
-  PetscCall(PetscOptionsEList("-fault_action", "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the last -checkpoint)", NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
+  PetscCall(PetscOptionsString("-inject",
+                               "Flip one bit once: "
+                               "site=state|iterate|operator|gradient|weight|activation,step=N|epoch=N[,replica=R][,"
+                               "entry=E|random][,bit=B|random][,call=K][,seed=S]",
+                               NULL, spec, spec, sizeof spec, &set));
+  PetscCall(PetscOptionsBool("-fault_checks",
+                             "Algorithm-based checksums on every operator product and surrogate train step", NULL,
+                             f->checks, &f->checks, NULL));
+  PetscCall(PetscOptionsEList("-fault_action",
+                              "On a detected fault: report (the run is INVALID), abort, or rollback (re-do from the "
+                              "last -checkpoint)",
+                              NULL, FaultActionNames, 3, FaultActionNames[action], &action, NULL));
   PetscCall(CliReal(PetscOptionsObject, "-fault_noise_factor",
                     "Atomic build: a replica is faulty where its distance to its nearest other replica exceeds this "
                     "times the fault-free replicas' (1 .. 1e6)", 1, 1e6, 0, "a larger factor calls no fault a fault",
@@ -54,7 +65,8 @@ PetscErrorCode FaultsSetUp(Coupled c)
     if (f->checks) PetscCall(SolverSetChecks(c->rep[r].solver, PETSC_TRUE));
     if (f->checks && c->rep[r].net) PetscCall(SurrogateSetChecks(c->rep[r].net, PETSC_TRUE));
   }
-  if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1; /* the last good state is the last step */
+  /* the last good state is the last step */
+  if (f->action == FAULT_ACTION_ROLLBACK && !c->checkpoint_every) c->checkpoint_every = 1;
   if (!f->on) PetscFunctionReturn(PETSC_SUCCESS);
   fault_init(&f->hook);
   for (PetscInt r = 0; r < c->nrep; r++) { /* the sites get a hook only in a run that injects */
@@ -62,20 +74,31 @@ PetscErrorCode FaultsSetUp(Coupled c)
     if (c->rep[r].net) PetscCall(SurrogateSetFaults(c->rep[r].net, &f->hook));
   }
   if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;
-  PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")", f->spec.replica, c->nrep, c->nrep - 1);
+  PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")",
+             f->spec.replica, c->nrep, c->nrep - 1);
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
   if (fault_site_is_solver(f->spec.site)) {
     long long n = (long long)c->M * c->N * c->dof;
-    PetscCheck(f->spec.at <= nsteps, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", f->spec.at, nsteps);
-    PetscCheck(f->spec.entry < n, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", f->spec.entry, n, n - 1);
+    PetscCheck(f->spec.at <= nsteps, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", f->spec.at, nsteps);
+    PetscCheck(f->spec.entry < n, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", f->spec.entry, n, n - 1);
   } else {
     PetscBool ok = PETSC_FALSE;
-    PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG, "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
+    PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG,
+               "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
     PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &ok));
-    PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)", fault_site_names[f->spec.site]);
-    PetscCheck(f->spec.at < (long long)nsteps * c->train_epochs, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT " steps x -train_epochs %" PetscInt_FMT ")", f->spec.at,
-               (long long)nsteps * c->train_epochs, nsteps, c->train_epochs); /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
-    PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")", f->spec.entry, c->nweights, c->nweights - 1);
+    PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)",
+               fault_site_names[f->spec.site]);
+    /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
+    PetscCheck(f->spec.at < (long long)nsteps * c->train_epochs, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT
+               " steps x -train_epochs %" PetscInt_FMT ")",
+               f->spec.at, (long long)nsteps * c->train_epochs, nsteps, c->train_epochs);
+    PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")",
+               f->spec.entry, c->nweights, c->nweights - 1);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -109,7 +132,9 @@ PetscErrorCode FaultsCollect(Coupled c)
   me      = rec.fired ? c->rank : c->size;
   PetscCallMPI(MPI_Allreduce(&me, &owner, 1, MPI_INT, MPI_MIN, c->comm));
   if (owner < c->size) PetscCallMPI(MPI_Bcast(&rec, sizeof rec, MPI_BYTE, owner, c->comm));
-  PetscCheck(rec.nentries == 0 || rec.entry < rec.nentries, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "-inject: entry=%lld, but site %s has %lld entries (0..%lld)", rec.entry, fault_site_names[rec.site], rec.nentries, rec.nentries - 1);
+  PetscCheck(rec.nentries == 0 || rec.entry < rec.nentries, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-inject: entry=%lld, but site %s has %lld entries (0..%lld)", rec.entry, fault_site_names[rec.site],
+             rec.nentries, rec.nentries - 1);
   f->rec   = rec;
   f->fired = (PetscBool)(owner < c->size);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -151,7 +176,8 @@ static PetscErrorCode Nearest(Coupled c, PetscBool weights, double m[])
       PetscCall(SolverGetState(c->rep[r].solver, &u));
       PetscCall(VecRestoreArrayRead(u, &x[r]));
     }
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d2, (PetscMPIInt)(nr * nr), MPI_DOUBLE, MPI_SUM, c->comm)); /* a threshold's input: any order will do */
+    /* a threshold's input: any order will do */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d2, (PetscMPIInt)(nr * nr), MPI_DOUBLE, MPI_SUM, c->comm));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, a2, (PetscMPIInt)nr, MPI_DOUBLE, MPI_SUM, c->comm));
   }
   for (PetscInt r = 0; r < nr; r++) m[r] = PETSC_INFINITY;
@@ -262,10 +288,12 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
       if (fr == 0 && c->nrep > 1 && f->rep_step < 0) /* the reference itself: every other replica leaves it */
         for (PetscInt r = 1; r < c->nrep; r++)
           if (c->first_div_step[r] >= 0) f->rep_step = c->first_div_step[r];
-    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit)); /* atomic: out of the fault-free replicas' spread */
+    /* atomic: out of the fault-free replicas' spread */
+    } else if (c->nrep >= 3) PetscCall(NoiseDetector(c, step, epoch0, &noise_hit));
     if (RunOrdered(c)) /* this step's record (a rollback restores the earlier one) */
       for (PetscInt r = fr ? fr : 1; r < (fr ? fr + 1 : c->nrep); r++)
-        detected = (PetscBool)(detected || c->first_div_step[r] == step || (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
+        detected = (PetscBool)(detected || c->first_div_step[r] == step ||
+                               (c->first_div_epoch[r] >= epoch0 && c->first_div_epoch[r] < c->epoch));
     else detected = noise_hit;
   }
   if (RunOrdered(c) && !f->fired) /* no fault injected, yet replicas differ: a fault of the machine, or a bug */
@@ -276,9 +304,11 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
   if (!f->detected) f->detected_step = step;
   f->detected = PETSC_TRUE;
   if (f->action == FAULT_ACTION_ABORT)
-    SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step, alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
+    SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step,
+            alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
   if (f->action == FAULT_ACTION_ROLLBACK) {
-    PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and the fault persists (step %" PetscInt_FMT ")", step);
+    PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP,
+               "-fault_action rollback: 10 rollbacks and the fault persists (step %" PetscInt_FMT ")", step);
     f->rollbacks++;
     *rollback = PETSC_TRUE;
   }
@@ -294,7 +324,8 @@ PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, Petsc
 
   PetscFunctionBegin;
   *rollback = PETSC_FALSE;
-  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS); /* no fault experiment: the solver's verdict says it */
+  /* no fault experiment: the solver's verdict says it */
+  if (!f->on && !f->checks && f->action == FAULT_ACTION_REPORT) PetscFunctionReturn(PETSC_SUCCESS);
   if (!f->detected) f->detected_step = step;
   f->detected = PETSC_TRUE;
   if (f->solvecheck_step < 0) f->solvecheck_step = step;
@@ -303,7 +334,8 @@ PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, Petsc
     PetscCall(PetscStrncpy(f->alarm_what, "unsolved step or non-finite state", sizeof f->alarm_what));
   }
   if (f->action != FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and step %" PetscInt_FMT " still fails: %s", step, why);
+  PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP,
+             "-fault_action rollback: 10 rollbacks and step %" PetscInt_FMT " still fails: %s", step, why);
   f->rollbacks++;
   *rollback = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -334,7 +366,8 @@ PetscErrorCode FaultsScenarioCheck(Coupled c)
   PetscInt    step;
 
   PetscFunctionBegin;
-  if (!f->on || !f->fired) PetscFunctionReturn(PETSC_SUCCESS); /* no fault: a failed check is the verdict's, not a detection */
+  /* no fault: a failed check is the verdict's, not a detection */
+  if (!f->on || !f->fired) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SolverGetStep(c->rep[0].solver, &step, NULL, NULL, NULL));
   for (PetscInt r = 0; r < c->nrep && f->scenario_step < 0; r++) {
     PetscBool ok;
@@ -346,8 +379,12 @@ PetscErrorCode FaultsScenarioCheck(Coupled c)
     f->detected_step = step, f->detected = PETSC_TRUE;
     if (f->first_alarm_step < 0) {
       f->first_alarm_step = step, f->alarm_replica = r, f->alarm_ratio = NAN;
-      if (r == 0) PetscCall(PetscStrncpy(f->alarm_what, "the scenario's check after the last step", sizeof f->alarm_what)); /* its finding is in the verdict already */
-      else PetscCall(PetscSNPrintf(f->alarm_what, sizeof f->alarm_what, "the scenario's check after the last step, replica %" PetscInt_FMT ": %s", r, why));
+      /* its finding is in the verdict already */
+      if (r == 0)
+        PetscCall(PetscStrncpy(f->alarm_what, "the scenario's check after the last step", sizeof f->alarm_what));
+      else
+        PetscCall(PetscSNPrintf(f->alarm_what, sizeof f->alarm_what,
+                                "the scenario's check after the last step, replica %" PetscInt_FMT ": %s", r, why));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -364,21 +401,29 @@ PetscErrorCode FaultsVerify(Coupled c, PetscBool *ok, char *why, size_t len)
   if (f->stale_rollback >= 0) {
     *ok = PETSC_FALSE;
     PetscCall(PetscSNPrintf(why, len,
-                            "the rollback restored step %" PetscInt_FMT ", which the fault (step %" PetscInt_FMT ", seen in the replicas' spread after step %" PetscInt_FMT ") had reached: not removed (-checkpoint_every N keeps an older state)",
+                            "the rollback restored step %" PetscInt_FMT ", which the fault (step %" PetscInt_FMT
+                            ", seen in the replicas' spread after step %" PetscInt_FMT
+                            ") had reached: not removed (-checkpoint_every N keeps an older state)",
                             f->stale_rollback, f->fire_step, f->detected_step));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (f->on && f->fired && !f->detected) { /* VALID: the run's checks passed; but say what they did not see */
-    PetscCall(PetscSNPrintf(why, len, "the fault injected in replica %d (%s, %s %lld) fired and no detector saw it%s", f->spec.replica, fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at,
+    PetscCall(PetscSNPrintf(why, len, "the fault injected in replica %d (%s, %s %lld) fired and no detector saw it%s",
+                            f->spec.replica, fault_site_names[f->spec.site],
+                            fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at,
                             f->spec.replica == 0 ? " (the reported result may hold it)" : ""));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* corrected: rolled back (every detection under -fault_action rollback is, at once; the count travels in the
    * checkpoint). Not a fault the run this one continues detected without rolling back, nor one seen only at the end */
-  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->rollbacks > 0 && f->scenario_step < 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!f->detected || (f->action == FAULT_ACTION_ROLLBACK && f->rollbacks > 0 && f->scenario_step < 0))
+    PetscFunctionReturn(PETSC_SUCCESS);
   *ok = PETSC_FALSE;
-  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s", f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
-                         c->restart_step >= 0 && f->detected_step <= c->restart_step ? " in the run this one continues (the checkpoint carries its fault record)" : ""));
+  PetscCall(PetscSNPrintf(why, len, "a fault was detected (%s) and not corrected (-fault_action %s)%s",
+                          f->first_alarm_step >= 0 ? f->alarm_what : "replicas differ", FaultActionNames[f->action],
+                          c->restart_step >= 0 && f->detected_step <= c->restart_step
+                            ? " in the run this one continues (the checkpoint carries its fault record)"
+                            : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -397,36 +442,56 @@ PetscErrorCode FaultsSummary(Coupled c, FILE *out)
   if (c->rank) PetscFunctionReturn(PETSC_SUCCESS);
   fprintf(out, "fault:\n");
   if (f->on) {
-    fprintf(out, "  site: %s\n  %s: %lld\n  replica: %d\n  fired: %s\n", fault_site_names[f->spec.site], fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at, f->spec.replica, f->fired ? "true" : "false");
-    if (f->fired) fprintf(out, "  entry: %lld\n  bit: %d\n  old_value: %.17g\n  new_value: %.17g\n", f->rec.entry, f->rec.bit, f->rec.old_value, f->rec.new_value);
-    else fprintf(out, "  not_fired_because: \"the site was reached fewer than call=%lld times in that %s\"\n", f->spec.call, fault_site_is_solver(f->spec.site) ? "step" : "epoch");
+    fprintf(out, "  site: %s\n  %s: %lld\n  replica: %d\n  fired: %s\n", fault_site_names[f->spec.site],
+            fault_site_is_solver(f->spec.site) ? "step" : "epoch", f->spec.at, f->spec.replica,
+            f->fired ? "true" : "false");
+    if (f->fired)
+      fprintf(out, "  entry: %lld\n  bit: %d\n  old_value: %.17g\n  new_value: %.17g\n", f->rec.entry, f->rec.bit,
+              f->rec.old_value, f->rec.new_value);
+    else
+      fprintf(out, "  not_fired_because: \"the site was reached fewer than call=%lld times in that %s\"\n",
+              f->spec.call, fault_site_is_solver(f->spec.site) ? "step" : "epoch");
   }
   fprintf(out, "  checks: %s\n", f->checks ? "true" : "false");
   if (f->checks) {
-    fprintf(out, "  operator_checks: %lld\n  alarms: %" PetscInt_FMT "\n  false_alarms: %" PetscInt_FMT "\n  worst_check_ratio: %.3e\n", (long long)f->nchecks, f->alarms, f->false_alarms, (double)f->worst);
+    fprintf(out,
+            "  operator_checks: %lld\n  alarms: %" PetscInt_FMT "\n  false_alarms: %" PetscInt_FMT
+            "\n  worst_check_ratio: %.3e\n",
+            (long long)f->nchecks, f->alarms, f->false_alarms, (double)f->worst);
     Step(out, "detected_by_checksum_step", f->check_step);
-    if (f->first_alarm_step >= 0) fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n", f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
+    if (f->first_alarm_step >= 0)
+      fprintf(out, "  first_alarm: {step: %" PetscInt_FMT ", replica: %" PetscInt_FMT ", check: \"%s\", ratio: %.3e}\n",
+              f->first_alarm_step, f->alarm_replica, f->alarm_what, (double)f->alarm_ratio);
   }
   if (f->on && c->nrep > 1) {
     if (RunOrdered(c)) {
       Step(out, "detected_by_replicas_step", f->rep_step);
       Step(out, "detected_by_replicas_epoch", f->rep_epoch);
-      fprintf(out, "  replicas_attribute_it: %s\n", f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) || (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at)) ? "true" : "false");
+      fprintf(out, "  replicas_attribute_it: %s\n",
+              f->fired && ((fault_site_is_solver(f->spec.site) && f->rep_step == f->spec.at) ||
+                           (!fault_site_is_solver(f->spec.site) && f->rep_epoch == f->spec.at))
+                ? "true"
+                : "false");
     } else if (c->nrep >= 3) {
-      fprintf(out, "  noise_factor: %g\n  noise_window_steps: %" PetscInt_FMT "\n", (double)f->noise_factor, f->noise_window);
+      fprintf(out, "  noise_factor: %g\n  noise_window_steps: %" PetscInt_FMT "\n", (double)f->noise_factor,
+              f->noise_window);
       Step(out, "detected_above_noise_step", f->noise_step);
       Step(out, "detected_above_noise_epoch", f->noise_epoch);
       Step(out, "detected_above_noise_replica", f->noise_replica);
       { /* the first step after which the detector saw it, in the state or in the weights */
-        PetscInt seen = f->noise_step >= 0 && f->noise_epoch_step >= 0 ? PetscMin(f->noise_step, f->noise_epoch_step) : f->noise_step >= 0 ? f->noise_step : f->noise_epoch_step;
+        PetscInt seen = f->noise_step >= 0 && f->noise_epoch_step >= 0 ? PetscMin(f->noise_step, f->noise_epoch_step)
+                      : f->noise_step >= 0                             ? f->noise_step
+                                                                       : f->noise_epoch_step;
         Step(out, "detection_latency_steps", seen >= 0 && f->fire_step >= 0 ? seen - f->fire_step : -1);
       }
       if (f->noise_step >= 0 || f->noise_epoch >= 0) fprintf(out, "  noise_ratio: %.3e\n", (double)f->noise_ratio);
       fprintf(out, "  noise_unmeasured_checks: %" PetscInt_FMT "\n", f->noise_unmeasured);
-    } else fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
+    } else
+      fprintf(out, "  replicas: \"atomic build: -replicas 3 or more gives the fault-free spread to compare with\"\n");
   }
   Step(out, "detected_by_solve_check_step", f->solvecheck_step); /* an unsolved system or a non-finite value */
-  Step(out, "detected_by_scenario_check_step", f->scenario_step); /* past the detectors, rejected by the scenario's check at the end */
+  /* past the detectors, rejected by the scenario's check at the end */
+  Step(out, "detected_by_scenario_check_step", f->scenario_step);
   if (f->scenario_step >= 0) Step(out, "detected_by_scenario_check_replica", f->scenario_replica);
   fprintf(out, "  action: %s\n  detected: %s\n", FaultActionNames[f->action], f->detected ? "true" : "false");
   if (f->action == FAULT_ACTION_ROLLBACK) fprintf(out, "  rollbacks: %" PetscInt_FMT "\n", f->rollbacks);

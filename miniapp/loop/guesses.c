@@ -66,8 +66,8 @@ PetscErrorCode GuessForm(Coupled c, Replica *p, GuessKind kind, Vec x0)
     else PetscCall(VecCopy(u, x0));
     break;
   case GUESS_LEARNED:
-    if (p->have_z && c->learn_residual)
-      PetscCall(VecWAXPY(x0, 1.0, p->xp, p->z)); /* the projection's guess, corrected */
+    /* the projection's guess, corrected */
+    if (p->have_z && c->learn_residual) PetscCall(VecWAXPY(x0, 1.0, p->xp, p->z));
     else if (p->have_z && c->projection) PetscCall(GuessSpaceProject(p->space, 1, PETSC_FALSE, PETSC_FALSE, p->z, x0));
     else if (p->have_z) {
       PetscCall(VecWAXPY(p->w, 1.0, p->d, p->z));
@@ -126,9 +126,8 @@ PetscErrorCode GuessesCompare(Coupled c)
   for (int k = 0; k < GUESS_NKINDS; k++) c->tally[k].its_step = -1, c->tally[k].r0_step = NAN;
   if (!c->baselines) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(c->ev_base, 0, 0, 0, 0));
-  PetscCall(SolverSetAtomicOrder(
-    p->solver,
-    &c->base_order)); /* the comparison is a side run: replica 0's solver, vectors and guesses draw from base_order */
+  /* the comparison is a side run: replica 0's solver, vectors and guesses draw from base_order */
+  PetscCall(SolverSetAtomicOrder(p->solver, &c->base_order));
   for (int k = 0; k < GUESS_NKINDS; k++) {
     PetscInt  its;
     PetscReal r0;
@@ -171,9 +170,9 @@ PetscErrorCode GuessesSummary(Coupled c, FILE *f)
     double            saved = none->its ? 100.0 * (double)(none->its - t->its) / (double)none->its : 0;
     PetscCall(PetscFPrintf(c->comm, f, "ksp_iterations_total_%s: %" PetscInt_FMT "\n", n, t->its));
     PetscCall(PetscFPrintf(c->comm, f, "iterations_saved_pct_%s: %.1f\n", n, saved));
-    PetscCall(
-      PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n,
-                   yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN))); /* no solve: .nan, YAML's */
+    /* no solve: .nan, YAML's */
+    PetscCall(PetscFPrintf(c->comm, f, "start_residual_geomean_%s: %s\n", n,
+                           yaml_num("%.3e", t->nr0 ? pow(10.0, t->log_r0 / t->nr0) : NAN)));
     PetscCall(PetscFPrintf(c->comm, f, "guess_solve_seconds_%s: %.4f\n", n, t->seconds));
   }
   {

@@ -98,21 +98,21 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
       sq[k] += e * e;
     }
   sq[no] = (double)n;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sq, (PetscMPIInt)no + 1, MPI_DOUBLE, MPI_SUM,
-                             c->comm)); /* a threshold, not a result: any order will do */
+  /* a threshold, not a result: any order will do */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sq, (PetscMPIInt)no + 1, MPI_DOUBLE, MPI_SUM, c->comm));
   for (PetscInt k = 0; k < no; k++) scale[k] = sqrt(sq[k] / sq[no]);
   c->churn_scale = 0;
   for (PetscInt k = 0; k < no; k++) c->churn_scale = PetscMax(c->churn_scale, scale[k]);
   for (PetscInt r = 1; r < c->nrep; r++) {
-    PetscCall(
-      SurrogatePredict(c->rep[r].net, n, p0->feat, c->churn_out)); /* replica r's network on replica 0's inputs */
+    /* replica r's network on replica 0's inputs */
+    PetscCall(SurrogatePredict(c->rep[r].net, n, p0->feat, c->churn_out));
     for (int j = 0; j < CHURN_NLEVELS; j++)
       cnt[j * MAX_REPLICAS + r] = (double)metrics_churn_count((size_t)n, (int)no, p0->out, c->churn_out, scale,
                                                               CHURN_LEVELS[j]);
   }
   cnt[CHURN_NLEVELS * MAX_REPLICAS] = (double)n;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, CHURN_NLEVELS * MAX_REPLICAS + 1, MPI_DOUBLE, MPI_SUM,
-                             c->comm)); /* integers: exact */
+  /* integers: exact */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, CHURN_NLEVELS * MAX_REPLICAS + 1, MPI_DOUBLE, MPI_SUM, c->comm));
   for (int j = 0; j < CHURN_NLEVELS; j++)
     for (PetscInt r = 0; r < c->nrep; r++) churn[j][r] = cnt[j * MAX_REPLICAS + r] / cnt[CHURN_NLEVELS * MAX_REPLICAS];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -256,8 +256,9 @@ PetscErrorCode ObserveSummary(Coupled c, FILE *f)
      * loss, its V_s) stay put while the per-point predictions churn? */
     for (PetscInt r = 0; r < c->nrep; r++) {
       v[0][r] = c->last_weights[r].rel_l2, v[1][r] = c->last_churn[2][r];
+      /* no epoch: no loss */
       v[2][r] = c->epoch ? c->last_loss[r] : NAN,
-      v[3][r] = c->epoch ? metrics_vs(c->last_loss[0], c->last_loss[r]) : NAN; /* no epoch: no loss */
+      v[3][r] = c->epoch ? metrics_vs(c->last_loss[0], c->last_loss[r]) : NAN;
     }
     PetscCall(PrintList(c->comm, f, "replica_final_weights_rel_l2", c->nrep, v[0], "%.6e"));
     PetscCall(PrintList(c->comm, f, "replica_final_churn", c->nrep, v[1], "%.6e"));

@@ -76,8 +76,8 @@ static PetscBool RestartFree(Coupled c, const char *name)
                                            "-fp_trap",
                                            "-version"};
   if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
-  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c))
-    return PETSC_TRUE; /* placement: the same bits on any split */
+  /* placement: the same bits on any split */
+  if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c)) return PETSC_TRUE;
   return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
 }
 
@@ -255,8 +255,8 @@ PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *pat
                  option, path);
       if (kl >= sizeof key) continue;
       memcpy(key, k, kl), key[kl] = 0;
-      if (!strcmp(key, "step") || RestartDescribed(key))
-        continue; /* described: a file written before this rule holds them as given */
+      /* described: a file written before this rule holds them as given */
+      if (!strcmp(key, "step") || RestartDescribed(key)) continue;
       RestartKeysFind(o, on, key, &ov, &ol, &found);
       PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
       if (found && ol == vl && !memcmp(ov, v, vl)) continue;

@@ -22,9 +22,18 @@ static PetscErrorCode CheckModeOptions(Coupled c)
   static const struct {
     const char *name;
     unsigned    modes; /* bit m: applies with CouplingModeNames[m] */
-  } only[] = {{"-coupling_baselines", 2}, {"-train_every", 6},       {"-train_epochs", 6},      {"-golden_weights_hash", 6},
-              {"-guess", 2},              {"-guess_history", 2},     {"-guess_learn", 2},       {"-guess_projection", 2},
-              {"-closure_warmup", 4},     {"-closure_tol", 4},       {"-closure_drift_tol", 4}, {"-closure_pattern_factor", 4}};
+  } only[]                           = {{"-coupling_baselines", 2},
+                                        {"-train_every", 6},
+                                        {"-train_epochs", 6},
+                                        {"-golden_weights_hash", 6},
+                                        {"-guess", 2},
+                                        {"-guess_history", 2},
+                                        {"-guess_learn", 2},
+                                        {"-guess_projection", 2},
+                                        {"-closure_warmup", 4},
+                                        {"-closure_tol", 4},
+                                        {"-closure_drift_tol", 4},
+                                        {"-closure_pattern_factor", 4}};
   static const char *const applies[] = {"guess", "closure", "guess or closure"}; /* modes 2, 4, 6 */
   char                     text[3][160];
   CliRule                  r[sizeof only / sizeof *only];
@@ -49,28 +58,33 @@ PetscErrorCode CoupledCheckRules(Coupled c)
 
   PetscFunctionBegin;
   /* reading an option marks it used: without a network the device stays unread (the unused-option check names it) */
-  if (c->mode != COUPLING_NONE) PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));
+  if (c->mode != COUPLING_NONE)
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-surrogate_device", dev, sizeof dev, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-report_anonymize", &anonymize, NULL));
   PetscCall(SolverHasClosure(c->rep[0].solver, &has_closure));
   PetscCall(SolverGetScenario(c->rep[0].solver, &sc));
   PetscCall(PetscSNPrintf(projection, sizeof projection,
                           "has no effect with -guess %s and -coupling_baselines off (it scales the extrapolated and "
                           "learned guesses)", ncout_guess_names[c->guess]));
-  PetscCall(PetscSNPrintf(closure, sizeof closure, "scenario %s has no closure term to learn (use -scenario grayscott)", sc));
-  PetscCall(PetscSNPrintf(noise, sizeof noise,
-                          "sets the noise detector, which judges the replicas of a run with an atomic half and 3 or more "
-                          "replicas; this run %s",
-                          ordered ? "adds in a fixed order (its replicas are compared bitwise)" : "has fewer than 3 replicas"));
+  PetscCall(
+    PetscSNPrintf(closure, sizeof closure, "scenario %s has no closure term to learn (use -scenario grayscott)", sc));
+  PetscCall(
+    PetscSNPrintf(noise, sizeof noise,
+                  "sets the noise detector, which judges the replicas of a run with an atomic half and 3 or more "
+                  "replicas; this run %s",
+                  ordered ? "adds in a fixed order (its replicas are compared bitwise)" : "has fewer than 3 replicas"));
   const PetscBool guess = (PetscBool)(c->mode == COUPLING_GUESS), noise_off = (PetscBool)(ordered || c->nrep < 3);
   const PetscBool ckpt  = Given("-checkpoint");
   /* the coupling mode's own rules, then the options of the other modes (CheckModeOptions), then the rest */
   const CliRule coupled[] = {
     /* it scales the extrapolated and learned guesses: a run that solves from neither (no baselines) ignores it */
-    {Given("-guess_projection") && guess && !c->baselines && c->guess != GUESS_EXTRAPOLATION && c->guess != GUESS_LEARNED,
+    {Given("-guess_projection") && guess && !c->baselines && c->guess != GUESS_EXTRAPOLATION &&
+       c->guess != GUESS_LEARNED,
      "-guess_projection", PETSC_FALSE, projection},
     {Given("-progress_interval") && !c->progress, "-progress_interval", PETSC_FALSE,
      "paces the progress lines, and this run prints none (stderr is no terminal: give -progress)"},
-    {Given("-coupling_baselines") && c->baselines && !guess, "-coupling_baselines", PETSC_FALSE, "only with -coupling guess"},
+    {Given("-coupling_baselines") && c->baselines && !guess, "-coupling_baselines", PETSC_FALSE,
+     "only with -coupling guess"},
   };
   const CliRule rules[] = {
     /* the kernels' switch with the CPU named would do nothing */

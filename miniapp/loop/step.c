@@ -118,8 +118,8 @@ PetscErrorCode StepReplicas(Coupled c, PetscInt step, PetscBool *train, PetscBoo
   *train = *predicted = PETSC_FALSE;
   for (PetscInt r = 0; r < c->nrep; r++) {
     PetscCall(StepReplica(c, &c->rep[r], step, train, predicted));
-    c->times.its += c->rep[r]
-                      .its; /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
+    /* this process's work, re-done steps included (a rollback restores the solvers' counts) */
+    c->times.its += c->rep[r].its;
   }
   c->times.steps++;
   if (c->mode == COUPLING_CLOSURE) PetscCall(ClosureAfterStep(c));

@@ -140,8 +140,8 @@ static void open_run(run *r, const char *path)
   int e, d_step, d_snap, d_rep, d_y, d_x, d_epoch, d_hash, nvars;
   struct stat st;
   r->path = path;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    die("%s: not a regular file", path); /* a FIFO would block the open */
+  /* a FIFO would block the open */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) die("%s: not a regular file", path);
   if ((e = nc_open(path, NC_NOWRITE, &r->ncid))) die("%s: cannot open (%s)", path, nc_strerror(e));
   open_ids[nopen++] = r->ncid;
   d_step = dim(r, "step", &r->nt), d_rep = dim(r, "replica", &nrep), d_y = dim(r, "y", &ny), d_x = dim(r, "x", &nx);
@@ -271,14 +271,14 @@ static void compare(const run *a, const run *b, result *res)
     metrics_reset(&acc);
     metrics_add(&acc, n, fa, fb);
     metrics_finish(&acc, m);
-    if (m->vc > 0 && (res->fds < 0 || a->step[i] < res->fds))
-      res->fds = a->step
-                   [i]; /* fields whose bits differ (a NaN, -0 against +0 too): the states do, whatever a hash says */
+    /* fields whose bits differ (a NaN, -0 against +0 too): the states do, whatever a hash says */
+    if (m->vc > 0 && (res->fds < 0 || a->step[i] < res->fds)) res->fds = a->step[i];
     res->last = (int)i;
     xs[np] = a->step[i], ys[np] = m->rel_l2, np++;
   }
+  /* "never" only when every step of two whole runs was compared */
   if (res->fds < 0 && (common == 0 || hashed < common || common < a->nt || common < b->nt || a->stopped || b->stopped))
-    res->fds = UNKNOWN; /* "never" only when every step of two whole runs was compared */
+    res->fds = UNKNOWN;
   metrics_growth_t g;
   /* over the exponential window only; no floor: two files do not say where their difference entered */
   res->growth = metrics_growth(np, xs, ys, 0, &g);
@@ -296,9 +296,10 @@ static void compare(const run *a, const run *b, result *res)
     else continue;
     if (!res->weq[e] && res->fde < 0) res->fde = a->epoch[e];
   }
+  /* no epochs (no network), some not compared, or a run stopped */
   if (res->fde < 0 &&
       (ecommon == 0 || ehashed < ecommon || ecommon < a->nep || ecommon < b->nep || a->stopped || b->stopped))
-    res->fde = UNKNOWN; /* no epochs (no network), some not compared, or a run stopped */
+    res->fde = UNKNOWN;
   free(fa), free(fb);
 }
 
@@ -330,8 +331,9 @@ static void print_row(int w, const run *r, const char *fs, const char *fe, const
   per_segment(r, "segment_mpi_ranks", "mpi_ranks", ranks, sizeof ranks),
     per_segment(r, "segment_omp_threads", "omp_threads", threads, sizeof threads);
   attr(r, "device", dev, sizeof dev), attr(r, "cuda_kernels", kern, sizeof kern);
+  /* the kernel set: the deterministic bits depend on it */
   if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm")))
-    snprintf(dev, sizeof dev, "cuda/%s", kern); /* the kernel set: the deterministic bits depend on it */
+    snprintf(dev, sizeof dev, "cuda/%s", kern);
   snprintf(red, sizeof red, "%s/%s", sol, sur);
   printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, dev, fs, fe, g, rl, dg);
 }

@@ -194,18 +194,19 @@ static void check_options(const run *a, const char *va, const run *b, const char
   snprintf(words, sizeof words, "%s", va);
   for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
     char x[256], y[256];
+    /* a value, free, or the same in effect */
     if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name) ||
         same_setting(a, b, name))
-      continue; /* a value, free, or the same in effect */
+      continue;
     const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);
     int         inb = 0;
     size_t      n   = strlen(name);
     for (const char *p = vb; (p = strstr(p, name)); p += n)
       if ((p == vb || p[-1] == ' ') && (p[n] == ' ' || !p[n])) inb = 1;
-    int cga = !strcmp(name, "-ksp_type") && xa &&
-              (!strcmp(xa, "cg") || !strcmp(xa, "fpnacg")); /* the default is fpnacg */
-    if (!inb && (cga || !strncmp(name, "-gs_", 4) || !strncmp(name, "-heat_", 6)))
-      continue; /* scenario values: the attribute `parameters` has them with the defaults */
+    /* the default is fpnacg */
+    int cga = !strcmp(name, "-ksp_type") && xa && (!strcmp(xa, "cg") || !strcmp(xa, "fpnacg"));
+    /* scenario values: the attribute `parameters` has them with the defaults */
+    if (!inb && (cga || !strncmp(name, "-gs_", 4) || !strncmp(name, "-heat_", 6))) continue;
     if (!inb)
       die("different runs: %s was given %s%s%s, %s was not (a setting of the arithmetic: its differences are not "
           "rounding)",
@@ -213,8 +214,9 @@ static void check_options(const run *a, const char *va, const run *b, const char
     char  *ea = NULL, *eb = NULL;
     double na = xa ? strtod(xa, &ea) : 0, nb = yb ? strtod(yb, &eb) : 0;
     int    cg   = cga && yb && (!strcmp(yb, "cg") || !strcmp(yb, "fpnacg"));
+    /* -f = -f true = -f 1 */
     int same = (!xa && !yb) || (xa && yb && (!strcmp(xa, yb) || (ea != xa && eb != yb && !*ea && !*eb && na == nb))) ||
-               cg || (truth(xa) >= 0 && truth(xa) == truth(yb)); /* -f = -f true = -f 1 */
+               cg || (truth(xa) >= 0 && truth(xa) == truth(yb));
     if (!same)
       die("different runs: %s has %s %s, %s has %s %s (a setting of the arithmetic: its differences are not rounding)",
           a->path, name, xa ? xa : "(no value)", b->path, name, yb ? yb : "(no value)");

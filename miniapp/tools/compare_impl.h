@@ -46,13 +46,12 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2))); 
 void  attr(const run *r, const char *name, char *s, size_t len); /* a global attribute as text, "-" when absent */
 void *xcalloc(size_t n, size_t size);               /* calloc, or die() */
 void  compare_track(int ncid, int open);             /* a NetCDF id die() closes (open 1), or no longer (0) */
-void  compare_check_runs(
-   const run *a,
-   const run *b); /* B is a run of A's problem, grid and series (or a stopped one's first part of it), or die() */
+/* B is a run of A's problem, grid and series (or a stopped one's first part of it), or die() */
+void  compare_check_runs(const run *a, const run *b);
 
 /* compare_output.c: the -o file */
-const char *compare_output_prepare(const char *path, const char *const *inputs,
-                                   int n); /* before any work: the temporary's path, or die() */
+/* before any work: the temporary's path, or die() */
+const char *compare_output_prepare(const char *path, const char *const *inputs, int n);
 void        compare_output_write(const char *partial, const run *a, const run *b, const result *res, int nb);
 void        compare_output_discard(void); /* die(): remove the temporary */
 

@@ -38,7 +38,10 @@ static PetscErrorCode Run(void)
   PetscCall(PetscOptionsString("-train_load", "checkpoint to resume from", "", load, load, sizeof load, &hasload));
   PetscCall(PetscOptionsString("-train_save", "checkpoint to write at the end", "", save, save, sizeof save, &hassave));
   PetscOptionsEnd();
-  PetscCheck(batch >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-train_batch %" PetscInt_FMT " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)", batch);
+  PetscCheck(batch >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-train_batch %" PetscInt_FMT
+             " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)",
+             batch);
   /* before any work: the checkpoint must not overwrite the one loaded, an options file, a file PETSc writes
    * (-log_view :F, -ksp_converged_reason ascii:F, ...), a device or a directory (miniapp/cli/outpath.h) */
   if (hassave) PetscCall(OutPathRegisterOutput("-train_save", save));
@@ -60,19 +63,24 @@ static PetscErrorCode Run(void)
     PetscInt nfail;
     char     what[128];
     PetscCall(SurrogateTrain(s, n, in, tgt, &loss));
-    if (i == 0 || (i + 1) % 50 == 0 || i + 1 == steps) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %4" PetscInt_FMT "  loss %.6e\n", i + 1, (double)loss));
+    if (i == 0 || (i + 1) % 50 == 0 || i + 1 == steps)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %4" PetscInt_FMT "  loss %.6e\n", i + 1, (double)loss));
     PetscCall(SurrogateGetCheckResult(s, &nfail, NULL, what, sizeof what)); /* -surrogate_checks: 0 when off */
     if (nfail) alarms += nfail, alarm_step = alarm_step ? alarm_step : i + 1;
     if (nfail && !first_what[0]) PetscCall(PetscStrncpy(first_what, what, sizeof first_what));
   }
-  PetscCheck(!alarms, PETSC_COMM_WORLD, PETSC_ERR_FP, "-surrogate_checks: %" PetscInt_FMT " failed check(s), the first in step %" PetscInt_FMT " (%s): a fault or a bug; nothing saved", alarms, alarm_step, first_what);
+  PetscCheck(!alarms, PETSC_COMM_WORLD, PETSC_ERR_FP,
+             "-surrogate_checks: %" PetscInt_FMT " failed check(s), the first in step %" PetscInt_FMT
+             " (%s): a fault or a bug; nothing saved",
+             alarms, alarm_step, first_what);
   if (hassave) PetscCall(SurrogateSave(s, save));
   PetscCall(SurrogateGetWeightsHash(s, &hash));
   PetscCall(SurrogateGetStep(s, &step));
   char lossmsg[32] = "none (no step ran)"; /* a loss is printed only when one was measured */
   if (steps > 0) PetscCall(PetscSNPrintf(lossmsg, sizeof lossmsg, "%.9e", (double)loss));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surrogate-train: reduction %s, ranks %d, adam step %lld, loss %s, weights hash %016llx\n", SurrogateGetStrategyName(), (int)size, (long long)step, lossmsg,
-                        (unsigned long long)hash));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "surrogate-train: reduction %s, ranks %d, adam step %lld, loss %s, weights hash %016llx\n",
+                        SurrogateGetStrategyName(), (int)size, (long long)step, lossmsg, (unsigned long long)hash));
   PetscCall(PetscFree2(in, tgt));
   PetscCall(SurrogateDestroy(&s));
   PetscFunctionReturn(PETSC_SUCCESS);
