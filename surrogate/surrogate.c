@@ -88,22 +88,17 @@ PetscErrorCode SurrogateSetDevice(Surrogate s, SurrogateDevice dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SurrogateSetFromOptions(Surrogate s)
+/* -surrogate_layers W1,W2,...: the hidden layers' widths. -help shows an
+ * array's default as the entries it read: with the option not given, only the
+ * first (<32>); so for -help alone the default goes into the database while
+ * it is read, and out again: <32,32>. */
+static PetscErrorCode ReadLayers(PetscOptionItems *PetscOptionsObject, Surrogate s)
 {
   /* more than allowed, so that too many are counted (PETSc stops at the array's end) */
-  PetscInt widths[256], nw   = 256, seed = (PetscInt)s->seed;
-  PetscReal lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
-  PetscBool set, dset;
-  char      dev[16] = "auto";
-  const char *devnames[] = {"auto", "cpu", "cuda"};
+  PetscInt  widths[256], nw = 256;
+  PetscBool set;
 
-  PetscFunctionBeginUser;
-  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
-  PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
-  PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
-  /* -help shows an array's default as the entries it read: with the option
-   * not given, only the first (<32>). So for -help alone the default goes
-   * into the database while it is read, and out again: <32,32>. */
+  PetscFunctionBegin;
   for (PetscInt i = 0; i < SURR_MAX_LAYERS; i++) widths[i] = i < s->nhidden ? s->hidden[i] : 0;
   {
     char      full[256], def[SURR_MAX_LAYERS * 8] = "";
@@ -127,6 +122,22 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   PetscCheck(!set || nw < 256, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-surrogate_layers: 256 or more hidden layers, at most %d allowed", SURR_MAX_LAYERS - 1);
   if (set) PetscCall(SurrogateSetHiddenLayers(s, nw, widths));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateSetFromOptions(Surrogate s)
+{
+  PetscInt    seed = (PetscInt)s->seed;
+  PetscReal   lr = s->lr, b1 = s->beta1, b2 = s->beta2, eps = s->eps, wd = s->wd;
+  PetscBool   dset;
+  char      dev[16] = "auto";
+  const char *devnames[] = {"auto", "cpu", "cuda"};
+
+  PetscFunctionBeginUser;
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_FALSE, PETSC_FUNCTION_NAME));
+  PetscCall(PetscStrncpy(dev, devnames[s->device_req], sizeof dev));
+  PetscOptionsBegin(s->comm, s->prefix, "Neural surrogate options", "Surrogate");
+  PetscCall(ReadLayers(PetscOptionsObject, s));
   PetscCall(PetscOptionsReal("-surrogate_lr", "Adam learning rate (1e-12 .. 1)", "", lr, &lr, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta1", "Adam beta1", "", b1, &b1, NULL));
   PetscCall(PetscOptionsReal("-surrogate_beta2", "Adam beta2", "", b2, &b2, NULL));

@@ -1,8 +1,6 @@
-/* miniapp/io/ncout.c: the run's NetCDF-4 output file (layout in ncout.h and
- * docs/output.md). Rank 0 only, plain C; it writes what the driver hands it.
- * The one schedule it knows is the snapshots' (ncout_snapshot_step, shared
- * with the driver), to size their dimension. The file is a unique temporary
- * (kernels/atomicfile.h) renamed into place by ncout_close. */
+/* miniapp/io/ncout.c: the run's NetCDF-4 file (layout: ncout.h, docs/output.md), written by rank 0 as the
+ * driver hands it its records; a unique temporary (atomicfile.h) renamed into place by ncout_close. The one
+ * schedule it knows is the snapshots' (ncout_snapshot_step), to size their dimension. */
 #define _GNU_SOURCE
 #include "ncout_impl.h"
 #include "atomicfile.h"

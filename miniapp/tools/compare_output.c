@@ -82,6 +82,22 @@ const char *compare_output_prepare(const char *path, const char *const *inputs, 
   return out_file.tmp;
 }
 
+/* The comparison file's global attributes: CF conventions, its history, the reference run. */
+static void global_attributes(int ncid, const run *a)
+{
+  char   s[256], history[96];
+  time_t now = time(NULL);
+  strftime(history, sizeof history, "%Y-%m-%dT%H:%M:%SZ created by miniapp-compare", gmtime(&now));
+  gattr(ncid, "Conventions", "CF-1.8");
+  gattr(ncid, "title", "miniapp-compare: runs compared with a reference run (replica 0 of each)");
+  gattr(ncid, "institution", "unspecified");
+  gattr(ncid, "source", "miniapp-compare");
+  gattr(ncid, "history", history);
+  gattr(ncid, "reference_file", a->path);
+  attr(a, "solver_reduction", s, sizeof s), gattr(ncid, "reference_solver_reduction", s);
+  attr(a, "surrogate_reduction", s, sizeof s), gattr(ncid, "reference_surrogate_reduction", s);
+}
+
 void compare_output_write(const char *partial, const run *a, const run *b, const result *res, int nb)
 {
   static const char *mname[6] = {"vc", "vermv", "rel_l2", "max_abs", "max_ulp", "digits"};
@@ -148,21 +164,11 @@ void compare_output_write(const char *partial, const run *a, const run *b, const
               "two whole runs was compared with both hashes)",
               pair_coords);
   v_gr  = def(ncid, "growth_rate", NC_DOUBLE, 1, &d_pair, "1",
-              "least-squares slope of log10(rel_l2) against step over the exponential window (from 100x the first "
-               "nonzero difference to 1e-2), decades per step; NaN: no such window",
+              "least-squares slope of log10(rel_l2) against step over the longest window ending where the record "
+              "ends that grows as one exponential (docs/metrics.md), decades per step; NaN: not measurable",
               pair_coords);
 
-  char s[256], history[96];
-  time_t now = time(NULL);
-  strftime(history, sizeof history, "%Y-%m-%dT%H:%M:%SZ created by miniapp-compare", gmtime(&now));
-  gattr(ncid, "Conventions", "CF-1.8");
-  gattr(ncid, "title", "miniapp-compare: runs compared with a reference run (replica 0 of each)");
-  gattr(ncid, "institution", "unspecified");
-  gattr(ncid, "source", "miniapp-compare");
-  gattr(ncid, "history", history);
-  gattr(ncid, "reference_file", a->path);
-  attr(a, "solver_reduction", s, sizeof s), gattr(ncid, "reference_solver_reduction", s);
-  attr(a, "surrogate_reduction", s, sizeof s), gattr(ncid, "reference_surrogate_reduction", s);
+  global_attributes(ncid, a);
   nccheck(nc_enddef(ncid), "definitions");
 
   int *iv = xcalloc((size_t)nb, sizeof *iv);
