@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/architecture_tests.sh SRC: docs/architecture.md against the tree.
 # Every path it names in backticks exists, and the layers it describes hold:
-# kernels/, solver/ and surrogate/ include no header of miniapp/; solver/ and
+# kernels/, solver/, surrogate/ and bench/ include no header of miniapp/; solver/ and
 # surrogate/ include none of each other's; kernels/ includes no PETSc or MPI.
 set -euo pipefail
 src=$1
@@ -26,7 +26,7 @@ check() { # folder $1 must include none of folder $2's headers
   bad=$(comm -12 <(includes "$1") <(owned "$2") | tr '\n' ' ')
   [ -z "$bad" ] || fail "$1/ includes headers of $2/: $bad"
 }
-for low in kernels solver surrogate; do check $low miniapp; done
+for low in kernels solver surrogate bench; do check $low miniapp; done
 check solver surrogate
 check surrogate solver
 ! grep -rlE '#include [<"](petsc|mpi)' "$src/kernels" --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \

@@ -70,7 +70,8 @@ with concurrent.futures.ThreadPoolExecutor(4) as pool:
             if c:
                 want.setdefault((exe, c[0]), (c[1], c[2], f"{prog[exe]} -help {' '.join(args)}"))
 kinds = {"Int": "int", "IntArray": "ints", "Real": "real", "Scalar": "real", "RealArray": "reals", "Bool": "bool", "EList": "choice", "Enum": "choice"}
-readers = {"bench/bench_solver.c": [bsolver], "bench/bench_surrogate.c": [bsurrogate], "miniapp/tools/surrogate_train.c": [train]}
+readers = {"miniapp/tools/bench_solver.c": [bsolver], "miniapp/tools/bench_surrogate.c": [bsurrogate],
+           "miniapp/tools/surrogate_train.c": [train]}
 nsrc = 0
 sources = [(d, f"{sub}/{f}".lstrip("/")) for d in ("solver", "surrogate", "miniapp", "bench")
            for sub in ("", "cli", "io", "loop", "tools") if os.path.isdir(os.path.join(src, d, sub))

@@ -1,4 +1,4 @@
-/* bench/bench_solver.c: cost of each reduction strategy in the solver, side
+/* miniapp/tools/bench_solver.c: cost of each reduction strategy in the solver, side
  * by side in one process. The same CG + Jacobi solve (heat operator, fixed
  * iteration count) runs with PETSc's stock vectors and with the fpna Vec type
  * of each strategy, repetitions interleaved, plus a STREAM triad and a dot

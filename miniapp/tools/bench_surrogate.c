@@ -1,4 +1,4 @@
-/* bench/bench_surrogate.c: train-step and inference throughput (samples/s) of
+/* miniapp/tools/bench_surrogate.c: train-step and inference throughput (samples/s) of
  * the surrogate for a batch the size of a 512x512 grid, with each reduction
  * strategy measured side by side in one run (the train step's strategy is a
  * run-time field that the compiled switch only initializes, so one binary can
