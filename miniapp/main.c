@@ -170,6 +170,35 @@ static void Started(void)
   if (!getenv("OPENBLAS_NUM_THREADS")) (void)blas_threads_one();
 }
 
+/* After the run, before PETSc ends: with -checkpoint the exit code is decided (signals from here on change
+ * nothing); what is left of -help's text, if a run stopped before printing it. */
+static void AfterRun(void)
+{
+  PetscBool ck = PETSC_FALSE;
+  if (!PetscInitializeCalled) return;
+  (void)PetscOptionsHasName(NULL, NULL, "-checkpoint", &ck);
+  if (ck) CheckpointIgnoreSignals();
+  HelpFlush();
+}
+
+/* The summary on stdout is output too: a full disk behind a redirect is an error (one line, 0 returned). */
+static int StdoutWritten(void)
+{
+  struct statvfs sv; /* stdio may have lost the failed write's errno */
+  struct stat    st;
+  int            pipe, full, e;
+
+  errno = 0;
+  if (fflush(stdout) != EOF && !ferror(stdout)) return 1;
+  e    = errno;
+  pipe = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7;
+  if (!e) full = full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_blocks > 0 && sv.f_bfree == 0);
+  if (!e) e = pipe ? EPIPE : full ? ENOSPC : EIO;
+  fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   static const CliProgram prog   = {.name     = "miniapp",
@@ -188,30 +217,11 @@ int main(int argc, char **argv)
   HelpCapture(); /* -help: the mini-app's options printed first (help.c) */
   ierr = CliInitialize(&argc, &argv, &prog);
   if (!ierr) ierr = Run(&status);
-  if (PetscInitializeCalled) { /* with -checkpoint the exit code is decided: signals from here on change nothing */
-    PetscBool ck = PETSC_FALSE;
-    (void)PetscOptionsHasName(NULL, NULL, "-checkpoint", &ck);
-    if (ck) CheckpointIgnoreSignals();
-    HelpFlush(); /* what is left of -help's text, if a run stopped before printing it */
-  }
+  AfterRun();
   /* PETSc's signal handler is gone (CheckpointIgnoreSignals): nothing restores the default */
   if (CliFinalize(ierr)) status = 1;
   /* without -checkpoint PetscFinalize popped it: SIGPIPE's default would kill the check below */
   CheckpointDefaultSignals();
-  /* the summary on stdout is output too: a full disk behind a redirect is an error */
-  errno = 0;
-  if (fflush(stdout) == EOF || ferror(stdout)) {
-    struct statvfs sv; /* stdio may have lost the failed write's errno */
-    struct stat    st;
-    int            pipe = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-    /* /dev/full */
-    int full = !fstat(STDOUT_FILENO, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7;
-    int e = errno                                                                         ? errno
-          : pipe                                                                          ? EPIPE
-          : full || (!fstatvfs(STDOUT_FILENO, &sv) && sv.f_blocks > 0 && sv.f_bfree == 0) ? ENOSPC
-                                                                                          : EIO;
-    fprintf(stderr, "miniapp: error: writing standard output failed (%s)\n", strerror(e));
-    status = 1;
-  }
+  if (!StdoutWritten()) status = 1;
   return status;
 }
