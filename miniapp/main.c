@@ -207,7 +207,8 @@ int main(int argc, char **argv)
                                     .oom_hint = "the problem does not fit in this machine's memory; reduce "
                                                   "-da_grid_x/-da_grid_y, -replicas or -surrogate_layers, or use more "
                                                   "ranks",
-                                    .started  = Started};
+                                    .started  = Started,
+                                    .own_version = PETSC_TRUE};
   int            status = 1;
   PetscErrorCode ierr;
 

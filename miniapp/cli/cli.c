@@ -2,6 +2,7 @@
  * error handler, the range readers and the rule check (cli.h). Not the
  * options' types (optstrict.c) nor the options files (optfiles.c). */
 #include "cli.h"
+#include "buildinfo.h"
 #include "optstrict.h"
 #include "outpath.h"
 
@@ -100,11 +101,42 @@ static PetscErrorCode CheckThreadsEnv(unsigned groups)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The GNU spellings a user tries first, read as PETSc's. */
+static void GnuSpellings(int argc, char **argv)
+{
+  static char help[] = "-help", version[] = "-version";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) argv[i] = help;
+    else if (!strcmp(argv[i], "--version")) argv[i] = version;
+  }
+}
+
+/* -version alone: the program, the project's version and revision, PETSc's. */
+static PetscErrorCode Version(const CliProgram *p, PetscBool *done)
+{
+  PetscBool v = PETSC_FALSE, h = PETSC_FALSE;
+  char      petsc[128];
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (p->own_version) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-version", &v));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-help", &h));
+  if (!v || h) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetVersion(petsc, sizeof petsc));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s (source revision %s); %s\n", p->name, MINIAPP_VERSION, MINIAPP_REVISION,
+                        petsc));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CliInitialize(int *argc, char ***argv, const CliProgram *p)
 {
   PetscErrorCode ierr;
+  PetscBool      done = PETSC_FALSE;
 
   program = p;
+  GnuSpellings(*argc, *argv);
   if (p->inputs) ReportPrecheckSetTool(p->name, p->inputs, p->outputs);
   if (ReportPrecheckOptionsFiles(*argc, *argv)) return PETSC_ERR_FILE_OPEN; /* said */
   (void)PetscPushErrorHandler(OneLine, NULL); /* errors inside PetscInitialize (a file PETSc cannot parse) too */
@@ -120,7 +152,8 @@ PetscErrorCode CliInitialize(int *argc, char ***argv, const CliProgram *p)
   if (!ierr) ierr = OptStrictCheck(p->groups);     /* every option by its declared type, before anything reads it */
   /* after the types: -threads abc is "not an integer", and a tool without -threads says "unknown option" */
   if (!ierr) ierr = CheckThreadsEnv(p->groups);
-  return ierr;
+  if (!ierr) ierr = Version(p, &done);
+  return !ierr && done ? CLI_DONE : ierr;
 }
 
 int CliFinalize(PetscErrorCode ierr)
@@ -128,7 +161,7 @@ int CliFinalize(PetscErrorCode ierr)
   if (!up) return 1;
   (void)OutPathFinalize(); /* before PetscFinalize, which writes -log_view files */
   (void)PetscFinalize();   /* also after an error: MPI ends cleanly, no launcher noise */
-  return ierr ? 1 : 0;
+  return ierr && ierr != CLI_DONE ? 1 : 0;
 }
 
 PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo,

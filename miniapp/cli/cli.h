@@ -20,9 +20,15 @@ typedef struct {
   const char *const *outputs;  /* of the options files; NULL lists: the miniapp's (optfiles.c) */
   const char        *oom_hint; /* after "out of memory (in f): " */
   void (*started)(void);       /* called right after PetscInitialize, or NULL */
+  PetscBool own_version;       /* it answers -version itself (the miniapp); else CliInitialize does */
 } CliProgram;
 
-/* Before any work: the options files checked (optfiles.c), the one-line error
+/* CliInitialize's return when the command line asked for the version alone
+ * (-version, --version): printed; the program does no work and CliFinalize
+ * returns 0. */
+#define CLI_DONE ((PetscErrorCode)-1)
+
+/* Before any work: --help and -h read as -help, --version as -version; the options files checked (optfiles.c), the one-line error
  * handler, PetscInitialize, PETSc's own output files registered, every option
  * judged by its declared type and OMP_NUM_THREADS as a list of thread counts.
  * A nonzero return has been said in one line; the program then returns

@@ -129,6 +129,11 @@ static PetscErrorCode Bench(void)
                    &reps, NULL));
   PetscOptionsEnd();
   for (int i = 0; i < nc; i++) PetscCall(SetUpConfig(&cfg[i], its));
+  {
+    PetscBool help;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) PetscFunctionReturn(PETSC_SUCCESS); /* -help: every option it reads printed, no work */
+  }
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(VecGetLocalSize(cfg[0].b, &n));
   PetscCall(VecGetSize(cfg[0].b, &N));

@@ -136,6 +136,11 @@ static PetscErrorCode Bench(void)
   PetscCall(SurrogateCreate(PETSC_COMM_WORLD, &hold));
   PetscCall(SurrogateSetSizes(hold, HEAT_NIN, HEAT_NOUT));
   PetscCall(SurrogateSetFromOptions(hold));
+  {
+    PetscBool help;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) PetscFunctionReturn(PETSC_SUCCESS); /* -help: every option it reads printed, no work */
+  }
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(SurrogateSetUp(hold));
   PetscCall(SurrogateHostMalloc(hold, (size_t)n * (HEAT_NIN + 2 * HEAT_NOUT) * sizeof(float), &in));

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "metrics.h"
 #include "ncout.h"
+#include "buildinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -382,6 +383,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       printf("usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc]\n"
              "  compares replica 0 of each file with replica 0 of A (the reference); see docs/output.md\n");
+      return 0;
+    } else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-version")) {
+      printf("miniapp-compare %s (source revision %s)\n", MINIAPP_VERSION, MINIAPP_REVISION);
       return 0;
     } else if (argv[i][0] == '-' && argv[i][1])
       die("unknown option '%s' (usage: miniapp-compare A.nc B.nc [C.nc ...] [-o compare.nc])", argv[i]);

@@ -52,6 +52,11 @@ static PetscErrorCode Run(void)
   PetscCall(SurrogateSetSizes(s, HEAT_NIN, HEAT_NOUT));
   PetscCall(SurrogateSetFromOptions(s));
   PetscCall(SurrogateSetUp(s));
+  {
+    PetscBool help;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) PetscFunctionReturn(PETSC_SUCCESS); /* -help: every option it reads printed, no work */
+  }
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   if (hasload) PetscCall(SurrogateLoad(s, load));
   /* rank r owns a contiguous slice of the same global batch */
