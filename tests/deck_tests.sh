@@ -138,6 +138,19 @@ z = yaml.safe_load(open(t + "/z"))
 assert isnan(z["start_residual_geomean_none"]), f"no solve, start_residual_geomean_none {z['start_residual_geomean_none']!r}"
 print("readings ok")
 PY
+  # a 14 kB command line and a 3 kB path: the report holds both whole, read back as YAML
+  long=$tmp/l
+  for i in $(seq 1 30); do long=$long/$(printf 'd%.0s' $(seq 1 100)); done
+  mkdir -p "$long"
+  many=(); for i in $(seq 1 1000); do many+=(-ts_dt 1.0); done
+  cl=("$app" -scenario heat -da_grid_x 8 -da_grid_y 8 -ts_max_steps 1 -coupling none "${many[@]}" -report "$long/r.yaml")
+  "${cl[@]}" > /dev/null 2>&1 || fail "a run with a 14 kB command line and a 3 kB report path"
+  CL="${cl[*]}" /usr/bin/python3 - "$long/r.yaml" <<'PY' || fail "the report's command_line or file is not whole"
+import os, sys, yaml
+r = yaml.safe_load(open(sys.argv[1]))
+assert r["command_line"] == os.environ["CL"], f"command_line: {len(r['command_line'])} characters of {len(os.environ['CL'])}"
+assert r["file"] == sys.argv[1], f"file: {len(r['file'])} characters of {len(sys.argv[1])}"
+PY
   ;;
 chaos) # the chaos deck, shortened: VALID; replicas leave each other's bits only in an atomic build
   run "$tmp/c" -options_file "$inputs/chaos.opts" -ts_max_steps 120
