@@ -124,8 +124,8 @@ static PetscErrorCode Version(const CliProgram *p, PetscBool *done)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-help", &h));
   if (!v || h) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetVersion(petsc, sizeof petsc));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s (source revision %s); %s\n", p->name, MINIAPP_VERSION, MINIAPP_REVISION,
-                        petsc));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s (source revision %s); %s\n", p->name, MINIAPP_VERSION,
+                        MINIAPP_REVISION, petsc));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -28,11 +28,12 @@ typedef struct {
  * returns 0. */
 #define CLI_DONE ((PetscErrorCode)-1)
 
-/* Before any work: --help and -h read as -help, --version as -version; the options files checked (optfiles.c), the one-line error
- * handler, PetscInitialize, PETSc's own output files registered, every option
- * judged by its declared type and OMP_NUM_THREADS as a list of thread counts.
- * A nonzero return has been said in one line; the program then returns
- * CliFinalize(that error). */
+/* Before any work: --help and -h read as -help, --version as -version; the
+ * options files checked (optfiles.c), the one-line error handler,
+ * PetscInitialize, PETSc's own output files registered, every option judged
+ * by its declared type and OMP_NUM_THREADS as a list of thread counts. A
+ * nonzero return has been said in one line (CLI_DONE: the version printed);
+ * the program then returns CliFinalize(that return). */
 PetscErrorCode CliInitialize(int *argc, char ***argv, const CliProgram *p);
 /* After the work, whatever its result ierr: partial outputs removed
  * (outpath.h), PetscFinalize if PETSc is up. The exit status: 0, or 1 after
