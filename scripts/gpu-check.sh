@@ -92,7 +92,7 @@ tmo_now() {
 for d in $decks $atomic_deck $sweep_decks; do [ -f "inputs/$d.opts" ] || die "unknown deck '$d' (not in inputs/)"; done
 [ -d "$bin" ] || die "-bin $bin: not a folder (build with scripts/setup.sh reproducible, or give a runtime's variant folder)"
 exe() { # exe DIR NAME: the executable NAME under DIR (a build tree or a runtime folder)
-  for c in "$1/$2" "$1/miniapp/$2" "$1/surrogate/$2" "$1/tests/surrogate/$2" "$1/bench/sumstudy/$2"; do [ -f "$c" ] && [ -x "$c" ] && { echo "$c"; return; }; done
+  for c in "$1/$2" "$1/miniapp/$2" "$1/bench/$2" "$1/tests/surrogate/$2" "$1/bench/sumstudy/$2"; do [ -f "$c" ] && [ -x "$c" ] && { echo "$c"; return; }; done
 }
 app=$(exe "$bin" miniapp) tcuda=$(exe "$bin" test_surrogate_cuda) bench=$(exe "$bin" bench_surrogate) sums=$(exe "$bin" miniapp-sumstudy)
 [ -n "$app" ] || die "no miniapp under $bin"
