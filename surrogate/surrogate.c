@@ -174,22 +174,27 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
   }
   PetscOptionsEnd();
 
-  /* bounds that keep the float arithmetic meaningful: a rate below 1e-12
-   * or an epsilon above 1e-2 leaves the weights where they started (every
-   * float update rounds away), one outside float's range is 0 or Inf */
-  PetscCheck(lr >= 1e-12 && lr <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_lr %g must be in [1e-12, 1]",
-             (double)lr);
-  PetscCheck(b1 >= 0 && b1 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta1 %g must be in [0, 1)", (double)b1);
-  PetscCheck(b2 >= 0 && b2 < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_beta2 %g must be in [0, 1)", (double)b2);
-  /* the optimizer computes in float: a beta that rounds to 1 there divides by 1 - beta^t = 0 */
-  PetscCheck((float)b1 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-surrogate_beta1 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b1);
-  PetscCheck((float)b2 < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-surrogate_beta2 %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", (double)b2);
-  PetscCheck(eps >= 1e-30 && eps <= 1e-2, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-surrogate_eps %g must be in [1e-30, 1e-2]", (double)eps);
-  PetscCheck(wd >= 0 && wd <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-surrogate_weight_decay %g must be in [0, 1]",
-             (double)wd);
+  { /* bounds that keep the float arithmetic meaningful: a rate below 1e-12
+     * or an epsilon above 1e-2 leaves the weights where they started (every
+     * float update rounds away), one outside float's range is 0 or Inf */
+    const struct {
+      const char *name, *range;
+      double      v, lo, hi;
+      PetscBool   beta; /* [lo, hi): hi itself is outside, and so is a value that rounds to it in float */
+    } in[] = {{"-surrogate_lr", "[1e-12, 1]", lr, 1e-12, 1, PETSC_FALSE},
+              {"-surrogate_beta1", "[0, 1)", b1, 0, 1, PETSC_TRUE},
+              {"-surrogate_beta2", "[0, 1)", b2, 0, 1, PETSC_TRUE},
+              {"-surrogate_eps", "[1e-30, 1e-2]", eps, 1e-30, 1e-2, PETSC_FALSE},
+              {"-surrogate_weight_decay", "[0, 1]", wd, 0, 1, PETSC_FALSE}};
+    for (size_t k = 0; k < sizeof in / sizeof *in; k++) {
+      double v = in[k].v;
+      PetscCheck(v >= in[k].lo && (in[k].beta ? v < in[k].hi : v <= in[k].hi), s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "%s %g must be in %s", in[k].name, v, in[k].range);
+      /* the optimizer computes in float: a beta that rounds to 1 there divides by 1 - beta^t = 0 */
+      PetscCheck(!in[k].beta || (float)v < 1.0f, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+                 "%s %.17g rounds to 1 in float (the optimizer's precision): at most 0.99999994", in[k].name, v);
+    }
+  }
   {
     PetscInt  aseed = 0;
     PetscBool aset;

@@ -132,9 +132,10 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
     if (fp) fclose(fp);
   }
   PetscCallMPI(MPI_Bcast(&n, 1, MPI_LONG, 0, s->comm));
-  PetscCheck(n != -1, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: cannot open checkpoint %s", path);
-  PetscCheck(n != -2, s->comm, PETSC_ERR_FILE_READ, "SurrogateLoad: reading checkpoint %s failed", path);
-  PetscCheck(n != -3, s->comm, PETSC_ERR_FILE_OPEN, "SurrogateLoad: checkpoint %s is not a regular file", path);
+  /* n: -1 the file cannot be opened, -2 reading it failed, -3 it is not a regular file */
+  PetscCheck(n >= 0, s->comm, n == -2 ? PETSC_ERR_FILE_READ : PETSC_ERR_FILE_OPEN, "SurrogateLoad: %scheckpoint %s%s",
+             n == -1 ? "cannot open " : n == -2 ? "reading " : "", path,
+             n == -2 ? " failed" : n == -3 ? " is not a regular file" : "");
   if (s->rank != 0) PetscCall(PetscMalloc1((size_t)n + 1, buf));
   PetscCallMPI(MPI_Bcast(*buf, (int)n, MPI_BYTE, 0, s->comm));
   *len = (size_t)n;

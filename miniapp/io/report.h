@@ -8,15 +8,12 @@
 #include "coupling.h"
 
 #include "outpath.h" /* the options-file pre-check (optfiles.c) */
-/* Run rules (deckrules.c, docs/benchmark.md): official = the deck as its
+/* Run rules (runrules.c, docs/benchmark.md): official = the deck as its
  * file writes it, tunables aside; modified lists the options that differ. */
 void           ReportSetCommandLine(int argc, char **argv);
 const char    *ReportCommandLine(void);
 PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modified, size_t len);
 PetscErrorCode ReportOptionsText(char **text); /* PetscFree it */
-/* name is one of names[], or one of PETSc's diagnostics (-log*, -info,
- * -malloc*, *_view*, *_monitor*, *_converged_reason, ...) */
-PetscBool      ReportOptionIn(const char *name, const char *const names[], size_t nn);
 PetscErrorCode ReportCheckAtomicSeed(void);
 PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c);
 /* The run's verdict, collected from the solver's and the coupled loop's checks. */

@@ -4,6 +4,7 @@
  * its records of state (checkpoint.c). */
 #include "coupling_impl.h"
 #include "report.h"
+#include "freeopts.h"
 #include "settings.h"
 #include "vecred.h"
 
@@ -43,42 +44,10 @@ PetscBool RunLayoutFree(Coupled c)
 /* Options a restart may change: they do not touch the run's arithmetic. */
 static PetscBool RestartFree(Coupled c, const char *name)
 {
-  static const char *const free_names[] = {"-ts_max_steps",
-                                           "-restart",
-                                           "-checkpoint",
-                                           "-checkpoint_every",
-                                           "-output",
-                                           "-output_every",
-                                           "-summary",
-                                           "-report",
-                                           "-report_anonymize",
-                                           "-progress",
-                                           "-progress_interval",
-                                           "-threads",
-                                           "-surrogate_device",
-                                           "-surrogate_device_id",
-                                           "-surrogate_cuda_kernels",
-                                           "-surrogate_view",
-                                           "-deck_name",
-                                           "-golden_state_hash",
-                                           "-golden_weights_hash",
-                                           "-repeat_check",
-                                           "-mms_tol",
-                                           "-closure_drift_tol",
-                                           "-closure_pattern_factor",
-                                           "-fault_action",
-                                           "-fault_noise_factor",
-                                           "-fault_noise_window",
-                                           "-help",
-                                           "-history",
-                                           "-skip_petscrc",
-                                           "-no_signal_handler",
-                                           "-fp_trap",
-                                           "-version"};
   if (!strcmp(name, "-atomic_order_seed") && RunOrdered(c)) return PETSC_TRUE; /* it steers nothing in this run */
   /* placement: the same bits on any split */
   if ((!strcmp(name, "-da_processors_x") || !strcmp(name, "-da_processors_y")) && RunLayoutFree(c)) return PETSC_TRUE;
-  return ReportOptionIn(name, free_names, sizeof free_names / sizeof *free_names); /* PETSc's diagnostics too */
+  return (PetscBool)option_free(name, FREE_RESTART);
 }
 
 /* Options whose whole effect is a described setting (settings.h): their

@@ -4,6 +4,7 @@
  * that steers the arithmetic); else a difference would be read as the
  * builds' rounding divergence. Each refusal is one line (die). */
 #include "compare_impl.h"
+#include "freeopts.h"
 #include "settings.h"
 
 #include <math.h>
@@ -80,70 +81,6 @@ static const char *option_value(const char *opts, const char *name, char *v, siz
   return NULL;
 }
 
-/* Options two compared runs may differ in: where and how they ran, what they
- * wrote or printed, the atomic order's seed and the replicas (the point of a
- * comparison), an injected fault. Every other option steers the arithmetic
- * (-ksp_rtol, -surrogate_lr, -guess ...): runs that differ in one would be
- * read as rounding divergence. */
-static int compare_free(const char *name)
-{
-  static const char *const names[]    = {"-threads",
-                                         "-surrogate_device",
-                                         "-surrogate_device_id",
-                                         "-surrogate_cuda_kernels",
-                                         "-surrogate_view",
-                                         "-output",
-                                         "-output_every",
-                                         "-summary",
-                                         "-report",
-                                         "-report_anonymize",
-                                         "-progress",
-                                         "-progress_interval",
-                                         "-checkpoint",
-                                         "-checkpoint_every",
-                                         "-restart",
-                                         "-options_file",
-                                         "-options_file_yaml",
-                                         "-skip_petscrc",
-                                         "-help",
-                                         "-history",
-                                         "-no_signal_handler",
-                                         "-fp_trap",
-                                         "-version",
-                                         "-deck_name",
-                                         "-golden_state_hash",
-                                         "-golden_weights_hash",
-                                         "-repeat_check",
-                                         "-mms_tol",
-                                         "-ts_max_steps",
-                                         "-atomic_order_seed",
-                                         "-replicas",
-                                         "-inject",
-                                         "-ksp_fpnacg_fuse",
-                                         "-closure_drift_tol",
-                                         "-closure_pattern_factor"};
-  static const char *const prefixes[] = {"-fault_",
-                                         "-log",
-                                         "-info",
-                                         "-malloc",
-                                         "-memory",
-                                         "-on_error",
-                                         "-options_",
-                                         "-debugger",
-                                         "-start_in_debugger",
-                                         "-stop_for_debugger",
-                                         "-check_pointer",
-                                         "-objects",
-                                         "-viewer",
-                                         "-display"};
-  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-    if (!strcmp(name, names[k])) return 1;
-  for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
-    if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return 1;
-  return strstr(name, "_view") || strstr(name, "_monitor") || strstr(name, "_converged_reason") ||
-         strstr(name, "_converged_rate");
-}
-
 /* A flag's value: 1 true, 0 false, -1 not a truth word; no value is true. */
 static int truth(const char *v)
 {
@@ -195,7 +132,7 @@ static void check_options(const run *a, const char *va, const run *b, const char
   for (char *name = strtok_r(words, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
     char x[256], y[256];
     /* a value, free, or the same in effect */
-    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || compare_free(name) ||
+    if (name[0] != '-' || (name[1] >= '0' && name[1] <= '9') || name[1] == '.' || option_free(name, FREE_COMPARE) ||
         same_setting(a, b, name))
       continue;
     const char *xa = option_value(va, name, x, sizeof x), *yb = option_value(vb, name, y, sizeof y);

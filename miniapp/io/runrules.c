@@ -1,4 +1,4 @@
-/* miniapp/cli/deckrules.c: the benchmark's run rules (docs/benchmark.md). A run
+/* miniapp/io/runrules.c: the benchmark's run rules (docs/benchmark.md). A run
  * is an official result of its deck only when it runs the deck as written:
  * every option in the options database that is not a tunable (threads,
  * devices, outputs, diagnostics, checkpointing, the implementation of CG)
@@ -7,6 +7,7 @@
  * run's deck (optfiles.c lists the files read). Also here: the command line
  * and the options, for the report. Not here: the verdict (report.c). */
 #include "report.h"
+#include "freeopts.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -57,62 +58,6 @@ void ReportSetCommandLine(int argc, char **argv)
 }
 
 const char *ReportCommandLine(void) { return command_line ? command_line : ""; }
-
-PetscBool ReportOptionIn(const char *name, const char *const names[], size_t nn)
-{
-  /* PETSc's diagnostics: they only print or write what happened */
-  static const char *const diag[] = {"-log",
-                                     "-info",
-                                     "-malloc",
-                                     "-memory",
-                                     "-on_error",
-                                     "-options_",
-                                     "-debugger",
-                                     "-start_in_debugger",
-                                     "-stop_for_debugger",
-                                     "-check_pointer",
-                                     "-objects",
-                                     "-viewer",
-                                     "-display"};
-  size_t                   n = strlen(name);
-
-  for (size_t k = 0; k < nn; k++)
-    if (!strcmp(name, names[k])) return PETSC_TRUE;
-  for (size_t k = 0; k < sizeof diag / sizeof *diag; k++)
-    if (!strncmp(name, diag[k], strlen(diag[k]))) return PETSC_TRUE;
-  return (PetscBool)(strstr(name, "_view") || strstr(name, "_monitor") ||
-                     (n > 17 && !strcmp(name + n - 17, "_converged_reason")) ||
-                     (n > 15 && !strcmp(name + n - 15, "_converged_rate")));
-}
-
-/* Options a submitter may change: where and how the run executes, what it
- * writes, the CG implementation (fpnacg and cg give the same bits). */
-static PetscBool Tunable(const char *name)
-{
-  static const char *const names[] = {"-threads",
-                                      "-surrogate_device",
-                                      "-surrogate_device_id",
-                                      "-surrogate_cuda_kernels",
-                                      "-surrogate_view",
-                                      "-output",
-                                      "-output_every",
-                                      "-summary",
-                                      "-report",
-                                      "-report_anonymize",
-                                      "-progress",
-                                      "-progress_interval",
-                                      "-checkpoint",
-                                      "-checkpoint_every",
-                                      "-restart",
-                                      "-options_file",
-                                      "-options_file_yaml",
-                                      "-skip_petscrc",
-                                      "-help",
-                                      "-history",
-                                      "-ksp_fpnacg_fuse",
-                                      "-no_signal_handler"};
-  return ReportOptionIn(name, names, sizeof names / sizeof *names);
-}
 
 /* The same value, the CG implementations counting as one. */
 static PetscBool Same(const char *name, const char *a, const char *b)
@@ -191,7 +136,7 @@ PetscErrorCode ReportDeckRules(const char *deck, PetscBool *official, char *modi
   for (tok = strtok_r(all, " ", &save);; tok = strtok_r(NULL, " ", &save)) {
     key = PETSC_FALSE;
     if (tok) PetscCall(PetscOptionsValidKey(tok, &key));
-    if ((key || !tok) && name && !Tunable(name)) { /* the run's value of name against the deck's */
+    if ((key || !tok) && name && !option_free(name, FREE_DECK)) { /* the run's value of name against the deck's */
       int found = 0, same = 0;
       for (int k = 0; k < nd; k++)
         if (!strcmp(dk[k].name, name)) found = 1, same = Same(name, dk[k].value, val);
