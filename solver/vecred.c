@@ -270,7 +270,10 @@ static PetscErrorCode NormLocal(red_strategy_t s, Vec x, NormType type, PetscRea
  * kernels use FMA in the vector body but not in the remainder: which elements
  * get a fused multiply-add then depends on the local length, i.e. on the
  * decomposition. These loops round every element the same way (the build
- * has -ffp-contract=off). */
+ * has -ffp-contract=off), so threads change no bit: each element is
+ * computed once, by one thread, alike. Short vectors stay on one thread
+ * (the fork would cost more than the pass). */
+#define VEC_PAR_MIN 65536
 static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a x + b y */
 {
   const PetscScalar *xa;
@@ -281,6 +284,7 @@ static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a
   PetscCall(VecGetLocalSize(y, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
+#pragma omp parallel for simd schedule(static) if (n >= VEC_PAR_MIN)
   for (PetscInt i = 0; i < n; i++) ya[i] = a * xa[i] + b * ya[i];
   PetscCall(PetscLogFlops(3.0 * n));
   PetscCall(VecRestoreArray(y, &ya));
