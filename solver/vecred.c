@@ -292,6 +292,28 @@ static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* w = a x + y, rounded as PETSc's Seq WAXPY rounds it (its a = 1 and a = -1
+ * cases, y + x and y - x, are the same numbers: 1 * x and -1 * x are exact). */
+static PetscErrorCode WAXPY(Vec w, PetscScalar a, Vec x, Vec y)
+{
+  const PetscScalar *xa, *ya;
+  PetscScalar       *wa;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(w, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayWrite(w, &wa));
+#pragma omp parallel for simd schedule(static) if (n >= VEC_PAR_MIN)
+  for (PetscInt i = 0; i < n; i++) wa[i] = a * xa[i] + ya[i];
+  PetscCall(PetscLogFlops(2.0 * n));
+  PetscCall(VecRestoreArrayWrite(w, &wa));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* 1 * v == v exactly and + commutes, so these round as y + a x and x + a y. */
 static PetscErrorCode AXPY(Vec y, PetscScalar a, Vec x) { return AXPBY(y, a, 1.0, x); }
 static PetscErrorCode AYPX(Vec y, PetscScalar a, Vec x) { return AXPBY(y, 1.0, a, x); } /* y = x + a y */
@@ -415,6 +437,7 @@ static PetscErrorCode Duplicate(Vec w, Vec *v)
     v->ops->mdot_local = v->ops->mtdot_local = MDotLocal_##tag; \
     v->ops->norm_local                       = NormLocal_##tag; \
     v->ops->axpy = AXPY, v->ops->aypx = AYPX, v->ops->axpby = AXPBY, v->ops->maxpy = MAXPY; \
+    v->ops->waxpy = WAXPY; \
     v->ops->duplicate = Duplicate; \
     PetscCall(Stagger(v)); \
     PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNA_##S)); \

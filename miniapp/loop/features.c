@@ -32,6 +32,8 @@ PetscErrorCode FeaturesSetUp(Coupled c, Replica *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define FEAT_PAR_MIN_POINTS 32768 /* below it one thread: the fork would cost more than the rows */
+
 /* Rows of p->feat from the 5-point stencils of nv vectors, each divided by
  * its scale; nst = 1 takes the point alone. Outer ghosts of a non-periodic
  * grid read 0. */
@@ -51,6 +53,8 @@ static PetscErrorCode Stencils(Coupled c, Replica *p, PetscInt nv, Vec v[], cons
     PetscCall(DMGlobalToLocalBegin(da, v[k], INSERT_VALUES, loc));
     PetscCall(DMGlobalToLocalEnd(da, v[k], INSERT_VALUES, loc));
     PetscCall(DMDAVecGetArrayDOFRead(da, loc, &a));
+    /* each point's row written by one thread: the same floats on any thread count */
+#pragma omp parallel for schedule(static) if (c->xm * c->ym >= FEAT_PAR_MIN_POINTS)
     for (PetscInt j = c->ys; j < c->ys + c->ym; j++)
       for (PetscInt i = c->xs; i < c->xs + c->xm; i++) {
         float *f = p->feat + ((j - c->ys) * c->xm + (i - c->xs)) * c->n_in + k * nst * c->dof;
