@@ -68,6 +68,13 @@ ranks) # reproducible: coupled state and weights identical for any ranks x threa
       [ "$(key "$tmp/$f" $k)" = "$(key "$tmp/a" $k)" ] || fail "$k of run $f differs from 1 rank x 1 thread"
     done
   done
+  # a grid above the threads' thresholds (features: 32768 points; element-wise vector updates: 65536 entries)
+  big="-scenario grayscott -da_grid_x 184 -da_grid_y 184 -ts_max_steps 4 -coupling guess"
+  run "$tmp/e1" $big -threads 1
+  run "$tmp/e2" $big -threads 2
+  for k in state_hash weights_hash; do
+    [ "$(key "$tmp/e2" $k)" = "$(key "$tmp/e1" $k)" ] || fail "$k on 184 x 184 differs between 1 and 2 threads"
+  done
   echo "state_hash $(key "$tmp/a" state_hash) weights_hash $(key "$tmp/a" weights_hash) for 1x1 1x2 2x1 3x1"
   ;;
 default_runs)
