@@ -306,6 +306,15 @@ void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const d
   }
 }
 
+double red_blocks_combine(red_strategy_t s, size_t nb, const double *p, red_atomic_state *ord)
+{
+  double r = 0.0;
+  if (s == RED_DETERMINISTIC) return pairwise(nb, p);
+  if (s == RED_ATOMIC && red_seeded(ord) && nb >= 2) return seeded_combine(ord, RED_OP_SUM, 0, NULL, NULL, nb, p);
+  for (size_t b = 0; b < nb; b++) r += p[b];
+  return r;
+}
+
 void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p,
                     red_atomic_state *ord)
 {

@@ -50,6 +50,12 @@ typedef struct {
 /* Local partial of sum_i op(x_i, y_i) over n elements (y ignored unless DOT). */
 void red_local(red_strategy_t s, red_op_t op, size_t n, const double *x, const double *y, red_partial_t *p,
                red_atomic_state *ord);
+/* red_local's result from the block partials p[0..nb) (block b: elements
+ * b RED_BLOCK .. (b+1) RED_BLOCK, summed with the lane pattern), for a backend
+ * that forms them itself (kernels/reduce_cuda.cu): deterministic: the
+ * pairwise tree; atomic with a seeded order and nb >= 2: the drawn order (the
+ * same draw as red_local's); otherwise their sum in index order. */
+double red_blocks_combine(red_strategy_t s, size_t nb, const double *p, red_atomic_state *ord);
 /* p[j] = local partial of x . y[j], j < nv: one pass over x per group of vectors. */
 void red_local_mdot(red_strategy_t s, size_t n, const double *x, int nv, const double *const *y, red_partial_t *p,
                     red_atomic_state *ord);
