@@ -54,19 +54,19 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
   PetscCall(KSP_PCApply(ksp, dinv, ksp->work[1]));
   PetscCall(VecCopy(ksp->work[1], dinv));
   *fused = PETSC_TRUE;
-  { /* a diagonal that repeats per block of bs entries (Jacobi on a constant-
-     * coefficient operator) is read as bs numbers, not as a vector */
+  { /* a diagonal that repeats with a period of 1, 2, 4 or 8 entries (Jacobi on a constant-coefficient operator: the
+     * components') is read as that many numbers, not as a vector. The period is found in the values, bitwise: the
+     * KSP's work vectors carry no block size. */
     const PetscScalar *d;
-    PetscInt           n, bs;
-    PetscBool          periodic;
+    PetscInt           n;
     PetscCall(VecGetLocalSize(dinv, &n));
-    PetscCall(VecGetBlockSize(dinv, &bs));
     PetscCall(VecGetArrayRead(dinv, &d));
-    periodic = (PetscBool)(bs >= 1 && bs <= 8 && 8 % bs == 0 && n >= bs);
-    /* bitwise */
-    for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
+    for (PetscInt bs = 1; bs <= 8 && bs <= n && !cg->dp; bs *= 2) {
+      PetscBool periodic = PETSC_TRUE;
+      for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
+      if (periodic) cg->dp = bs;
+    }
     PetscCall(VecRestoreArrayRead(dinv, &d));
-    cg->dp = periodic ? bs : 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
