@@ -5,9 +5,10 @@
  *   x += a p,  r -= a w,  z = B r,  |z|^2,  z.r
  * runs as one pass over the vectors with one collective for both reductions
  * (kernels/ red_cg_tail) where B is a pointwise diagonal (Jacobi, or none)
- * and the vectors are fpna ones. PETSc's order reads and writes the vectors
- * 13 times for this and reduces twice; the fused pass moves 8 and reduces
- * once, with the reductions of each block formed while it is in cache. Other
+ * and the vectors are fpna ones. PETSc's order makes 12 vector passes for
+ * this and reduces twice; the fused pass makes 7 (8 where the diagonal is read
+ * as a vector) and reduces once, with the reductions of each block formed
+ * while it is in cache (SolverGetVectorPasses counts the iteration). Other
  * preconditioners, vector types or norm types run the unfused operations.
  * Likewise the product w = A p and p.w run as one pass where the operator
  * offers it ("MatMultDot_C": the gathered stencil on fpna vectors), each
@@ -21,8 +22,9 @@
 #include <string.h>
 
 typedef struct {
-  PetscBool fuse; /* -ksp_fpnacg_fuse */
-  PetscInt  dp;   /* the diagonal's period on this rank (0: none), FusedTail */
+  PetscBool fuse;                   /* -ksp_fpnacg_fuse */
+  PetscInt  dp;                     /* the diagonal's period on this rank (0: none), FusedTail */
+  PetscBool tail_fused, prod_fused; /* the fusions the last solve took (SolverGetVectorPasses) */
 } KSP_FPNACG;
 
 static PetscErrorCode KSPSetUp_FPNACG(KSP ksp)
@@ -52,19 +54,19 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
   PetscCall(KSP_PCApply(ksp, dinv, ksp->work[1]));
   PetscCall(VecCopy(ksp->work[1], dinv));
   *fused = PETSC_TRUE;
-  { /* a diagonal that repeats per block of bs entries (Jacobi on a constant-
-     * coefficient operator) is read as bs numbers, not as a vector */
+  { /* a diagonal that repeats with a period of 1, 2, 4 or 8 entries (Jacobi on a constant-coefficient operator: the
+     * components') is read as that many numbers, not as a vector. The period is found in the values, bitwise: the
+     * KSP's work vectors carry no block size. */
     const PetscScalar *d;
-    PetscInt           n, bs;
-    PetscBool          periodic;
+    PetscInt           n;
     PetscCall(VecGetLocalSize(dinv, &n));
-    PetscCall(VecGetBlockSize(dinv, &bs));
     PetscCall(VecGetArrayRead(dinv, &d));
-    periodic = (PetscBool)(bs >= 1 && bs <= 8 && 8 % bs == 0 && n >= bs);
-    /* bitwise */
-    for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
+    for (PetscInt bs = 1; bs <= 8 && bs <= n && !cg->dp; bs *= 2) {
+      PetscBool periodic = PETSC_TRUE;
+      for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
+      if (periodic) cg->dp = bs;
+    }
     PetscCall(VecRestoreArrayRead(dinv, &d));
-    cg->dp = periodic ? bs : 0;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,6 +167,7 @@ static PetscErrorCode KSPSolve_FPNACG(KSP ksp)
   PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
   PetscCall(FusedTail(ksp, D, &fused));
   PetscCall(FusedProduct(ksp, Amat, &multdot));
+  cg->tail_fused = fused, cg->prod_fused = (PetscBool)(multdot != NULL);
 
   ksp->its = 0;
   PetscCall(InitialResidual(ksp, Amat, X, B, R, Z, &dp, &beta));
@@ -289,5 +292,55 @@ PetscErrorCode KSPFPNACGRegister(void)
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPRegister(KSPFPNACG, KSPCreate_FPNACG));
   done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The vector passes of one CG iteration: a pass reads or writes a whole vector of 8-byte doubles (8 bytes per
+ * unknown; write-allocate not counted), counted as the code above and KSPCG perform them, in the steady state (the
+ * first iteration's copy p = z, the converged one's skipped z.r and the start residual left out):
+ *   p = z + b p             3  read p, z; write p
+ *   w = A p                 4  global-to-local copy (read p, write the ghosted copy), stencil (read it, write w)
+ *   p.w                     2  read p, w; 0 in the fused product (MatMultDot_C: p from the ghosted copy, in cache)
+ *   x += a p, r -= a w      6  read x, p, r, w; write x, r
+ *   z = B r                 3  Jacobi: read r and the diagonal, write z; 2 with none (a copy)
+ *   |z| (or |r|)            1  none with the natural norm or no norm
+ *   z.r                     2
+ * PETSc's CG, and fpnacg where no fusion applies: 21 with Jacobi. The fused tail (red_cg_tail) replaces the last
+ * four rows by one pass reading x, p, r, w and writing x, r, z: 7, plus 1 reading the diagonal unless it repeats
+ * with a period of 1, 2, 4 or 8 (read as that many numbers). fpnacg with both fusions and the decks' constant-
+ * coefficient Jacobi: 3 + 4 + 7 = 14. 0 where no count is kept: other Krylov methods (their passes depend on the
+ * restart length, the preconditioner's side or the iteration), KSPCG's variants (-ksp_cg_single_reduction, a
+ * -ksp_check_norm_iteration), the atomic build's scatter operator (its product moves the face fluxes and their
+ * targets besides the vectors). */
+PetscErrorCode SolverGetVectorPasses(Solver s, PetscInt *passes, char *method, size_t len)
+{
+  KSP         ksp = s->ksp;
+  KSPType     type;
+  PC          pc;
+  const char *pre, *fused = "";
+  PetscBool   fpna, cg, jac, none, single = PETSC_FALSE;
+  KSP_FPNACG *f = NULL;
+  PetscInt    tail, norm;
+
+  PetscFunctionBegin;
+  *passes = 0;
+  PetscCall(KSPGetType(ksp, &type));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPFPNACG, &fpna));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCG, &cg));
+  PetscCall(KSPGetOptionsPrefix(ksp, &pre));
+  PetscCall(PetscOptionsGetBool(NULL, pre, "-ksp_cg_single_reduction", &single, NULL));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCJACOBI, &jac));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCNONE, &none));
+  if (fpna) f = (KSP_FPNACG *)ksp->data;
+  if (f && f->prod_fused) fused = f->tail_fused ? ", fused product and tail" : ", fused product";
+  else if (f && f->tail_fused) fused = ", fused tail";
+  PetscCall(PetscSNPrintf(method, len, "%s%s", type ? type : "none", fused));
+  if (!(fpna || (cg && !single)) || !(jac || none) || ksp->chknorm >= 0 || s->scatter)
+    PetscFunctionReturn(PETSC_SUCCESS);
+  norm = ksp->normtype == KSP_NORM_PRECONDITIONED || ksp->normtype == KSP_NORM_UNPRECONDITIONED;
+  tail = 6 + (jac ? 3 : 2) + norm + 2;
+  if (f && f->tail_fused) tail = 7 + (f->dp ? 0 : 1);
+  *passes = 3 + 4 + (f && f->prod_fused ? 0 : 2) + tail;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

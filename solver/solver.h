@@ -141,6 +141,9 @@ PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);
 PetscErrorCode SolverUsesStockVectors(Solver     s, PetscBool *stock);
 PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step);
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp);
+/* The vector passes (8 bytes per unknown each) one iteration of the Krylov method the last solve ran makes, 0 where
+ * no count is kept (solver/fusedcg.c states the rule), and the method's name: "fpnacg, fused product and tail". */
+PetscErrorCode SolverGetVectorPasses(Solver s, PetscInt *passes, char *method, size_t len);
 /* 64-bit hash of the state's bytes in natural grid order: independent of
  * the MPI decomposition (see kernels/hashrng.h hash_term). */
 PetscErrorCode SolverStateHash(Solver s, uint64_t *hash);

@@ -175,6 +175,24 @@ tampered)
   [ "$(sed -n 's/^official: //p' "$tmp/t.yaml")" = false ] || fail "a run with a changed golden hash was official"
   "$app" -options_file "$inputs/grayscott-small.opts" -threads 1 -ksp_type cg -report "$tmp/o.yaml" > /dev/null 2>&1
   [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  # the bytes an iteration moves are the run's Krylov method's (docs/running.md): the fused CG's and PETSc CG's
+  # counts there; none in the atomic build (its scatter operator's traffic is not counted)
+  docs=$(dirname "$0")/../docs/running.md
+  pf=$(sed -n 's/.*`fpnacg` with both fusions: \([0-9]*\) passes.*/\1/p' "$docs")
+  pc=$(sed -n 's/.*`cg` (PETSc.s CG.*: \([0-9]*\) passes.*/\1/p' "$docs")
+  bpu() { sed -n 's/^  bytes_per_unknown_iteration: //p' "$1"; }
+  bf=$(bpu "$tmp/t.yaml") bc=$(bpu "$tmp/o.yaml")
+  echo "bytes per unknown and iteration: fpnacg $bf, cg $bc (docs: $pf and $pc passes)"
+  [ -n "$pf" ] && [ -n "$pc" ] && [ "$pf" != "$pc" ] || fail "docs/running.md does not state the two counts"
+  if [ "$ssolver" = atomic ]; then
+    [ "$bf" = .nan ] && [ "$bc" = .nan ] || fail "the scatter operator's bytes were counted"
+  else
+    [ "$bf" = $((8 * pf)) ] && [ "$bc" = $((8 * pc)) ] || fail "the bytes are not the documented passes"
+  fi
+  fusions="product and tail"; [ "$ssolver" = atomic ] && fusions=tail # the scatter operator has no fused product
+  grep -q "^  krylov_method: \"fpnacg, fused $fusions\"" "$tmp/t.yaml" &&
+    grep -q '^  krylov_method: "cg"' "$tmp/o.yaml" ||
+    fail "the report does not name the Krylov method"
   "$app" -options_file "$inputs/grayscott-small.opts" -ksp_rtol 1e-6 -gs_F 0.05 -report "$tmp/m.yaml" > /dev/null 2>&1
   grep -q '^official: false' "$tmp/m.yaml" && grep -q '^modified_options: \["-gs_F", "-ksp_rtol"\]' "$tmp/m.yaml" || { grep -E '^official|^modified' "$tmp/m.yaml"; fail "a modified deck was not reported as such"; }
   grep -q '^command_line: .*-gs_F 0.05' "$tmp/m.yaml" && grep -q '^options: .*-gs_F 0.05' "$tmp/m.yaml" || fail "the report does not record the command line and options"
