@@ -1,18 +1,16 @@
-/* solver/vecred.c: a PETSc Vec type whose every reduction goes through
- * kernels/reduce.h with a chosen strategy. The type builds a standard Seq/MPI
- * vector and replaces its reduction ops; VecDuplicate keeps the ops (on one
- * rank the type name too), so KSP work vectors carry them. Not here: element-wise ops (PETSc's are exact
- * per element, hence order-free).
- * Registered types: "fpna" (the compiled strategy, what the app uses) and
- * "fpna_atomic", "fpna_deterministic", "fpna_reproducible" (for benchmarks
- * that compare strategies side by side in one process).
- * Across ranks: atomic uses MPI_Allreduce (order up to MPI); deterministic
- * gathers the per-rank partials and sums them in rank order on every rank;
- * reproducible gathers the exact accumulators and merges them (exact).
- * The *_local ops (used by VecDotBegin/End in pipelined Krylov methods) give
- * rank-local values only: PETSc then adds them with MPI_Allreduce, outside
- * the switch; solver.c rejects those methods in non-atomic builds. */
+/* solver/vecred.c: the "fpna" PETSc Vec types: a standard Seq/MPI vector
+ * whose reductions go through kernels/reduce.h with a chosen strategy and
+ * whose element-wise updates round alike on any split and thread count.
+ * VecDuplicate keeps the type, so KSP work vectors carry it. Types: "fpna"
+ * (the compiled strategy, what the app uses), "fpna_atomic", ..._deterministic,
+ * ..._reproducible (benchmarks compare them in one process); "fpnacuda" adds
+ * a device mirror (vecdev.c). Across ranks: atomic uses MPI_Allreduce;
+ * deterministic sums the gathered rank partials in rank order; reproducible
+ * merges the exact accumulators. The *_local ops (VecDotBegin/End in pipelined
+ * Krylov methods) give rank-local values that PETSc adds with MPI_Allreduce,
+ * outside the switch: solver.c rejects those methods in non-atomic builds. */
 #include "vecred.h"
+#include "vecdev.h"
 #include "solver.h" /* PETSC_SUCCESS on PETSc 3.18 */
 #include "solver_reduction.h"
 
@@ -134,6 +132,7 @@ static PetscErrorCode LocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, 
 
   PetscFunctionBegin;
   PetscCall(VecFPNAGetOrder(x, &ord));
+  if (VecDevIs(x)) PetscFunctionReturn(VecDevLocalPartial(s, op, x, y, p, ord));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   if (y) PetscCall(VecGetArrayRead(y, &ya));
@@ -399,6 +398,7 @@ static PetscErrorCode Duplicate(Vec w, Vec *v)
   PetscCall(VecCreate(PetscObjectComm((PetscObject)w), v));
   PetscCall(PetscLayoutReference(w->map, &(*v)->map));
   PetscCall(VecSetType(*v, ((PetscObject)w)->type_name));
+  PetscCall(PetscObjectListDestroy(&((PetscObject)(*v))->olist)); /* what its creation composed: w's replace it */
   PetscCall(PetscObjectListDuplicate(((PetscObject)w)->olist, &((PetscObject)(*v))->olist));
   PetscCall(PetscFunctionListDuplicate(((PetscObject)w)->qlist, &((PetscObject)(*v))->qlist));
   (*v)->ops->view = w->ops->view;
@@ -491,6 +491,7 @@ PetscErrorCode VecFPNARegister(void)
   PetscCall(VecRegister(VECFPNA_ATOMIC, VecCreate_FPNA_atomic));
   PetscCall(VecRegister(VECFPNA_DETERMINISTIC, VecCreate_FPNA_deterministic));
   PetscCall(VecRegister(VECFPNA_REPRODUCIBLE, VecCreate_FPNA_reproducible));
+  PetscCall(VecDevRegister(VecCreate_FPNA, Duplicate));
   PetscCall(PetscLogEventRegister("VecCGTail", VEC_CLASSID, &cgtail_event));
   done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -10,9 +10,15 @@
 #define VECFPNA_ATOMIC        "fpna_atomic"
 #define VECFPNA_DETERMINISTIC "fpna_deterministic"
 #define VECFPNA_REPRODUCIBLE  "fpna_reproducible"
+/* the compiled strategy with a device mirror: reductions and element-wise
+ * operations on the GPU, the CPU's bits (vecdev.c; registered only where the
+ * build has CUDA) */
+#define VECFPNACUDA "fpnacuda"
 
 PetscErrorCode VecFPNARegister(void);
 PetscInt64     VecFPNAGetReductionCount(void);
+/* Full-vector copies between host and device made so far (0 without a device vector). */
+PetscInt64 VecFPNADeviceCopies(void);
 const char    *VecFPNACompiledStrategy(void);
 /* out[j] = global value of the rank-local partials p[j], j < n, combined
  * with strategy s as these Vec types do (rank order, or MPI for atomic). */

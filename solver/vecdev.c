@@ -1,0 +1,309 @@
+/* solver/vecdev.c: the fpna vector with a device mirror, type "fpnacuda"
+ * (the compiled strategy; vecred.h). Its values live in PETSc's host array,
+ * as an fpna vector's, and in a device array, each side valid or not:
+ *   - its reductions and element-wise operations run on the device, the
+ *     inputs copied there first where only the host holds them
+ *     (kernels/reduce_cuda.h, kernels/vec_cuda.h: the CPU's bits);
+ *   - every other access goes through PETSc's array hooks (VecGetArray*,
+ *     and so DMDAVecGetArray, DMGlobalToLocal, PETSc's own ops), which copy
+ *     the device's values to the host first where only the device holds
+ *     them, and mark the host's the valid ones after a write.
+ * Each such full-vector copy is counted (VecFPNADeviceCopies): a loop whose
+ * work is all on the device makes none. Without CUDA (and outside the
+ * emulation's build) the type is not registered. */
+#include "vecdev.h"
+#include "solver.h" /* PETSC_SUCCESS on PETSc 3.18 */
+
+#if defined(MINIAPP_HAVE_CUDA)
+#include "reduce_cuda.h"
+#include "vec_cuda.h"
+
+#include <petsc/private/vecimpl.h>
+
+#define DEV_KEY "fpna_device"
+enum { ON_HOST = 1, ON_DEVICE = 2, ON_BOTH = 3 };
+
+typedef struct {
+  double      *d;     /* the device array (allocated at the first copy there) */
+  int          where; /* ON_*: which side holds the valid values */
+  red_cuda_ws *ws;    /* the reductions' scratch */
+} VecDev;
+
+static PetscInt64 copies; /* full-vector copies between host and device */
+static PetscErrorCode (*host_duplicate)(Vec, Vec *);
+
+#define CKD(x) \
+  do { \
+    int e_ = (x); \
+    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d in %s", e_, #x); \
+  } while (0)
+
+static PetscScalar *HostArray(Vec v)
+{
+  typedef struct {
+    VECHEADER
+  } Header;
+  return ((Header *)v->data)->array;
+}
+
+static PetscErrorCode DevDestroy(void *ctx)
+{
+  VecDev *dv = (VecDev *)ctx;
+
+  PetscFunctionBegin;
+  if (dv->ws) red_cuda_ws_destroy(&dv->ws);
+  CKD(vec_cuda_free(dv->d));
+  PetscCall(PetscFree(dv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetDev(Vec v, VecDev **dv)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)v, DEV_KEY, (PetscObject *)&c));
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an fpnacuda vector without its device mirror");
+  PetscCall(PetscContainerGetPointer(c, (void **)dv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The values valid on the host: copied from the device where only it holds them. */
+static PetscErrorCode ToHost(Vec v, VecDev *dv)
+{
+  PetscFunctionBegin;
+  if (!(dv->where & ON_HOST)) {
+    CKD(vec_cuda_to_host(HostArray(v), dv->d, (size_t)v->map->n));
+    copies++, dv->where = ON_BOTH;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device array, its values valid (copied from the host where only it holds them) unless write_only. */
+static PetscErrorCode DeviceArray(Vec v, PetscBool write_only, double **d)
+{
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  PetscCall(GetDev(v, &dv));
+  if (!dv->d && v->map->n) CKD(vec_cuda_alloc(&dv->d, (size_t)v->map->n));
+  if (!write_only && !(dv->where & ON_DEVICE)) {
+    CKD(vec_cuda_to_device(dv->d, HostArray(v), (size_t)v->map->n));
+    copies++, dv->where = ON_BOTH;
+  }
+  if (write_only) dv->where = ON_DEVICE; /* the caller writes every entry there */
+  *d = dv->d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Written(Vec v) /* the device array was written: the host's values are stale */
+{
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  PetscCall(GetDev(v, &dv));
+  dv->where = ON_DEVICE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- PETSc's array hooks: the host array, valid ---------------------- */
+static PetscErrorCode GetArrayRead(Vec v, const PetscScalar **a)
+{
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  PetscCall(GetDev(v, &dv));
+  PetscCall(ToHost(v, dv));
+  *a = HostArray(v);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetArray(Vec v, PetscScalar **a) { return GetArrayRead(v, (const PetscScalar **)a); }
+
+static PetscErrorCode GetArrayWrite(Vec v, PetscScalar **a) /* every entry is written: nothing to copy */
+{
+  PetscFunctionBegin;
+  *a = HostArray(v);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreArray(Vec v, PetscScalar **a) /* a write on the host: the device's values are stale */
+{
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  (void)a;
+  PetscCall(GetDev(v, &dv));
+  dv->where = ON_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the element-wise operations on the device ------------------------ */
+static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a x + b y */
+{
+  double *yd = NULL, *xd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  CKD(vec_cuda_axpby(yd, a, xd, b, (size_t)y->map->n));
+  PetscCall(Written(y));
+  PetscCall(PetscLogFlops(3.0 * y->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1 * v == v exactly and + commutes: the host's AXPY and AYPX round the same way */
+static PetscErrorCode AXPY(Vec y, PetscScalar a, Vec x) { return AXPBY(y, a, 1.0, x); }
+static PetscErrorCode AYPX(Vec y, PetscScalar a, Vec x) { return AXPBY(y, 1.0, a, x); }
+
+static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /* y += sum_j a_j x_j, j ascending */
+{
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < nv; j++) PetscCall(AXPY(y, a[j], x[j]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode WAXPY(Vec w, PetscScalar a, Vec x, Vec y) /* w = a x + y */
+{
+  double *wd = NULL, *xd = NULL, *yd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  PetscCall(DeviceArray(w, PETSC_TRUE, &wd));
+  CKD(vec_cuda_waxpy(wd, a, xd, yd, (size_t)w->map->n));
+  PetscCall(PetscLogFlops(2.0 * w->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PointwiseMult(Vec w, Vec x, Vec y)
+{
+  double *wd = NULL, *xd = NULL, *yd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  PetscCall(DeviceArray(w, PETSC_TRUE, &wd));
+  CKD(vec_cuda_pointwise_mult(wd, xd, yd, (size_t)w->map->n));
+  PetscCall(PetscLogFlops(1.0 * w->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Copy(Vec x, Vec y)
+{
+  double *xd = NULL, *yd = NULL;
+
+  PetscFunctionBegin;
+  if (x == y) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  PetscCall(DeviceArray(y, PETSC_TRUE, &yd));
+  CKD(vec_cuda_copy(yd, xd, (size_t)y->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Set(Vec y, PetscScalar a)
+{
+  double *yd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(y, PETSC_TRUE, &yd));
+  CKD(vec_cuda_set(yd, a, (size_t)y->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Scale(Vec y, PetscScalar a) /* as PETSc's: a = 0 writes zeros, a = 1 leaves y */
+{
+  double *yd = NULL;
+
+  PetscFunctionBegin;
+  if (a == 1.0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (a == 0.0) PetscFunctionReturn(Set(y, 0.0));
+  PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  CKD(vec_cuda_scale(yd, a, (size_t)y->map->n));
+  PetscCall(Written(y));
+  PetscCall(PetscLogFlops(1.0 * y->map->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- the type --------------------------------------------------------- */
+static PetscErrorCode Attach(Vec v) /* a fresh mirror: the host's values are the valid ones */
+{
+  VecDev        *dv;
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&dv));
+  dv->where = ON_HOST;
+  CKD(red_cuda_ws_create(&dv->ws));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, dv));
+  PetscCall(PetscContainerSetUserDestroy(c, DevDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)v, DEV_KEY, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  v->ops->getarray = GetArray, v->ops->getarrayread = GetArrayRead, v->ops->getarraywrite = GetArrayWrite;
+  v->ops->restorearray = RestoreArray, v->ops->restorearraywrite = RestoreArray;
+  v->ops->axpy = AXPY, v->ops->aypx = AYPX, v->ops->axpby = AXPBY, v->ops->maxpy = MAXPY, v->ops->waxpy = WAXPY;
+  v->ops->pointwisemult = PointwiseMult, v->ops->copy = Copy, v->ops->set = Set, v->ops->scale = Scale;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A duplicate inherits the composed objects (the seeded order's slot), then gets a mirror of its own. */
+static PetscErrorCode Duplicate(Vec w, Vec *v)
+{
+  PetscFunctionBegin;
+  PetscCall(host_duplicate(w, v));
+  PetscCall(Attach(*v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode (*host_create)(Vec);
+
+static PetscErrorCode VecCreate_FPNACUDA(Vec v)
+{
+  PetscFunctionBegin;
+  PetscCall(host_create(v));
+  PetscCall(Attach(v));
+  v->ops->duplicate = Duplicate;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)v, VECFPNACUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool VecDevIs(Vec v) { return (PetscBool)(v->ops->getarray == GetArray); }
+
+PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord)
+{
+  double *xd = NULL, *yd = NULL;
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  if (y) PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  PetscCall(GetDev(x, &dv));
+  CKD(red_cuda_local(dv->ws, s, op, (size_t)x->map->n, xd, yd, p, ord));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
+{
+  PetscFunctionBegin;
+  host_create = create, host_duplicate = duplicate;
+  PetscCall(VecRegister(VECFPNACUDA, VecCreate_FPNACUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt64 VecFPNADeviceCopies(void) { return copies; }
+
+#else /* no device: no such type, and no vector is one */
+PetscBool      VecDevIs(Vec v) { return ((void)v, PETSC_FALSE); }
+PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord)
+{
+  (void)s, (void)op, (void)x, (void)y, (void)p, (void)ord;
+  return PETSC_ERR_SUP;
+}
+PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
+{
+  (void)create, (void)duplicate;
+  return PETSC_SUCCESS;
+}
+PetscInt64 VecFPNADeviceCopies(void) { return 0; }
+#endif
