@@ -41,6 +41,7 @@ extern "C" int vec_cuda_alloc(double **d, size_t n)
   return n ? (int)cudaMalloc((void **)d, n * sizeof(double)) : 0;
 }
 extern "C" int vec_cuda_free(double *d) { return d ? (int)cudaFree(d) : 0; }
+extern "C" const char *vec_cuda_error_string(int e) { return cudaGetErrorString((cudaError_t)e); }
 extern "C" int vec_cuda_to_device(double *d, const double *h, size_t n)
 {
   return n ? (int)cudaMemcpy(d, h, n * sizeof(double), cudaMemcpyHostToDevice) : 0;
@@ -70,4 +71,59 @@ extern "C" int vec_cuda_waxpy(double *w, double a, const double *x, const double
 extern "C" int vec_cuda_pointwise_mult(double *w, const double *x, const double *y, size_t n)
 {
   VC_LAUNCH(vc_mult_kernel, n, w, x, y, n);
+}
+
+struct vc_diag {
+  double v[8];
+};
+
+__global__ void vc_cg_tail_kernel(size_t n, double a, double *x, const double *p, double *r, const double *w,
+                                  const double *dinv, int dp, vc_diag dv, double *z)
+{
+  VC_LOOP
+  {
+    double ri = __dadd_rn(__dmul_rn(-a, w[i]), r[i]), zi = __dmul_rn(ri, dp ? dv.v[i % (size_t)dp] : dinv[i]);
+    x[i] = __dadd_rn(__dmul_rn(a, p[i]), x[i]);
+    r[i] = ri, z[i] = zi;
+  }
+}
+
+extern "C" int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, double *r, const double *w,
+                                const double *dinv, int dp, const double dval[8], double *z)
+{
+  vc_diag dv = {{0, 0, 0, 0, 0, 0, 0, 0}};
+  for (int k = 0; k < dp && k < 8; k++) dv.v[k] = dval[k];
+  VC_LAUNCH(vc_cg_tail_kernel, n, n, a, x, p, r, w, dinv, dp, dv, z);
+}
+
+/* One thread per point and component. */
+__global__ void vc_stencil_kernel(int M, int N, int dof, int periodic, double c0, double c1, double ihx2, double ihy2,
+                                  const double *u, double *y, size_t n)
+{
+  VC_LOOP
+  {
+    int    c = (int)(i % (size_t)dof), pt = (int)(i / (size_t)dof), ix = pt % M, jy = pt / M;
+    double p = u[i], cf = c ? c1 : c0, W, E, S, No;
+    if (periodic) {
+      W  = u[((size_t)jy * M + (ix ? ix - 1 : M - 1)) * dof + c];
+      E  = u[((size_t)jy * M + (ix + 1 < M ? ix + 1 : 0)) * dof + c];
+      S  = u[((size_t)(jy ? jy - 1 : N - 1) * M + ix) * dof + c];
+      No = u[((size_t)(jy + 1 < N ? jy + 1 : 0) * M + ix) * dof + c];
+    } else {
+      W  = ix ? u[i - (size_t)dof] : 0.0;
+      E  = ix + 1 < M ? u[i + (size_t)dof] : 0.0;
+      S  = jy ? u[i - (size_t)M * dof] : 0.0;
+      No = jy + 1 < N ? u[i + (size_t)M * dof] : 0.0;
+    }
+    double lap = __dadd_rn(__dmul_rn(__dadd_rn(__dsub_rn(W, p), __dsub_rn(E, p)), ihx2),
+                           __dmul_rn(__dadd_rn(__dsub_rn(S, p), __dsub_rn(No, p)), ihy2));
+    y[i] = __dsub_rn(p, __dmul_rn(cf, lap));
+  }
+}
+
+extern "C" int vec_cuda_stencil(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2,
+                                double ihy2, const double *u, double *y)
+{
+  size_t n = (size_t)M * (size_t)N * (size_t)dof;
+  VC_LAUNCH(vc_stencil_kernel, n, M, N, dof, periodic, coef0, coef1, ihx2, ihy2, u, y, n);
 }

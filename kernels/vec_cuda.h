@@ -15,6 +15,7 @@ extern "C" {
 
 int vec_cuda_alloc(double **d, size_t n); /* n doubles; *d NULL for n == 0 */
 int vec_cuda_free(double *d);
+const char *vec_cuda_error_string(int e); /* the runtime's words for error e */
 int vec_cuda_to_device(double *d, const double *h, size_t n);
 int vec_cuda_to_host(double *h, const double *d, size_t n);
 int vec_cuda_copy(double *y, const double *x, size_t n);                      /* y = x */
@@ -23,6 +24,18 @@ int vec_cuda_scale(double *y, double a, size_t n);                            /*
 int vec_cuda_axpby(double *y, double a, const double *x, double b, size_t n); /* y = a x + b y */
 int vec_cuda_waxpy(double *w, double a, const double *x, const double *y, size_t n); /* w = a x + y */
 int vec_cuda_pointwise_mult(double *w, const double *x, const double *y, size_t n);  /* w = x .* y */
+/* The CG tail's updates (kernels/reduce.h red_cg_tail): r_i = -a w_i + r_i,
+ * z_i = r_i d_i, x_i = a p_i + x_i, where d_i = dinv[i] (dp = 0) or, for a
+ * diagonal of period dp (1, 2, 4 or 8), dval[i % dp]; w may be z. */
+int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv,
+                     int dp, const double dval[8], double *z);
+/* The operator of solver/operator.c on one rank: y = u - coef_c Lap_h u per
+ * component c < dof (1 or 2), on an M x N grid, point (i, j) component c at
+ * (j M + i) dof + c; the 5-point Laplacian summed as the gather operator
+ * sums it, ((W - p) + (E - p)) ihx2 + ((S - p) + (N - p)) ihy2, neighbours
+ * across the edge wrapped (periodic) or 0 (Dirichlet). */
+int vec_cuda_stencil(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2, double ihy2,
+                     const double *u, double *y);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
  * and its part of a checkpoint, written or read (ckpt.h). */
 #include "solver_impl.h"
 #include "solver_reduction.h"
+#include "vecred.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,13 @@ PetscErrorCode SolverWriteSummary(Solver s, FILE *f)
                          (double)s->t));
   PetscCall(PetscFPrintf(s->comm, f, "ksp_type: %s\npc_type: %s\nvec_type: %s\noperator_summation: %s\n", ksp, pc,
                          s->vectype, s->scatter ? "scatter" : "gather"));
+  {
+    PetscInt64 n = VecFPNADeviceCopies(); /* the most any rank made: a rank that copies more bounds the step */
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT64, MPI_MAX, s->comm));
+    /* full-vector copies between host and device over the whole run (set-up, outputs and checks included) */
+    PetscCall(PetscFPrintf(s->comm, f, "solver_device: %s\ndevice_vector_copies: %lld\n", s->device ? "cuda" : "cpu",
+                           (long long)n));
+  }
   PetscCall(PetscFPrintf(s->comm, f, "ksp_iterations_total: %" PetscInt_FMT "\nksp_iterations: [", s->its_total));
   for (PetscInt i = 0; i < s->step; i++)
     PetscCall(PetscFPrintf(s->comm, f, "%s%" PetscInt_FMT, i ? ", " : "", s->its[i]));

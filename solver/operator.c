@@ -12,6 +12,7 @@
 #include "solver_reduction.h"
 #include "fault.h"
 #include "vecred.h"
+#include "vecdev.h"
 
 #include <float.h>
 #include <string.h>
@@ -245,6 +246,13 @@ static PetscErrorCode FaultHit(OpCtx *op, Vec y, PetscScalar *yy, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The product on the device: fpnacuda vectors, the gather operator, one
+ * rank (no halo), no fault site armed (faults are injected on the host). */
+static PetscBool OnDevice(const OpCtx *op, Vec x, Vec y)
+{
+  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !op->scatter && op->one_rank && !op->fault);
+}
+
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 {
   OpCtx             *op;
@@ -255,6 +263,11 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  if (OnDevice(op, x, y)) {
+    PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
+    if (op->check) PetscCall(Check(A, op, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(GetLayout(op->da, &L));
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
@@ -293,6 +306,12 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
   PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
              "the fused product needs the gather operator and fpna vectors");
+  if (OnDevice(op, x, y)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
+    PetscCall(OperatorMult(A, x, y));
+    PetscCall(VecDevLocalPartial(s, RED_OP_DOT, x, y, &part, ord));
+    PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
   PetscCall(GetLayout(op->da, &L));
   PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
@@ -333,16 +352,19 @@ static PetscErrorCode OperatorGetDiagonal(Mat A, Vec d)
 
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A)
 {
-  OpCtx   *op;
-  PetscInt m, n, M, N, dof;
+  OpCtx          *op;
+  PetscInt        m, n, M, N, dof;
+  DMBoundaryType  bx;
+  PetscMPIInt     size;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&op));
   op->da      = da;
   op->scatter = scatter;
-  PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, &bx, NULL, NULL, NULL));
   PetscCheck(dof <= 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "at most 2 components");
-  op->dof = dof;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)da), &size));
+  op->dof = dof, op->M = M, op->N = N, op->periodic = (PetscBool)(bx == DM_BOUNDARY_PERIODIC), op->one_rank = size == 1;
   PetscCall(DMCreateLocalVector(da, &op->uloc));
   PetscCall(VecSet(op->uloc, 0.0));
   if (scatter) PetscCall(BuildFacePlan(op));

@@ -79,6 +79,15 @@ PetscErrorCode SolverSetFromOptions(Solver s)
   PetscCall(PetscOptionsBool("-solver_stock_vec",
                              "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL,
                              s->stock, &s->stock, &set));
+  {
+    const char *const devices[] = {"cpu", "cuda"};
+    PetscInt          d         = s->device;
+    PetscCall(PetscOptionsEList("-solver_device",
+                                "Where the solver's vectors compute: cpu, or cuda (the same bits; one rank: the whole "
+                                "CG iteration on the device)",
+                                NULL, devices, 2, devices[d], &d, NULL));
+    s->device = (PetscBool)(d == 1);
+  }
   PetscOptionsEnd();
   {
     PetscInt aseed = 0; /* the atomic strategy's seeded order (also read, with its range, by io/report.c) */
@@ -96,6 +105,12 @@ PetscErrorCode SolverSetFromOptions(Solver s)
     s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
   }
   if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
+  if (s->device) {
+    char why[256];
+    PetscCheck(!s->stock, s->comm, PETSC_ERR_ARG_INCOMP, "-solver_device cuda: not with -solver_stock_vec");
+    PetscCheck(VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);
+    PetscCall(PetscStrncpy(s->vectype, VECFPNACUDA, sizeof(s->vectype)));
+  }
   s->M = M, s->N = N, s->dof = s->ops->dof;
   PetscCall(PetscStrncpy(s->scenario, s->ops->name, sizeof(s->scenario)));
   PetscCall(s->ops->setfromoptions(s));
@@ -447,6 +462,7 @@ PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n)
 }
 
 PetscErrorCode SolverUsesStockVectors(Solver s, PetscBool *stock) { *stock = s->stock; return PETSC_SUCCESS; }
+PetscErrorCode SolverUsesDevice(Solver s, PetscBool *device) { *device = s->device; return PETSC_SUCCESS; }
 
 PetscErrorCode SolverGetStep(Solver s, PetscInt *step, PetscInt *max_steps, PetscReal *t, PetscReal *dt)
 {

@@ -139,6 +139,8 @@ PetscErrorCode SolverGetSolveCount(Solver s, PetscInt64 *n); /* the solves check
 PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);
 /* -solver_stock_vec: reductions outside the switch */
 PetscErrorCode SolverUsesStockVectors(Solver     s, PetscBool *stock);
+/* -solver_device cuda: the solver's vectors are fpnacuda (vecred.h) */
+PetscErrorCode SolverUsesDevice(Solver s, PetscBool *device);
 PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step);
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp);
 /* The vector passes (8 bytes per unknown each) one iteration of the Krylov method the last solve ran makes, 0 where

@@ -12,7 +12,8 @@
 typedef struct {
   DM            da;
   Vec           uloc; /* ghosted work vector; outer Dirichlet ghosts stay 0 */
-  PetscInt      dof;
+  PetscInt      dof, M, N;
+  PetscBool     periodic, one_rank; /* both directions periodic (Gray-Scott) or both Dirichlet (heat); one rank */
   PetscReal     coef[2], ihx2, ihy2;
   PetscBool     scatter; /* face fluxes scatter-added (atomic build)       */
   scatter_plan *plan;    /* face contributions -> owned cells (+ one sink) */
@@ -63,7 +64,7 @@ struct _p_Solver {
   PetscInt           bnorm_step, bnorm_type;
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
-  PetscBool          setup, stock;
+  PetscBool          setup, stock, device; /* device: -solver_device cuda */
   PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
   PetscBool          scatter;

@@ -14,6 +14,8 @@
 #include "vecdev.h"
 #include "solver.h" /* PETSC_SUCCESS on PETSc 3.18 */
 
+#include <stdio.h>
+
 #if defined(MINIAPP_HAVE_CUDA)
 #include "reduce_cuda.h"
 #include "vec_cuda.h"
@@ -35,7 +37,7 @@ static PetscErrorCode (*host_duplicate)(Vec, Vec *);
 #define CKD(x) \
   do { \
     int e_ = (x); \
-    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d in %s", e_, #x); \
+    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, vec_cuda_error_string(e_), #x); \
   } while (0)
 
 static PetscScalar *HostArray(Vec v)
@@ -283,6 +285,48 @@ PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, r
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
+                            red_partial_t part[2], red_atomic_state *ord)
+{
+  double      *xd = NULL, *pd = NULL, *rd = NULL, *wd = NULL, *dd = NULL, *zd = NULL, dval[8] = {0};
+  const size_t n  = (size_t)x->map->n;
+  VecDev      *dv;
+
+  PetscFunctionBegin;
+  if (dp) { /* the period's values, from the host (they do not change within a solve) */
+    const PetscScalar *da;
+    PetscCall(VecGetArrayRead(dinv, &da));
+    for (PetscInt k = 0; k < dp && k < (PetscInt)n; k++) dval[k] = da[k];
+    PetscCall(VecRestoreArrayRead(dinv, &da));
+  } else PetscCall(DeviceArray(dinv, PETSC_FALSE, &dd));
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  PetscCall(DeviceArray(p, PETSC_FALSE, &pd));
+  PetscCall(DeviceArray(r, PETSC_FALSE, &rd));
+  PetscCall(DeviceArray(w, PETSC_FALSE, &wd));
+  PetscCall(DeviceArray(z, w == z ? PETSC_FALSE : PETSC_TRUE, &zd));
+  CKD(vec_cuda_cg_tail(n, a, xd, pd, rd, wd, dd, (int)dp, dval, zd));
+  PetscCall(Written(x));
+  PetscCall(Written(r));
+  PetscCall(Written(z));
+  PetscCall(GetDev(x, &dv));
+  CKD(red_cuda_local(dv->ws, s, RED_OP_SUMSQ, n, zd, NULL, &part[0], ord)); /* zz's draw first, as red_cg_tail's */
+  CKD(red_cuda_local(dv->ws, s, RED_OP_DOT, n, zd, rd, &part[1], ord));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                             const PetscReal coef[], PetscReal ihx2, PetscReal ihy2)
+{
+  double *ud = NULL, *yd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(u, PETSC_FALSE, &ud));
+  PetscCall(DeviceArray(y, PETSC_TRUE, &yd));
+  CKD(vec_cuda_stencil((int)M, (int)N, (int)dof, (int)periodic, coef[0], dof > 1 ? coef[1] : 0.0, ihx2, ihy2, ud, yd));
+  PetscCall(PetscLogFlops(11.0 * M * N * dof));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
 {
   PetscFunctionBegin;
@@ -292,6 +336,15 @@ PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*du
 }
 
 PetscInt64 VecFPNADeviceCopies(void) { return copies; }
+
+PetscBool VecFPNADeviceUsable(char *why, size_t len)
+{
+  double *d;
+  int     e = vec_cuda_alloc(&d, 1);
+  if (e) snprintf(why, len, "no usable CUDA device (%s)", vec_cuda_error_string(e));
+  else (void)vec_cuda_free(d);
+  return (PetscBool)!e;
+}
 
 #else /* no device: no such type, and no vector is one */
 PetscBool      VecDevIs(Vec v) { return ((void)v, PETSC_FALSE); }
@@ -305,5 +358,22 @@ PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*du
   (void)create, (void)duplicate;
   return PETSC_SUCCESS;
 }
+PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
+                            red_partial_t part[2], red_atomic_state *ord)
+{
+  (void)s, (void)a, (void)x, (void)p, (void)r, (void)w, (void)dinv, (void)dp, (void)z, (void)part, (void)ord;
+  return PETSC_ERR_SUP;
+}
+PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                             const PetscReal coef[], PetscReal ihx2, PetscReal ihy2)
+{
+  (void)u, (void)y, (void)M, (void)N, (void)dof, (void)periodic, (void)coef, (void)ihx2, (void)ihy2;
+  return PETSC_ERR_SUP;
+}
 PetscInt64 VecFPNADeviceCopies(void) { return 0; }
+PetscBool  VecFPNADeviceUsable(char *why, size_t len)
+{
+  snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)");
+  return PETSC_FALSE;
+}
 #endif

@@ -7,6 +7,12 @@
 /* v is an fpnacuda vector (its reductions then go to VecDevLocalPartial). */
 PetscBool      VecDevIs(Vec v);
 PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord);
+/* VecFPNACGTail on fpnacuda vectors: the updates on the device, then the two rank partials. */
+PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
+                            red_partial_t part[2], red_atomic_state *ord);
+/* The gather operator on one rank (operator.c) on fpnacuda vectors: y = u - coef_c Lap_h u on the device. */
+PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                             const PetscReal coef[], PetscReal ihx2, PetscReal ihy2);
 /* Registers VECFPNACUDA on top of the host type's create and duplicate (a no-op without a device). */
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *));
 

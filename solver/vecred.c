@@ -24,73 +24,6 @@ static PetscLogEvent cgtail_event;        /* VecCGTail: the fused CG tail (-log_
 
 PetscInt64 VecFPNAGetReductionCount(void) { return reduction_count; }
 
-/* The seeded atomic order of a Vec's reductions is its owner's: the Vec, or
- * the DM that made it (a DMDA vector's duplicates are new vectors of its
- * DM), holds composed the address of the owner's pointer to its order, read
- * at each reduction. An owner that points elsewhere (a shared order, a
- * scratch copy for a check) redirects all its vectors at once. */
-#define ORDER_KEY "fpna_order"
-
-PetscErrorCode VecFPNASetOrderSlot(PetscObject owner, red_atomic_state **slot)
-{
-  PetscContainer c;
-
-  PetscFunctionBegin;
-  PetscCall(PetscContainerCreate(PetscObjectComm(owner), &c));
-  PetscCall(PetscContainerSetPointer(c, slot));
-  PetscCall(PetscObjectCompose(owner, ORDER_KEY, (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VecFPNAGetOrderSlot(Vec v, red_atomic_state ***slot)
-{
-  PetscObject c;
-  DM          dm;
-
-  PetscFunctionBegin;
-  *slot = NULL;
-  PetscCall(PetscObjectQuery((PetscObject)v, ORDER_KEY, &c));
-  if (!c) {
-    PetscCall(VecGetDM(v, &dm));
-    if (dm) PetscCall(PetscObjectQuery((PetscObject)dm, ORDER_KEY, &c));
-  }
-  if (c) PetscCall(PetscContainerGetPointer((PetscContainer)c, (void **)slot));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VecFPNAGetOrder(Vec v, red_atomic_state **ord)
-{
-  red_atomic_state **slot;
-
-  PetscFunctionBegin;
-  PetscCall(VecFPNAGetOrderSlot(v, &slot));
-  *ord = slot ? *slot : NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VecFPNAOrderScratch(Vec v, red_atomic_state *scratch, red_atomic_state **mine)
-{
-  red_atomic_state **slot;
-
-  PetscFunctionBegin;
-  PetscCall(VecFPNAGetOrderSlot(v, &slot));
-  *mine = slot ? *slot : NULL;
-  *scratch = *mine ? **mine : (red_atomic_state){0, 0};
-  if (slot) *slot = scratch;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VecFPNAOrderRestore(Vec v, red_atomic_state *mine)
-{
-  red_atomic_state **slot;
-
-  PetscFunctionBegin;
-  PetscCall(VecFPNAGetOrderSlot(v, &slot));
-  if (slot) *slot = mine;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* out[j] = global value of partials p[j], j < n, combined with strategy s. */
 PetscErrorCode VecFPNACombine(MPI_Comm comm, red_strategy_t s, PetscInt n, red_partial_t *p, PetscReal *out)
 {
@@ -324,23 +257,14 @@ static PetscErrorCode MAXPY(Vec y, PetscInt nv, const PetscScalar *a, Vec *x) /*
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz,
-                             PetscScalar *zr)
+static PetscErrorCode HostCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp,
+                                 Vec z, red_partial_t part[2], red_atomic_state *ord)
 {
   const PetscScalar *pa, *wa, *da;
   PetscScalar       *xa, *ra, *za;
   PetscInt           n;
-  PetscBool          is;
-  red_strategy_t     s;
-  red_partial_t      part[2];
-  PetscReal          out[2];
-  red_atomic_state  *ord = NULL;
 
   PetscFunctionBegin;
-  PetscCall(VecFPNAGetStrategy(x, &is, &s));
-  PetscCall(VecFPNAGetOrder(x, &ord));
-  PetscCheck(is, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "VecFPNACGTail needs fpna vectors");
-  PetscCall(PetscLogEventBegin(cgtail_event, x, p, r, z));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArray(x, &xa));
   PetscCall(VecGetArray(r, &ra));
@@ -357,6 +281,25 @@ PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv
   PetscCall(VecRestoreArray(r, &ra));
   PetscCall(VecRestoreArray(x, &xa));
   PetscCall(PetscLogFlops(9.0 * n)); /* 2 AXPY (2 each), the scaling (1), 2 reductions (2 each) */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecFPNACGTail(Vec x, PetscScalar a, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z, PetscReal *zz,
+                             PetscScalar *zr)
+{
+  PetscBool         is;
+  red_strategy_t    s;
+  red_partial_t     part[2];
+  PetscReal         out[2];
+  red_atomic_state *ord = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNAGetStrategy(x, &is, &s));
+  PetscCall(VecFPNAGetOrder(x, &ord));
+  PetscCheck(is, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "VecFPNACGTail needs fpna vectors");
+  PetscCall(PetscLogEventBegin(cgtail_event, x, p, r, z));
+  if (VecDevIs(x)) PetscCall(VecDevCGTail(s, a, x, p, r, w, dinv, dp, z, part, ord));
+  else PetscCall(HostCGTail(s, a, x, p, r, w, dinv, dp, z, part, ord));
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 2, part, out));
   PetscCall(PetscLogEventEnd(cgtail_event, x, p, r, z));
   *zz = out[0], *zr = out[1];

@@ -19,6 +19,8 @@ PetscErrorCode VecFPNARegister(void);
 PetscInt64     VecFPNAGetReductionCount(void);
 /* Full-vector copies between host and device made so far (0 without a device vector). */
 PetscInt64 VecFPNADeviceCopies(void);
+/* Can this process make fpnacuda vectors? If not, why, in a few words. */
+PetscBool VecFPNADeviceUsable(char *why, size_t len);
 const char    *VecFPNACompiledStrategy(void);
 /* out[j] = global value of the rank-local partials p[j], j < n, combined
  * with strategy s as these Vec types do (rank order, or MPI for atomic). */

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tests/cudaemu/solver_device_check.sh MINIAPP MINIAPP_EMU MPIEXEC DECKS_DIR:
+# the solver's vectors on the emulated device (-solver_device cuda, the
+# surrogate there too) against the CPU run of the same configuration: the
+# same state and weights hashes (the build's promise: the CPU's bits),
+# VALID, the device said in the summary with its host<->device copies; on
+# 1 rank (the operator and the CG iteration on the device) and 2 ranks (the
+# halo through the host), Gray-Scott and heat. And the real miniapp of a
+# build without a usable device refuses -solver_device cuda in one line.
+set -u
+app=$1 emu=$2 mpiexec=$3 decks=$4
+t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+key() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
+one() { # name, ranks, deck args...
+  local name=$1 np=$2
+  shift 2
+  local launch=()
+  [ "$np" -gt 1 ] && launch=("$mpiexec" --oversubscribe -n "$np")
+  "${launch[@]}" "$app" "$@" -summary "$t/$name.cpu.yaml" > "$t/$name.cpu.log" 2>&1 || { tail -n 3 "$t/$name.cpu.log"; fail "$name: the CPU run failed"; }
+  "${launch[@]}" "$emu" "$@" -solver_device cuda -surrogate_device cuda -summary "$t/$name.dev.yaml" > "$t/$name.dev.log" 2>&1 \
+    || { tail -n 3 "$t/$name.dev.log"; fail "$name: the device run failed"; }
+  for k in state_hash weights_hash; do
+    [ "$(key "$t/$name.cpu.yaml" $k)" = "$(key "$t/$name.dev.yaml" $k)" ] \
+      || fail "$name: $k $(key "$t/$name.dev.yaml" $k) on the device, $(key "$t/$name.cpu.yaml" $k) on the CPU"
+  done
+  [ "$(key "$t/$name.dev.yaml" verification)" = VALID ] || fail "$name: the device run is not VALID"
+  [ "$(key "$t/$name.dev.yaml" solver_device)" = cuda ] && [ "$(key "$t/$name.cpu.yaml" solver_device)" = cpu ] \
+    || fail "$name: solver_device not said"
+  c=$(key "$t/$name.dev.yaml" device_vector_copies)
+  [ "$c" -gt 0 ] && [ "$(key "$t/$name.cpu.yaml" device_vector_copies)" = 0 ] || fail "$name: device_vector_copies $c"
+  echo "$name, $np rank(s): state_hash $(key "$t/$name.dev.yaml" state_hash) on both, $c host<->device copies"
+}
+for d in grayscott-small heat-small; do # shorter than the decks: their golden hashes do not apply
+  grep -v -e '^-golden' -e '^-deck_name' "$decks/$d.opts" > "$t/$d.opts"
+done
+one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 8
+one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 6
+one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 4
+out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "error: -solver_device cuda: " \
+  || { echo "$out"; fail "-solver_device cuda without a usable device: not one line and exit 1"; }
+echo "PASS: the solver on the emulated device gives the CPU's bits; without a device: $out"
