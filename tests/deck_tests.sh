@@ -10,6 +10,7 @@ set -u
 name=$1 app=$2 ssolver=$3 ssurr=$4
 . "$(dirname "$0")/lib.sh"
 inputs=$(cd "$(dirname "$0")/../inputs" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 repro=0; [ "$ssolver" = reproducible ] && [ "$ssurr" = reproducible ] && repro=1
 
 case $name in
@@ -174,7 +175,23 @@ tampered)
   # physics or tolerance is not, and the report names what changed
   [ "$(sed -n 's/^official: //p' "$tmp/t.yaml")" = false ] || fail "a run with a changed golden hash was official"
   "$app" -options_file "$inputs/grayscott-small.opts" -threads 1 -ksp_type cg -report "$tmp/o.yaml" > /dev/null 2>&1
-  [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  if grep -q '^  revision: ".*-dirty"$' "$tmp/o.yaml"; then # a build of a modified tree (a developer's) is never official, and says why
+    grep -q '^official: false' "$tmp/o.yaml" && grep -q '^official_why: .*source tree was modified' "$tmp/o.yaml" || { grep -E '^official|revision' "$tmp/o.yaml"; fail "a build of a modified source tree was official"; }
+  else
+    [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  fi
+  # which embedded deck is its revision's (cmake/decks.cmake, cmake/revision.cmake), on a scratch repository: a committed
+  # deck, the same deck edited, one never committed, and a tree without git (a tarball)
+  g=$tmp/git; mkdir -p "$g/inputs" && printf -- '-deck_name a\n' > "$g/inputs/a.opts" && git -C "$g" init -q && git -C "$g" add inputs/a.opts &&
+    git -C "$g" -c user.name=t -c user.email=t@t commit -qm a && printf -- '-deck_name b\n' > "$g/inputs/b.opts" || fail "scratch repository"
+  gen() { cmake -DSRC="$1" -DOUT="$tmp/decks.c" -P "$root/cmake/decks.cmake" && cmake -DSRC="$1" -DOUT="$tmp/rev.c" -P "$root/cmake/revision.cmake" || fail "decks.cmake failed"; }
+  committed() { sed -n "s/.*\"$1\")) return \(-\{0,1\}[01]\);/\1/p" "$tmp/decks.c"; }
+  gen "$g"; [ "$(committed a)" = 1 ] && [ "$(committed b)" = 0 ] && ! grep -q dirty "$tmp/rev.c" || { cat "$tmp/decks.c" | grep return; fail "decks.cmake: a committed deck is not 1 or an uncommitted one not 0"; }
+  printf -- '-ts_max_steps 4\n' >> "$g/inputs/a.opts"
+  gen "$g"; [ "$(committed a)" = 0 ] && grep -q -- '-dirty"' "$tmp/rev.c" || { grep return "$tmp/decks.c"; cat "$tmp/rev.c"; fail "decks.cmake: an edited deck is taken for the revision's"; }
+  mkdir "$tmp/tar" && cp -r "$g/inputs" "$tmp/tar/" && GIT_CEILING_DIRECTORIES=$tmp gen "$tmp/tar"
+  [ "$(committed a)" = -1 ] && grep -q '"unknown"' "$tmp/rev.c" || { grep return "$tmp/decks.c"; fail "decks.cmake: a tree without git is not 'revision unknown'"; }
+  echo "ok: decks.cmake: committed 1, edited 0, never committed 0, no git -1"
   # the bytes an iteration moves are the run's Krylov method's (docs/running.md): the fused CG's and PETSc CG's
   # counts there; none in the atomic build (its scatter operator's traffic is not counted)
   docs=$(dirname "$0")/../docs/running.md
