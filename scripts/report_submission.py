@@ -31,7 +31,7 @@ def min_seconds(deck):
     return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
 
 
-def build(directory, min_secs, command):
+def build(directory, min_secs, command, system_name=None):
     """The submission of the repeats in DIRECTORY (a dict, as written), each report checked first (report_checks.py)."""
     paths = sorted(glob.glob(os.path.join(directory, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
     paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
@@ -84,11 +84,25 @@ def build(directory, min_secs, command):
             "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
             "state_hashes": hashes, "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),  # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
             "runs": [{"report": n, "id": get(r, "run.id"), "start": get(r, "run.start"), "load_before": get(r, "run.load_before")} for n, r in zip(names, reps)],
-            "machine": first.get("machine"), "build": first.get("build"), "reports": names}
+            "system": describe(first, reps, system_name), "machine": first.get("machine"), "build": first.get("build"), "reports": names}
+
+
+def describe(first, reps, name):
+    """The system in the submission (docs/benchmark.md): what a comparison of two machines needs in one place."""
+    m = first.get("machine") if isinstance(first.get("machine"), dict) else {}
+    energy = [num(get(r, "run.energy_joules")) for r in reps]
+    starts = sorted(str(get(r, "run.start")) for r in reps)
+    return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"), "cpu_mhz_max": m.get("cpu_mhz_max"),
+            "cores": m.get("cores_total") or m.get("cores_online"), "threads_per_core": m.get("threads_per_core"),
+            "numa_nodes": m.get("numa_nodes"), "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"),
+            "nodes": m.get("nodes"), "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
+            "device": {"solver": "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
+            "revision": get(first, "build.revision"),
+            "energy_joules": "not measured" if None in energy else round(sum(energy) / len(energy), 1)}
 
 
 def submission(args):
-    sub = build(args.dir, args.min_seconds, args.command)
+    sub = build(args.dir, args.min_seconds, args.command, args.system)
     fom, tps = sub["fom"], sub["time_per_step"]
     text = yaml.safe_dump(sub, sort_keys=False)
     sys.stdout.write(text)
@@ -126,12 +140,12 @@ def merge(args):
         loaded.append((p, d))
         checked = check_submission(p, d)
         f = d.get("fom") or {}
-        rows.append([d.get("deck"), get(d, "machine.hostname"), system(d), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
-                     get(d, "machine.nodes") or 1, get(d, "machine.device"),
+        rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
+                     get(d, "machine.nodes") or 1, "solver cpu, surrogate %s" % get(d, "machine.device"),
                      "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), get(d, "build.revision") or "n/a", run_date(d),
                      d.get("repeats"), "yes" if d.get("official") else "NO",
                      fmt(num(f.get("mean"))), f.get("unit") or "n/a", fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or []), checked])
-    out = table(["deck", "host", "system", "ranks x threads", "nodes", "device", "build", "revision", "date", "repeats", "official",
+    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "device", "build", "revision", "date", "repeats", "official",
                  "FOM mean", "FOM unit", "FOM cv", "state hashes", "checked"], rows)
     emit(out, args)
 
@@ -152,7 +166,7 @@ def system(d):
 
 def run_date(d):
     starts = sorted(str(r.get("start")) for r in d.get("runs") or [] if isinstance(r, dict) and r.get("start"))
-    return starts[0][:10] if starts else str(d.get("date") or "n/a")[:10]
+    return starts[0][:10] if starts else str(get(d, "system.date") or "n/a")[:10]
 
 
 def check_submission(p, d):
@@ -184,7 +198,7 @@ def check_submission(p, d):
     here = os.path.dirname(os.path.abspath(p))
     if not isinstance(reports, list) or not reports or not all(isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports):
         return "file only"
-    again = build(here, d["min_timed_seconds"], d.get("command"))
+    again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
     for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min", "fom.max", "fom.cv", "state_hashes", "build.revision"):
         a, b = get(d, key), get(again, key)
         same = abs(num(a) - num(b)) <= 1e-9 * max(abs(num(b)), 1e-300) if num(a) is not None and num(b) is not None and not isinstance(a, bool) else a == b

@@ -18,10 +18,20 @@ case $("$build/miniapp/miniapp" -version 2> /dev/null | head -n 1) in # its offi
 esac
 
 for np in 2 4; do
-  "$bm" grayscott-small -bin "$build" -repeat 2 -launcher "mpiexec --oversubscribe -n $np" -python $py -out "$tmp/s$np" > "$tmp/s$np.log" 2>&1 || { cat "$tmp/s$np.log"; fail "benchmark.sh on $np ranks failed"; }
+  "$bm" grayscott-small -bin "$build" -repeat 2 -launcher "mpiexec --oversubscribe -n $np" -system "test system $np" -python $py -out "$tmp/s$np" > "$tmp/s$np.log" 2>&1 || { cat "$tmp/s$np.log"; fail "benchmark.sh on $np ranks failed"; }
   s=$tmp/s$np/submission.yaml
   [ "$(key "$s" official)" = true ] && [ "$(key "$s" repeats)" = 2 ] && grep -q "^  ranks: $np$" "$s" || { cat "$s"; fail "$np ranks: not an official 2-repeat submission on $np ranks"; }
   $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom']['n'] == 2 and d['fom']['min'] <= d['fom']['mean'] <= d['fom']['max'] and d['fom']['cv'] >= 0" "$s" || fail "$np ranks: FOM statistics"
+  $py - "$s" $np <<'PY' || fail "$np ranks: the submission's system"
+import sys, yaml
+d, np = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
+s = d["system"]  # what a comparison of two systems needs (docs/benchmark.md)
+for k in ("date", "name", "cpu", "cpu_mhz_max", "cores", "threads_per_core", "numa_nodes", "memory_gib", "gpu", "nodes", "ranks_x_threads",
+          "device", "fom_unit", "revision", "energy_joules"):
+    assert k in s, "system lacks " + k
+assert s["name"] == "test system " + np and s["ranks_x_threads"] == np + " x 1" and s["device"] == {"solver": "cpu", "surrogate": "cpu"}, s
+assert s["revision"] == d["build"]["revision"] and s["date"] == d["runs"][0]["start"][:10] and len({r["id"] for r in d["runs"]}) == 2, s
+PY
   echo "ok: $np ranks, $(key "$s" repeats) repeats, official"
 done
 # the minimum timed duration: -repeat 1 with at least 2 s of timed runs
@@ -113,6 +123,9 @@ rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" 
 # merge
 $py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
 [ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
+rev=$(sed -n 's/^  revision: //p' "$tmp/s2/submission.yaml" | head -n 1 | tr -d "'\"")
+grep -q "^| grayscott-small | test system 2 | .* | 2 x 1 | 1 | solver cpu, surrogate cpu | .* | $rev | 20[0-9-]* | 2 | yes | .* | Mpoint-steps/s |" "$tmp/merge.md" ||
+  { cat "$tmp/merge.md"; fail "merge: the row lacks the system name, nodes, device, revision, date or FOM unit"; }
 grep -q '| checked |' "$tmp/merge.md" && [ "$(grep -c '| reports |$' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: the submissions were not re-checked from their reports"; }
 # merge re-checks every submission: official beside all_valid false, a mean its reports do not give
 mkdir "$tmp/m1" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m1/" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/m1/submission.yaml"

@@ -22,7 +22,9 @@ import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
 need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device",
                     "nodes", "node_names", "binding", "cores_online", "cores_total", "sockets", "vector_isa", "cpu_flags", "memory_gib", "os", "kernel",
-                    "arch", "netcdf_library", "blas_library", "petsc_configure", "environment"],
+                    "arch", "netcdf_library", "blas_library", "petsc_configure", "environment", "cpu_mhz_max", "threads_per_core",
+                    "numa_nodes", "gpu"],
+        "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
         "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
@@ -36,6 +38,11 @@ for sec, keys in need.items():
         assert k in d[sec], f"report lacks {sec}.{k}"
 assert d["verdict"] == "VALID" and d["fom"]["value"] > 0
 assert d["date"].endswith("Z") and d["machine"]["peak_memory_mib_per_rank"]["max"] > 0
+run = d["run"]  # one run: 128 random bits, its start in UTC to the microsecond, this process; the load it ran under
+assert len(run["id"]) == 32 and int(run["id"], 16) >= 0 and run["start"].endswith("Z") and run["pid"] > 0, run
+assert all(len(run[k]) == 3 and min(run[k]) >= 0 for k in ("load_before", "load_after")), run
+assert run["energy_joules"] == "not measured" or run["energy_joules"] >= 0, run
+assert d["build"]["deck_committed"] in (True, False, None) and d["machine"]["numa_nodes"] in (None,) + tuple(range(1, 4097)), d["build"]
 g = d["verification"]["golden_state_hash"], d["verification"]["golden_weights_hash"]
 if repro: assert g == ("match", "match"), g
 else: assert all(x.startswith("not applicable") for x in g), g
