@@ -17,11 +17,14 @@ from report_common import die, get, num, timed_steps, verdict_of
 CV_BOUND = 0.05
 LOAD_SHARE = 0.5
 TIMING_KEYS = ("total", "solve", "features", "predict", "train")
-INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs")  # source tree and install prefix alike
+# the shipped decks beside the scripts, in the source tree and an install prefix alike
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs")
 
 
 def kind_of(x):
-    return "a list" if isinstance(x, list) else "a mapping" if isinstance(x, dict) else "missing" if x is None else repr(x)
+    if isinstance(x, (list, dict)):
+        return "a list" if isinstance(x, list) else "a mapping"
+    return "missing" if x is None else repr(x)
 
 
 def field(p, r, path, kind, need=True):
@@ -30,8 +33,9 @@ def field(p, r, path, kind, need=True):
     x = get(r, path)
     if x is None and not need:
         return None
-    ok = {"str": isinstance(x, str), "bool": isinstance(x, bool), "dict": isinstance(x, dict), "list": isinstance(x, list),
-          "num": num(x) is not None, "int": isinstance(x, int) and not isinstance(x, bool)}[kind]
+    ok = {"str": isinstance(x, str), "bool": isinstance(x, bool), "dict": isinstance(x, dict),
+          "list": isinstance(x, list), "num": num(x) is not None,
+          "int": isinstance(x, int) and not isinstance(x, bool)}[kind]
     if not ok:
         want = {"str": "a string", "bool": "true or false", "dict": "a mapping", "list": "a list", "num": "a number",
                 "int": "a whole number"}[kind]
@@ -49,7 +53,8 @@ def revision_why(rev):
 
 
 def deck_size(deck):
-    """What the shipped deck file sets of the problem's size: {problem.grid: [x, y], problem.steps, problem.replicas}."""
+    """What the shipped deck file sets of the problem's size:
+    {problem.grid: [x, y], problem.steps, problem.replicas}."""
     path = os.path.join(INPUTS, "%s.opts" % deck)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", deck) or not os.path.isfile(path):
         return {}
@@ -99,26 +104,32 @@ def check_report(p, r):
     if get(r, "fom.value") is not None and fom is None:  # .nan (no step timed) reads as no FOM
         fom = None
     if official:  # the flag against the report's own reasons and build
-        bad = "official_why %s" % why if why else "modified_options %s" % get(r, "modified_options") if get(r, "modified_options") else \
-              "verdict %s" % verdict_of(r) if verdict_of(r) != "VALID" else "deck %s" % deck if deck == "custom" else \
-              revision_why(rev) or ("build.deck_committed %s" % str(get(r, "build.deck_committed")).lower() if get(r, "build.deck_committed") is not True else None)
+        committed = get(r, "build.deck_committed")
+        bad = ("official_why %s" % why if why else
+               "modified_options %s" % get(r, "modified_options") if get(r, "modified_options") else
+               "verdict %s" % verdict_of(r) if verdict_of(r) != "VALID" else
+               "deck %s" % deck if deck == "custom" else
+               revision_why(rev) or (None if committed is True else "build.deck_committed %s" % str(committed).lower()))
         if bad:
             die("%s: official: true, but %s: the report contradicts itself (altered?)" % (p, bad))
         for key, want in deck_size(deck).items():
             if get(r, key) != want:
-                die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official" % (p, key, get(r, key), deck, want))
+                die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"
+                    % (p, key, get(r, key), deck, want))
     work = sum(num(get(r, "timing." + k)) for k in ("solve", "features", "predict", "train"))
     units = float(grid[0]) * float(grid[1]) * steps * get(r, "problem.replicas")
     if fom is not None:  # to the printed digits: timings and FOM with 6 decimals
         want = units / work / 1e6 if work > 0 else None
         tol = None if want is None else want * (2e-6 / work) / max(1 - 2e-6 / work, 1e-12) + 5e-7 + 1e-9 * want
         if want is None or abs(fom - want) > tol:
-            die("%s: fom.value: is %s, its timings give %s (%g points x %g steps x %s replicas / %g s of solve, features, "
-                "predict, train / 1e6)" % (p, get(r, "fom.value"), "none" if want is None else "%.6f" % want,
-                                           float(grid[0]) * float(grid[1]), steps, get(r, "problem.replicas"), work))
+            die("%s: fom.value: is %s, its timings give %s (%g points x %g steps x %s replicas / %g s of solve, "
+                "features, predict, train / 1e6)" % (p, get(r, "fom.value"), "none" if want is None else "%.6f" % want,
+                                                     float(grid[0]) * float(grid[1]), steps, get(r, "problem.replicas"),
+                                                     work))
     tps = num(get(r, "timing.time_per_step"))
     if tps is not None and steps > 0 and abs(tps - work / steps) > 1e-6 * tps + 2e-6 / steps:
-        die("%s: timing.time_per_step: is %s, its timings give %.6e" % (p, get(r, "timing.time_per_step"), work / steps))
+        die("%s: timing.time_per_step: is %s, its timings give %.6e"
+            % (p, get(r, "timing.time_per_step"), work / steps))
     return fom
 
 
@@ -127,7 +138,8 @@ def check_repeats(paths, reps):
     ids, starts, times = {}, {}, {}
     for p, r in zip(paths, reps):
         name = os.path.basename(p)
-        for seen, key, what in ((ids, get(r, "run.id"), "run.id"), (starts, (get(r, "run.start"), get(r, "run.host"), get(r, "run.pid")), "run.start, run.host and run.pid"),
+        who = (get(r, "run.start"), get(r, "run.host"), get(r, "run.pid"))
+        for seen, key, what in ((ids, get(r, "run.id"), "run.id"), (starts, who, "run.start, run.host and run.pid"),
                                 (times, tuple(num(get(r, "timing." + k)) for k in TIMING_KEYS), "timing")):
             if key in seen:
                 die("%s: %s is %s's: a copy of %s, not a repeat" % (p, what, seen[key], seen[key]))

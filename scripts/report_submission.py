@@ -71,20 +71,26 @@ def build(directory, min_secs, command, system_name=None):
             % (directory, get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"), len(hashes), ", ".join(hashes)))
     timed = sum(num(get(r, "timing.total")) for r in reps)
     least = max(min_secs, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
-    why = [w for w in (
-        next(("%s: not official (%s)" % (n, r.get("official_why") or "no reason given") for n, r in zip(names, reps) if r.get("official") is not True), None),
-        None if valid else "not every repeat VALID",
-        None if timed >= least else "%.3f s timed, below the minimum %g s" % (timed, least),
-        revision_why(get(first, "build.revision")),
-        None if get(first, "build.deck_committed") is True else "build.deck_committed is %s" % get(first, "build.deck_committed"),
-        noise_why(first["deck"], reps, get(fom, "cv"))) if w]
-    return {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": not why,
-            "official_why": "; ".join(why) if why else None, "timed_seconds": round(timed, 3), "min_timed_seconds": least,
+    noff = next(("%s: not official (%s)" % (n, r.get("official_why") or "no reason given")
+                 for n, r in zip(names, reps) if r.get("official") is not True), None)
+    committed = get(first, "build.deck_committed")
+    why = [w for w in (noff, None if valid else "not every repeat VALID",
+                       None if timed >= least else "%.3f s timed, below the minimum %g s" % (timed, least),
+                       revision_why(get(first, "build.revision")),
+                       None if committed is True else "build.deck_committed is %s" % committed,
+                       noise_why(first["deck"], reps, get(fom, "cv"))) if w]
+    runs = [{"report": n, "id": get(r, "run.id"), "start": get(r, "run.start"),
+             "load_before": get(r, "run.load_before")} for n, r in zip(names, reps)]
+    return {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid,
+            "official": not why, "official_why": "; ".join(why) if why else None,
+            "timed_seconds": round(timed, 3), "min_timed_seconds": least,
             "command": command or first.get("command_line"),
             "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
-            "state_hashes": hashes, "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),  # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
-            "runs": [{"report": n, "id": get(r, "run.id"), "start": get(r, "run.start"), "load_before": get(r, "run.load_before")} for n, r in zip(names, reps)],
-            "system": describe(first, reps, system_name), "machine": first.get("machine"), "build": first.get("build"), "reports": names}
+            # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
+            "state_hashes": hashes,
+            "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),
+            "runs": runs, "system": describe(first, reps, system_name),
+            "machine": first.get("machine"), "build": first.get("build"), "reports": names}
 
 
 def describe(first, reps, name):
@@ -92,10 +98,11 @@ def describe(first, reps, name):
     m = first.get("machine") if isinstance(first.get("machine"), dict) else {}
     energy = [num(get(r, "run.energy_joules")) for r in reps]
     starts = sorted(str(get(r, "run.start")) for r in reps)
-    return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"), "cpu_mhz_max": m.get("cpu_mhz_max"),
-            "cores": m.get("cores_total") or m.get("cores_online"), "threads_per_core": m.get("threads_per_core"),
-            "numa_nodes": m.get("numa_nodes"), "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"),
-            "nodes": m.get("nodes"), "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
+    return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"),
+            "cpu_mhz_max": m.get("cpu_mhz_max"), "cores": m.get("cores_total") or m.get("cores_online"),
+            "threads_per_core": m.get("threads_per_core"), "numa_nodes": m.get("numa_nodes"),
+            "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"), "nodes": m.get("nodes"),
+            "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
             "device": {"solver": "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),
             "energy_joules": "not measured" if None in energy else round(sum(energy) / len(energy), 1)}
@@ -140,13 +147,16 @@ def merge(args):
         loaded.append((p, d))
         checked = check_submission(p, d)
         f = d.get("fom") or {}
-        rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
-                     get(d, "machine.nodes") or 1, "solver cpu, surrogate %s" % get(d, "machine.device"),
-                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), get(d, "build.revision") or "n/a", run_date(d),
-                     d.get("repeats"), "yes" if d.get("official") else "NO",
-                     fmt(num(f.get("mean"))), f.get("unit") or "n/a", fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or []), checked])
-    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "device", "build", "revision", "date", "repeats", "official",
-                 "FOM mean", "FOM unit", "FOM cv", "state hashes", "checked"], rows)
+        rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d),
+                     "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")), get(d, "machine.nodes") or 1,
+                     "solver cpu, surrogate %s" % get(d, "machine.device"),
+                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")),
+                     get(d, "build.revision") or "n/a", run_date(d), d.get("repeats"),
+                     "yes" if d.get("official") else "NO",
+                     fmt(num(f.get("mean"))), f.get("unit") or "n/a", fmt(num(f.get("cv")), "%.3f"),
+                     len(d.get("state_hashes") or []), checked])
+    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "device", "build", "revision", "date",
+                 "repeats", "official", "FOM mean", "FOM unit", "FOM cv", "state hashes", "checked"], rows)
     emit(out, args)
 
 
@@ -156,7 +166,8 @@ def system(d):
     parts = [str(m.get("cpu") or "unknown CPU")]
     if num(m.get("cpu_mhz_max")):
         parts[0] += " @ %.2f GHz" % (num(m["cpu_mhz_max"]) / 1000)
-    for key, spec in (("cores_online", "%s cores"), ("threads_per_core", "SMT %s"), ("numa_nodes", "%s NUMA"), ("memory_gib", "%s GiB")):
+    for key, spec in (("cores_online", "%s cores"), ("threads_per_core", "SMT %s"), ("numa_nodes", "%s NUMA"),
+                      ("memory_gib", "%s GiB")):
         if m.get(key) is not None:
             parts.append(spec % m[key])
     if m.get("gpu"):
@@ -173,10 +184,10 @@ def check_submission(p, d):
     """Die where a submission contradicts itself or its reports (when they are beside it: recomputed whole).
     Returns what was checked: "reports" or "file only" (the reports are not beside it)."""
     d = dict(d)
-    for key, kind in (("deck", "str"), ("repeats", "int"), ("official", "bool"), ("all_valid", "bool"), ("timed_seconds", "num"), ("min_timed_seconds", "num")):
+    for key, kind in (("deck", "str"), ("repeats", "int"), ("official", "bool"), ("all_valid", "bool"),
+                      ("timed_seconds", "num"), ("min_timed_seconds", "num")):
         d[key] = field(p, d, key, kind)
-    f = d.get("fom")
-    if f is not None:
+    if d.get("fom") is not None:
         field(p, d, "fom", "dict")
         lo, mean, hi = (field(p, d, "fom." + k, "num") for k in ("min", "mean", "max"))
         if not lo <= mean <= hi:
@@ -186,22 +197,25 @@ def check_submission(p, d):
     if d["min_timed_seconds"] < least:
         die("%s: min_timed_seconds: is %s, the deck's minimum is %g" % (p, d["min_timed_seconds"], least))
     if d["official"]:
-        cv = num(get(d, "fom.cv"))
-        bad = "all_valid false" if not d["all_valid"] else \
-              "timed_seconds %s below min_timed_seconds %s" % (d["timed_seconds"], d["min_timed_seconds"]) if d["timed_seconds"] < d["min_timed_seconds"] else \
-              "official_why %s" % d.get("official_why") if d.get("official_why") else revision_why(get(d, "build.revision"))
-        if (d["deck"].endswith("-medium") or d["deck"].endswith("-large")) and d["repeats"] > 1 and (cv is None or cv > CV_BOUND) and not bad:
-            bad = "fom.cv %s above the noise bound %.2f" % (cv, CV_BOUND)
+        cv, short = num(get(d, "fom.cv")), d["timed_seconds"] < d["min_timed_seconds"]
+        ruled = d["deck"].endswith("-medium") or d["deck"].endswith("-large")  # the noise rules' decks (report_checks.py)
+        noisy = ruled and d["repeats"] > 1 and (cv is None or cv > CV_BOUND)
+        bad = ("all_valid false" if not d["all_valid"] else
+               "timed_seconds %s below %s" % (d["timed_seconds"], d["min_timed_seconds"]) if short else
+               "official_why %s" % d.get("official_why") if d.get("official_why") else
+               revision_why(get(d, "build.revision")) or
+               ("fom.cv %s above the noise bound %.2f" % (cv, CV_BOUND) if noisy else None))
         if bad:
             die("%s: official: true, but %s: the submission contradicts itself (altered?)" % (p, bad))
-    reports = d.get("reports")
-    here = os.path.dirname(os.path.abspath(p))
-    if not isinstance(reports, list) or not reports or not all(isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports):
+    reports, here = d.get("reports"), os.path.dirname(os.path.abspath(p))
+    if not isinstance(reports, list) or not reports or \
+            not all(isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports):
         return "file only"
     again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
-    for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min", "fom.max", "fom.cv", "state_hashes", "build.revision"):
+    for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min",
+                "fom.max", "fom.cv", "state_hashes", "build.revision"):
         a, b = get(d, key), get(again, key)
-        same = abs(num(a) - num(b)) <= 1e-9 * max(abs(num(b)), 1e-300) if num(a) is not None and num(b) is not None and not isinstance(a, bool) else a == b
-        if not same:
+        close = num(a) is not None and num(b) is not None and not isinstance(a, bool)
+        if not (abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) if close else a == b):
             die("%s: %s: is %s, its reports give %s" % (p, key, a, b))
     return "reports"

@@ -109,7 +109,7 @@ PetscErrorCode RunInfoWrite(MPI_Comm comm, FILE *f, PetscBool anonymize)
 
   PetscFunctionBegin;
   LoadAverage(after);
-  PetscCall(PetscFPrintf(comm, f, "run: # this run's identity (rank 0's); the load averages of /proc/loadavg, 1 5 15 min\n"));
+  PetscCall(PetscFPrintf(comm, f, "run: # this run's identity (rank 0's); /proc/loadavg's 1, 5, 15 min\n"));
   PetscCall(PetscFPrintf(comm, f, "  id: \"%s\"\n  start: \"%s\"\n  host: %s\n  pid: %lld\n", run.id, run.start,
                          yaml_str(MachineHostName(run.host, anonymize, hb, sizeof hb)), run.pid));
   PetscCall(PetscFPrintf(comm, f, "  load_before: %s\n  load_after: %s\n", Load(run.load, lb[0], sizeof lb[0]),
