@@ -52,9 +52,8 @@ def revision_why(rev):
     return None
 
 
-def deck_size(deck):
-    """What the shipped deck file sets of the problem's size:
-    {problem.grid: [x, y], problem.steps, problem.replicas}."""
+def deck_options(deck):
+    """{-name: value} of the shipped deck file DECK ({} when there is none)."""
     path = os.path.join(INPUTS, "%s.opts" % deck)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", deck) or not os.path.isfile(path):
         return {}
@@ -62,9 +61,15 @@ def deck_size(deck):
     with open(path) as f:
         for line in f:
             w = line.split("#", 1)[0].split()
-            if len(w) == 2 and w[0].startswith("-"):
-                opts[w[0]] = w[1]
-    out = {}
+            if w and w[0].startswith("-"):
+                opts[w[0]] = " ".join(w[1:]).strip('"')
+    return opts
+
+
+def deck_size(deck):
+    """What the shipped deck file sets of the problem's size:
+    {problem.grid: [x, y], problem.steps, problem.replicas}."""
+    opts, out = deck_options(deck), {}
     try:
         if "-da_grid_x" in opts and "-da_grid_y" in opts:
             out["problem.grid"] = [int(opts["-da_grid_x"]), int(opts["-da_grid_y"])]
@@ -75,6 +80,30 @@ def deck_size(deck):
     except ValueError:
         return {}
     return out
+
+
+def run_options(text):
+    """{-name: value} of the report's options ("-name value -name ...", as PETSc lists them)."""
+    opts, name = {}, None
+    for tok in str(text or "").split():
+        if tok.startswith("-") and not re.fullmatch(r"-[0-9.]+([eE][-+]?[0-9]+)?", tok):
+            name = tok
+            opts[name] = ""
+        elif name:
+            opts[name] = (opts[name] + " " + tok).strip()
+    return opts
+
+
+# the options a submitter may change (miniapp/cli/deckrules.c, Tunable; docs/benchmark.md): a deck may set them
+TUNABLE = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view",
+           "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
+           "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
+           "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"}
+
+
+def same_option(name, a, b):
+    cg = ("cg", "fpnacg")  # the CG implementations give the same bits (docs/benchmark.md, may be changed)
+    return a == b or (name == "-ksp_type" and a in cg and b in cg)
 
 
 def check_report(p, r):
@@ -112,6 +141,11 @@ def check_report(p, r):
                revision_why(rev) or (None if committed is True else "build.deck_committed %s" % str(committed).lower()))
         if bad:
             die("%s: official: true, but %s: the report contradicts itself (altered?)" % (p, bad))
+        ran = run_options(get(r, "options"))
+        for name, want in deck_options(deck).items():  # the deck as written: each of its options with its value
+            if name not in TUNABLE and (name not in ran or not same_option(name, ran[name], want)):
+                die("%s: options: %s is %s, the deck %s's %s: not the deck as written, yet official"
+                    % (p, name, ran.get(name, "not given"), deck, want or "(set)"))
         for key, want in deck_size(deck).items():
             if get(r, key) != want:
                 die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"

@@ -198,7 +198,7 @@ def check_submission(p, d):
         die("%s: min_timed_seconds: is %s, the deck's minimum is %g" % (p, d["min_timed_seconds"], least))
     if d["official"]:
         cv, short = num(get(d, "fom.cv")), d["timed_seconds"] < d["min_timed_seconds"]
-        ruled = d["deck"].endswith("-medium") or d["deck"].endswith("-large")  # the noise rules' decks (report_checks.py)
+        ruled = d["deck"].endswith("-medium") or d["deck"].endswith("-large")  # noise rules (report_checks.py)
         noisy = ruled and d["repeats"] > 1 and (cv is None or cv > CV_BOUND)
         bad = ("all_valid false" if not d["all_valid"] else
                "timed_seconds %s below %s" % (d["timed_seconds"], d["min_timed_seconds"]) if short else

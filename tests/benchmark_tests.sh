@@ -63,6 +63,7 @@ sed -i 's/^  id: .*/  id: "0123456789abcdef0123456789abcdef"/; s/^  start: .*/  
 audit refused "a copy of r1 with another run identity" "r2.yaml: timing is r1.yaml's"
 # the report's own reasons, timings and build against its official flag and FOM
 mkaudit; sed -i 's/^official: true$/official: true\nofficial_why: "-gs_F, -ksp_rtol"/' "$tmp/au/r2.yaml"; audit refused "official: true beside its official_why" "r2.yaml: official: true, but official_why"
+mkaudit; sed -i 's/^\(options: .*\)-ts_max_steps 40 /\1-ts_max_steps 4 /' "$tmp/au/r2.yaml"; audit refused "official with another -ts_max_steps in its options" "r2.yaml: options: -ts_max_steps is 4"
 mkaudit; awk '/^fom:/ {f = 1} f && /^  value:/ {printf "  value: %.6f\n", $2 * 1000; f = 0; next} {print}' "$sub/r2.yaml" > "$tmp/au/r2.yaml"
 audit refused "a FOM x 1000" "r2.yaml: fom.value: is"
 mkaudit; sed -i 's/^  revision: "\(.*\)"$/  revision: "\1-dirty"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "official from a modified tree" "r1.yaml: official: true, but build.revision"
@@ -135,7 +136,10 @@ for bad in "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/a
   rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
 done
-echo "ok: merge refuses an official submission with all_valid false, and one its reports contradict"
+cp "$tmp/s2/submission.yaml" "$tmp/short2.yaml" && sed -i 's/^min_timed_seconds: .*/min_timed_seconds: 1000.0/' "$tmp/short2.yaml"
+rc=0; $py "$root/scripts/report_table.py" merge "$tmp/short2.yaml" > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "official: true, but timed_seconds .* below 1000" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of an official submission below its minimum: exit $rc"; }
+echo "ok: merge refuses an official submission with all_valid false, below its minimum, or one its reports contradict"
 # one submission twice (the same file, or a copy) is not two results: it printed a row for each
 cp "$tmp/s2/submission.yaml" "$tmp/copy.yaml"
 for twice in "$tmp/s2/submission.yaml $tmp/s4/submission.yaml $tmp/s2/submission.yaml" "$tmp/s2/submission.yaml $tmp/copy.yaml"; do

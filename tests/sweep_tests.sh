@@ -200,6 +200,7 @@ report_version: 1
 deck: "grayscott-medium"
 official: true
 file: "r$2.yaml"
+options: "$(grep '^-' inputs/grayscott-medium.opts | tr '\n' ' ')"
 run: {id: "$(printf '%032x' "$2")", start: "2026-01-01T00:0$2:00.000000Z", host: "testhost", pid: $((100 + $2)), load_before: [$4, 0.5, 0.5], load_after: [2.0, 1.0, 0.5]}
 machine: {hostname: "testhost", cpu: "Test CPU", ranks: 1, ranks_per_node: 1, threads: 2, device: cpu, cores_online: 2}
 build: {solver_reduction: reproducible, surrogate_reduction: reproducible, revision: "0123456789ab", deck_committed: true}
