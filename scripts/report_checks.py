@@ -94,7 +94,7 @@ def run_options(text):
     return opts
 
 
-# the options a submitter may change (miniapp/cli/deckrules.c, Tunable; docs/benchmark.md): a deck may set them
+# the options a submitter may change (miniapp/io/freeopts.h, FREE_DECK; docs/benchmark.md): a deck may set them
 TUNABLE = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view",
            "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
            "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
