@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-min-seconds S] [-python PY] -out DIR
+# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-python PY] -out DIR
 # One benchmark submission (docs/benchmark.md): the deck as written (its run
 # rules: a run that is not official stops the submission), N repeats
 # (default 5) and more until the repeats' timed loops add up to the deck's
 # minimum duration (-min-seconds raises it, never lowers it: small decks 0 s,
 # medium 60 s, large 300 s), each VALID, the golden hashes checked where the build
 # promises them; then DIR/submission.yaml (FOM mean, min, max, coefficient of
-# variation; the machine, the build) and DIR/submission.yaml.md.
+# variation; the system, the machine, the build; official only within the
+# noise rules) and DIR/submission.yaml.md.
 #   DECK      a deck name (inputs/DECK.opts, or P/share/fpna-miniapp/inputs of
 #             an installed tree) or an options file
 #   -launcher how to start the ranks, e.g. "srun -n 64" or "mpiexec -n 4
 #             --hostfile hosts" (default: one process, no launcher)
 #   -bin DIR  an install prefix (DIR/bin/miniapp) or a build directory
 #             (DIR/miniapp/miniapp); default build/reproducible
+#   -system   the system's name in the submission and the merged table
+#             (default: the host name the reports give)
 #   -python   the Python for the tables (default: python3 on PATH)
 # Merge the submissions of several machines with
 #   scripts/report_table.py merge A/submission.yaml B/submission.yaml
@@ -20,10 +23,10 @@ case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "benchmark: error: $*" >&2; exit 1; }
-usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-min-seconds S] [-python PY] -out DIR"
+usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-python PY] -out DIR"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
-launcher="" bin="" repeat=5 out="" py=python3 minsec=""
+launcher="" bin="" repeat=5 out="" py=python3 minsec="" system=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     -python) py=$2 ;;
     -min-seconds) [[ $2 =~ ^[0-9]+$ ]] || die "-min-seconds $2: must be a whole number of seconds"; minsec=$2 ;;
     -out) out=$2 ;;
+    -system) [[ $2 =~ ^[A-Za-z0-9][A-Za-z0-9\ ._+-]*$ ]] || die "-system '$2': letters, digits, spaces and ._+- only"; system=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2
@@ -79,6 +83,6 @@ while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t
   echo "benchmark: repeat $k/$repeat: VALID, official, FOM $(sed -n '/^fom:/,/^[a-z]/s/^  value: //p' "$out/r$k.yaml"), $timed of $minsec s timed"
 done
 manifest_add submission.yaml; manifest_add submission.yaml.md
-"$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts" --out "$out/submission.yaml" > /dev/null
+"$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts" --system "$system" --out "$out/submission.yaml" > /dev/null
 manifest_end
-echo "benchmark: $out/submission.yaml and $out/submission.yaml.md"
+echo "benchmark: $out/submission.yaml and $out/submission.yaml.md: official $(sed -n 's/^official: //p' "$out/submission.yaml")$(sed -n 's/^official_why: \(.\{1,\}\)/ (\1)/p' "$out/submission.yaml" | grep -v '(null)')"

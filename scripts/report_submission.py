@@ -9,6 +9,7 @@ import sys
 
 import yaml
 
+from report_checks import CV_BOUND, check_report, check_repeats, field, noise_why, revision_why
 from report_common import die, emit, fmt, get, load, num, table, verdict_of, write_text
 
 
@@ -30,34 +31,35 @@ def min_seconds(deck):
     return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
 
 
-def submission(args):
-    paths = sorted(glob.glob(os.path.join(args.dir, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+def build(directory, min_secs, command, system_name=None):
+    """The submission of the repeats in DIRECTORY (a dict, as written), each report checked first (report_checks.py)."""
+    paths = sorted(glob.glob(os.path.join(directory, "r*.yaml")), key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
     paths = [p for p in paths if re.fullmatch(r"r\d+\.yaml", os.path.basename(p))]
     if not paths:
-        die("%s: no repeats (r<k>.yaml)" % args.dir)
+        die("%s: no repeats (r<k>.yaml)" % directory)
     names = [os.path.basename(p) for p in paths]
     if names != ["r%d.yaml" % (k + 1) for k in range(len(paths))]:  # benchmark.sh writes r1..rN: a gap is a repeat taken out
-        die("%s: the repeats are not r1.yaml .. r%d.yaml (%s): one is missing" % (args.dir, len(paths), ", ".join(names)))
+        die("%s: the repeats are not r1.yaml .. r%d.yaml (%s): one is missing" % (directory, len(paths), ", ".join(names)))
     reps = [load(p) for p in paths]
+    foms = [check_report(p, r) for p, r in zip(paths, reps)]
     for p, r in zip(paths, reps):  # a report names the file it was written to: a copy of another repeat is no repeat
         if os.path.basename(str(r.get("file") or "")) != os.path.basename(p):
             die("%s: the report says it was written as %s: a copy of another report, not a repeat" % (p, r.get("file")))
+    check_repeats(paths, reps)
     first = reps[0]
     decks = {r.get("deck") for r in reps}
     if len(decks) != 1:
-        die("%s: the repeats ran different decks (%s)" % (args.dir, ", ".join(sorted(str(d) for d in decks))))
+        die("%s: the repeats ran different decks (%s)" % (directory, ", ".join(sorted(str(d) for d in decks))))
     exes = {str(r.get("command_line") or "").split(" ")[0] for r in reps}
     if len(exes) != 1:
-        die("%s: the repeats ran different executables (%s)" % (args.dir, ", ".join(sorted(exes))))
+        die("%s: the repeats ran different executables (%s)" % (directory, ", ".join(sorted(exes))))
     for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "build.flags", "build.revision", "build.version", "build.petsc", "build.cuda",
-                "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device", "machine.cuda_kernels"):
+                "build.deck_committed", "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device", "machine.cuda_kernels"):
         seen = {str(get(r, key)) for r in reps}  # one submission: one build on one machine in one layout
         if len(seen) != 1:
-            die("%s: the repeats differ in %s (%s)" % (args.dir, key, ", ".join(sorted(seen))))
+            die("%s: the repeats differ in %s (%s)" % (directory, key, ", ".join(sorted(seen))))
     golden = [str(get(r, "verification.golden_state_hash")) for r in reps]
     valid = all(verdict_of(r) == "VALID" for r in reps) and "MISMATCH" not in golden  # a golden mismatch is never VALID: a report saying both was altered
-    official = all(r.get("official") is True for r in reps)
-    foms = [num(get(r, "fom.value")) for r in reps]
     for p, v in zip(paths, foms):
         if v is not None and not v > 0:
             die("%s: fom.value %s is not a positive figure" % (p, get(reps[paths.index(p)], "fom.value")))
@@ -66,25 +68,60 @@ def submission(args):
     hashes = sorted({str(get(r, "verification.state_hash")) for r in reps})
     if len(hashes) > 1 and "atomic" not in (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction")):
         die("%s: the repeats of a %s/%s build hold %d state hashes (%s): its repeats on one machine and layout give one; a report was altered or the build is broken"
-            % (args.dir, get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"), len(hashes), ", ".join(hashes)))
-    timed = sum(num(get(r, "timing.total")) or 0.0 for r in reps)
-    least = max(args.min_seconds, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
-    enough = timed >= least
-    sub = {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid, "official": official and valid and enough,
-           "timed_seconds": round(timed, 3), "min_timed_seconds": least,
-           "command": args.command or first.get("command_line"),
-           "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
-           "state_hashes": hashes, "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),  # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
-           "machine": first.get("machine"), "build": first.get("build"), "reports": [os.path.basename(p) for p in paths]}
+            % (directory, get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"), len(hashes), ", ".join(hashes)))
+    timed = sum(num(get(r, "timing.total")) for r in reps)
+    least = max(min_secs, min_seconds(first.get("deck")))  # --min-seconds raises the rule, never lowers it
+    noff = next(("%s: not official (%s)" % (n, r.get("official_why") or "no reason given")
+                 for n, r in zip(names, reps) if r.get("official") is not True), None)
+    committed = get(first, "build.deck_committed")
+    why = [w for w in (noff, None if valid else "not every repeat VALID",
+                       None if timed >= least else "%.3f s timed, below the minimum %g s" % (timed, least),
+                       revision_why(get(first, "build.revision")),
+                       None if committed is True else "build.deck_committed is %s" % committed,
+                       noise_why(first["deck"], reps, get(fom, "cv"))) if w]
+    runs = [{"report": n, "id": get(r, "run.id"), "start": get(r, "run.start"),
+             "load_before": get(r, "run.load_before")} for n, r in zip(names, reps)]
+    return {"submission_version": 1, "deck": first.get("deck"), "repeats": len(reps), "all_valid": valid,
+            "official": not why, "official_why": "; ".join(why) if why else None,
+            "timed_seconds": round(timed, 3), "min_timed_seconds": least,
+            "command": command or first.get("command_line"),
+            "fom": dict(fom, unit=get(first, "fom.unit")) if fom else None, "time_per_step": tps,
+            # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
+            "state_hashes": hashes,
+            "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),
+            "runs": runs, "system": describe(first, reps, system_name),
+            "machine": first.get("machine"), "build": first.get("build"), "reports": names}
+
+
+def describe(first, reps, name):
+    """The system in the submission (docs/benchmark.md): what a comparison of two machines needs in one place."""
+    m = first.get("machine") if isinstance(first.get("machine"), dict) else {}
+    energy = [num(get(r, "run.energy_joules")) for r in reps]
+    starts = sorted(str(get(r, "run.start")) for r in reps)
+    return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"),
+            "cpu_mhz_max": m.get("cpu_mhz_max"), "cores": m.get("cores_total") or m.get("cores_online"),
+            "threads_per_core": m.get("threads_per_core"), "numa_nodes": m.get("numa_nodes"),
+            "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"), "nodes": m.get("nodes"),
+            "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
+            "device": {"solver": "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
+            "revision": get(first, "build.revision"),
+            "energy_joules": "not measured" if None in energy else round(sum(energy) / len(energy), 1)}
+
+
+def submission(args):
+    sub = build(args.dir, args.min_seconds, args.command, args.system)
+    fom, tps = sub["fom"], sub["time_per_step"]
     text = yaml.safe_dump(sub, sort_keys=False)
     sys.stdout.write(text)
     if args.out:
         write_text(args.out, text)
         md = ["# Submission: %s" % sub["deck"], "", "command: `%s`" % sub["command"], ""] + table(
-            ["deck", "repeats", "official", "FOM mean [%s]" % (sub["fom"] or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
+            ["deck", "repeats", "official", "FOM mean [%s]" % (fom or {}).get("unit"), "FOM min", "FOM max", "FOM cv", "time/step mean [s]", "state hashes", "machine", "build"],
             [[sub["deck"], sub["repeats"], "yes" if sub["official"] else "NO", fmt(get(fom, "mean")), fmt(get(fom, "min")), fmt(get(fom, "max")), fmt(get(fom, "cv"), "%.3f"),
-              "%.4g" % tps["mean"] if tps else "n/a", len(hashes), "%s, %s ranks x %s threads" % (get(first, "machine.cpu"), get(first, "machine.ranks"), get(first, "machine.threads")),
-              "%s/%s" % (get(first, "build.solver_reduction"), get(first, "build.surrogate_reduction"))]])
+              "%.4g" % tps["mean"] if tps else "n/a", len(sub["state_hashes"]), "%s, %s ranks x %s threads" % (get(sub, "machine.cpu"), get(sub, "machine.ranks"), get(sub, "machine.threads")),
+              "%s/%s" % (get(sub, "build.solver_reduction"), get(sub, "build.surrogate_reduction"))]])
+        if sub["official_why"]:
+            md += ["", "Not official: %s" % sub["official_why"]]
         write_text(args.out + ".md", "\n".join(md) + "\n")
 
 
@@ -108,9 +145,77 @@ def merge(args):
             if e == d:
                 die("%s: the same submission as %s (a copy)" % (p, q))
         loaded.append((p, d))
+        checked = check_submission(p, d)
         f = d.get("fom") or {}
-        rows.append([d.get("deck"), get(d, "machine.hostname"), get(d, "machine.cpu"), "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")),
-                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")), d.get("repeats"), "yes" if d.get("official") else "NO",
-                     fmt(num(f.get("mean"))), fmt(num(f.get("cv")), "%.3f"), len(d.get("state_hashes") or [])])
-    out = table(["deck", "host", "cpu", "ranks x threads", "build", "repeats", "official", "FOM mean", "FOM cv", "state hashes"], rows)
+        rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d),
+                     "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")), get(d, "machine.nodes") or 1,
+                     "solver cpu, surrogate %s" % get(d, "machine.device"),
+                     "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")),
+                     get(d, "build.revision") or "n/a", run_date(d), d.get("repeats"),
+                     "yes" if d.get("official") else "NO",
+                     fmt(num(f.get("mean"))), f.get("unit") or "n/a", fmt(num(f.get("cv")), "%.3f"),
+                     len(d.get("state_hashes") or []), checked])
+    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "device", "build", "revision", "date",
+                 "repeats", "official", "FOM mean", "FOM unit", "FOM cv", "state hashes", "checked"], rows)
     emit(out, args)
+
+
+def system(d):
+    """The machine in a few words: CPU (frequency), cores, SMT, NUMA nodes, memory, GPU."""
+    m = d.get("machine") if isinstance(d.get("machine"), dict) else {}
+    parts = [str(m.get("cpu") or "unknown CPU")]
+    if num(m.get("cpu_mhz_max")):
+        parts[0] += " @ %.2f GHz" % (num(m["cpu_mhz_max"]) / 1000)
+    for key, spec in (("cores_online", "%s cores"), ("threads_per_core", "SMT %s"), ("numa_nodes", "%s NUMA"),
+                      ("memory_gib", "%s GiB")):
+        if m.get(key) is not None:
+            parts.append(spec % m[key])
+    if m.get("gpu"):
+        parts.append(str(m["gpu"]))
+    return ", ".join(parts)
+
+
+def run_date(d):
+    starts = sorted(str(r.get("start")) for r in d.get("runs") or [] if isinstance(r, dict) and r.get("start"))
+    return starts[0][:10] if starts else str(get(d, "system.date") or "n/a")[:10]
+
+
+def check_submission(p, d):
+    """Die where a submission contradicts itself or its reports (when they are beside it: recomputed whole).
+    Returns what was checked: "reports" or "file only" (the reports are not beside it)."""
+    d = dict(d)
+    for key, kind in (("deck", "str"), ("repeats", "int"), ("official", "bool"), ("all_valid", "bool"),
+                      ("timed_seconds", "num"), ("min_timed_seconds", "num")):
+        d[key] = field(p, d, key, kind)
+    if d.get("fom") is not None:
+        field(p, d, "fom", "dict")
+        lo, mean, hi = (field(p, d, "fom." + k, "num") for k in ("min", "mean", "max"))
+        if not lo <= mean <= hi:
+            die("%s: fom: min %s, mean %s, max %s are not in order" % (p, lo, mean, hi))
+        field(p, d, "fom.cv", "num", need=False)
+    least = min_seconds(d["deck"])
+    if d["min_timed_seconds"] < least:
+        die("%s: min_timed_seconds: is %s, the deck's minimum is %g" % (p, d["min_timed_seconds"], least))
+    if d["official"]:
+        cv, short = num(get(d, "fom.cv")), d["timed_seconds"] < d["min_timed_seconds"]
+        ruled = d["deck"].endswith("-medium") or d["deck"].endswith("-large")  # noise rules (report_checks.py)
+        noisy = ruled and d["repeats"] > 1 and (cv is None or cv > CV_BOUND)
+        bad = ("all_valid false" if not d["all_valid"] else
+               "timed_seconds %s below %s" % (d["timed_seconds"], d["min_timed_seconds"]) if short else
+               "official_why %s" % d.get("official_why") if d.get("official_why") else
+               revision_why(get(d, "build.revision")) or
+               ("fom.cv %s above the noise bound %.2f" % (cv, CV_BOUND) if noisy else None))
+        if bad:
+            die("%s: official: true, but %s: the submission contradicts itself (altered?)" % (p, bad))
+    reports, here = d.get("reports"), os.path.dirname(os.path.abspath(p))
+    if not isinstance(reports, list) or not reports or \
+            not all(isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports):
+        return "file only"
+    again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
+    for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min",
+                "fom.max", "fom.cv", "state_hashes", "build.revision"):
+        a, b = get(d, key), get(again, key)
+        close = num(a) is not None and num(b) is not None and not isinstance(a, bool)
+        if not (abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) if close else a == b):
+            die("%s: %s: is %s, its reports give %s" % (p, key, a, b))
+    return "reports"

@@ -9,7 +9,7 @@
       ranks x threads configuration, parallel efficiency, state hash vs 1x1.
   report_table.py grid FILE
       prints the report's problem grid as "M N".
-  report_table.py submission DIR [--command CMD] [--out FILE]   (report_submission.py)
+  report_table.py submission DIR [--command CMD] [--system NAME] [--out FILE]   (report_submission.py)
       DIR holds r<k>.yaml, the repeats of one deck (scripts/benchmark.sh):
       one submission (YAML: the deck, whether every repeat was VALID and
       official, the FOM's mean, min, max and coefficient of variation, the
@@ -264,6 +264,7 @@ def main():
     ap.add_argument("--deck", default="")
     ap.add_argument("--command", default="")
     ap.add_argument("--out", default="")
+    ap.add_argument("--system", default="", help="submission: the system's name (default: the report's hostname)")
     ap.add_argument("--min-seconds", type=float, default=0.0, help="submission: the deck's minimum timed duration (run rules)")
     args = ap.parse_args()
     check_out(args)
@@ -286,3 +287,5 @@ if __name__ == "__main__":
         main()
     except OSError as e:  # a file that cannot be read: one line, no traceback
         die("%s%s" % (e.filename + ": " if e.filename else "", e.strerror or e))
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as e:  # a key of an unforeseen type
+        die("malformed input: a report or submission holds a value of the wrong type (%s: %s)" % (type(e).__name__, e))

@@ -13,12 +13,25 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_AL
 py=/usr/bin/python3
 bm=$root/scripts/benchmark.sh
 key() { sed -n "s/^$2: *//p" "$1" | head -1; }
+case $("$build/miniapp/miniapp" -version 2> /dev/null | head -n 1) in # its official runs need a clean build (docs/benchmark.md)
+  *"-dirty)"*) echo "SKIP: the build's source tree is modified (revision -dirty): no run of it is official"; exit 77 ;;
+esac
 
 for np in 2 4; do
-  "$bm" grayscott-small -bin "$build" -repeat 2 -launcher "mpiexec --oversubscribe -n $np" -python $py -out "$tmp/s$np" > "$tmp/s$np.log" 2>&1 || { cat "$tmp/s$np.log"; fail "benchmark.sh on $np ranks failed"; }
+  "$bm" grayscott-small -bin "$build" -repeat 2 -launcher "mpiexec --oversubscribe -n $np" -system "test system $np" -python $py -out "$tmp/s$np" > "$tmp/s$np.log" 2>&1 || { cat "$tmp/s$np.log"; fail "benchmark.sh on $np ranks failed"; }
   s=$tmp/s$np/submission.yaml
   [ "$(key "$s" official)" = true ] && [ "$(key "$s" repeats)" = 2 ] && grep -q "^  ranks: $np$" "$s" || { cat "$s"; fail "$np ranks: not an official 2-repeat submission on $np ranks"; }
   $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom']['n'] == 2 and d['fom']['min'] <= d['fom']['mean'] <= d['fom']['max'] and d['fom']['cv'] >= 0" "$s" || fail "$np ranks: FOM statistics"
+  $py - "$s" $np <<'PY' || fail "$np ranks: the submission's system"
+import sys, yaml
+d, np = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
+s = d["system"]  # what a comparison of two systems needs (docs/benchmark.md)
+for k in ("date", "name", "cpu", "cpu_mhz_max", "cores", "threads_per_core", "numa_nodes", "memory_gib", "gpu", "nodes", "ranks_x_threads",
+          "device", "fom_unit", "revision", "energy_joules"):
+    assert k in s, "system lacks " + k
+assert s["name"] == "test system " + np and s["ranks_x_threads"] == np + " x 1" and s["device"] == {"solver": "cpu", "surrogate": "cpu"}, s
+assert s["revision"] == d["build"]["revision"] and s["date"] == d["runs"][0]["start"][:10] and len({r["id"] for r in d["runs"]}) == 2, s
+PY
   echo "ok: $np ranks, $(key "$s" repeats) repeats, official"
 done
 # the minimum timed duration: -repeat 1 with at least 2 s of timed runs
@@ -35,15 +48,31 @@ $py "$root/scripts/report_table.py" submission "$tmp/min" --min-seconds 1000 > "
 # build's repeat, a golden mismatch, another state hash of an ordered build; no FOM in a repeat: n/a
 sub=$tmp/s2
 mkaudit() { rm -rf "$tmp/au" && mkdir "$tmp/au" && cp "$sub/r1.yaml" "$sub/r2.yaml" "$tmp/au/"; }
-audit() { # WANT(refused|official|notofficial) WHAT
+audit() { # WANT(refused|official|notofficial) WHAT [the refusal's words]
   rc=0; $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" 2> "$tmp/au.err" || rc=$?
   case $1 in
-    refused) [ $rc = 1 ] && [ "$(wc -l < "$tmp/au.err")" = 1 ] || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: not refused"; } ;;
+    refused) [ $rc = 1 ] && [ "$(wc -l < "$tmp/au.err")" = 1 ] && grep -qF -- "${3:-error}" "$tmp/au.err" || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: not refused (with '${3:-}')"; } ;;
     notofficial) [ $rc = 0 ] && [ "$(key "$tmp/au.out" official)" = false ] || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: official"; } ;;
   esac
   echo "ok: $2 -> $(cat "$tmp/au.err")$(key "$tmp/au.out" official)"
 }
 mkaudit; cp "$sub/r1.yaml" "$tmp/au/r2.yaml"; audit refused "a copy of r1 as r2"
+# a copy that names itself r2 is still r1's run (its run identity), and with a new identity still r1's timings
+mkaudit; sed 's|^file: .*|file: "r2.yaml"|' "$sub/r1.yaml" > "$tmp/au/r2.yaml"; audit refused "a copy of r1 whose file: says r2" "r2.yaml: run.id is r1.yaml's"
+sed -i 's/^  id: .*/  id: "0123456789abcdef0123456789abcdef"/; s/^  start: .*/  start: "2000-01-01T00:00:00.000000Z"/' "$tmp/au/r2.yaml"
+audit refused "a copy of r1 with another run identity" "r2.yaml: timing is r1.yaml's"
+# the report's own reasons, timings and build against its official flag and FOM
+mkaudit; sed -i 's/^official: true$/official: true\nofficial_why: "-gs_F, -ksp_rtol"/' "$tmp/au/r2.yaml"; audit refused "official: true beside its official_why" "r2.yaml: official: true, but official_why"
+mkaudit; sed -i 's/^\(options: .*\)-ts_max_steps 40 /\1-ts_max_steps 4 /' "$tmp/au/r2.yaml"; audit refused "official with another -ts_max_steps in its options" "r2.yaml: options: -ts_max_steps is 4"
+mkaudit; awk '/^fom:/ {f = 1} f && /^  value:/ {printf "  value: %.6f\n", $2 * 1000; f = 0; next} {print}' "$sub/r2.yaml" > "$tmp/au/r2.yaml"
+audit refused "a FOM x 1000" "r2.yaml: fom.value: is"
+mkaudit; sed -i 's/^  revision: "\(.*\)"$/  revision: "\1-dirty"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "official from a modified tree" "r1.yaml: official: true, but build.revision"
+mkaudit; sed -i 's/^  deck_committed: true$/  deck_committed: false/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "official with a deck not the revision's" "r1.yaml: official: true, but build.deck_committed false"
+# malformed reports: one line naming the file and the key, no traceback
+mkaudit; sed -i 's/^deck: .*/deck: ["grayscott-small", "x"]/' "$tmp/au/r2.yaml"; audit refused "a list as the deck" "r2.yaml: deck: is a list"
+mkaudit; sed -i '/^timing:/,/^[a-z]/{/^  train:/d}' "$tmp/au/r2.yaml"; audit refused "no timing.train" "r2.yaml: timing.train: is missing"
+mkaudit; sed -i '/^timing:/,/^[a-z]/s/^  solve: .*/  solve: fast/' "$tmp/au/r2.yaml"; audit refused "a word as timing.solve" "r2.yaml: timing.solve: is 'fast'"
+mkaudit; sed -i '/^run:/,/^[a-z]/{/^  id:/d}' "$tmp/au/r2.yaml"; audit refused "no run.id" "r2.yaml: run.id: is missing"
 mkaudit; mv "$tmp/au/r2.yaml" "$tmp/au/r3.yaml"; audit refused "r1 and r3, no r2"
 mkaudit; sed -i 's/^  revision: .*/  revision: "0000000000aa"/' "$tmp/au/r2.yaml"; audit refused "a repeat of another revision"
 if grep -q '^  golden_state_hash: "match"' "$sub/r1.yaml"; then # the reproducible build's decks carry golden hashes
@@ -95,6 +124,22 @@ rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" 
 # merge
 $py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
 [ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
+rev=$(sed -n 's/^  revision: //p' "$tmp/s2/submission.yaml" | head -n 1 | tr -d "'\"")
+grep -q "^| grayscott-small | test system 2 | .* | 2 x 1 | 1 | solver cpu, surrogate cpu | .* | $rev | 20[0-9-]* | 2 | yes | .* | Mpoint-steps/s |" "$tmp/merge.md" ||
+  { cat "$tmp/merge.md"; fail "merge: the row lacks the system name, nodes, device, revision, date or FOM unit"; }
+grep -q '| checked |' "$tmp/merge.md" && [ "$(grep -c '| reports |$' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: the submissions were not re-checked from their reports"; }
+# merge re-checks every submission: official beside all_valid false, a mean its reports do not give
+mkdir "$tmp/m1" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m1/" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/m1/submission.yaml"
+cp "$tmp/s2/submission.yaml" "$tmp/alone.yaml" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/alone.yaml"
+mkdir "$tmp/m2" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m2/" && sed -i '/^fom:/,/^[a-z]/s/^  max: .*/  max: 1000.0/' "$tmp/m2/submission.yaml"
+for bad in "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
+  rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
+done
+cp "$tmp/s2/submission.yaml" "$tmp/short2.yaml" && sed -i 's/^min_timed_seconds: .*/min_timed_seconds: 1000.0/' "$tmp/short2.yaml"
+rc=0; $py "$root/scripts/report_table.py" merge "$tmp/short2.yaml" > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "official: true, but timed_seconds .* below 1000" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of an official submission below its minimum: exit $rc"; }
+echo "ok: merge refuses an official submission with all_valid false, below its minimum, or one its reports contradict"
 # one submission twice (the same file, or a copy) is not two results: it printed a row for each
 cp "$tmp/s2/submission.yaml" "$tmp/copy.yaml"
 for twice in "$tmp/s2/submission.yaml $tmp/s4/submission.yaml $tmp/s2/submission.yaml" "$tmp/s2/submission.yaml $tmp/copy.yaml"; do

@@ -10,6 +10,7 @@ set -u
 name=$1 app=$2 ssolver=$3 ssurr=$4
 . "$(dirname "$0")/lib.sh"
 inputs=$(cd "$(dirname "$0")/../inputs" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 repro=0; [ "$ssolver" = reproducible ] && [ "$ssurr" = reproducible ] && repro=1
 
 case $name in
@@ -21,7 +22,9 @@ import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
 need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device",
                     "nodes", "node_names", "binding", "cores_online", "cores_total", "sockets", "vector_isa", "cpu_flags", "memory_gib", "os", "kernel",
-                    "arch", "netcdf_library", "blas_library", "petsc_configure", "environment"],
+                    "arch", "netcdf_library", "blas_library", "petsc_configure", "environment", "cpu_mhz_max", "threads_per_core",
+                    "numa_nodes", "gpu"],
+        "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
         "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
@@ -35,6 +38,11 @@ for sec, keys in need.items():
         assert k in d[sec], f"report lacks {sec}.{k}"
 assert d["verdict"] == "VALID" and d["fom"]["value"] > 0
 assert d["date"].endswith("Z") and d["machine"]["peak_memory_mib_per_rank"]["max"] > 0
+run = d["run"]  # one run: 128 random bits, its start in UTC to the microsecond, this process; the load it ran under
+assert len(run["id"]) == 32 and int(run["id"], 16) >= 0 and run["start"].endswith("Z") and run["pid"] > 0, run
+assert all(len(run[k]) == 3 and min(run[k]) >= 0 for k in ("load_before", "load_after")), run
+assert run["energy_joules"] == "not measured" or run["energy_joules"] >= 0, run
+assert d["build"]["deck_committed"] in (True, False, None) and d["machine"]["numa_nodes"] in (None,) + tuple(range(1, 4097)), d["build"]
 g = d["verification"]["golden_state_hash"], d["verification"]["golden_weights_hash"]
 if repro: assert g == ("match", "match"), g
 else: assert all(x.startswith("not applicable") for x in g), g
@@ -174,7 +182,23 @@ tampered)
   # physics or tolerance is not, and the report names what changed
   [ "$(sed -n 's/^official: //p' "$tmp/t.yaml")" = false ] || fail "a run with a changed golden hash was official"
   "$app" -options_file "$inputs/grayscott-small.opts" -threads 1 -ksp_type cg -report "$tmp/o.yaml" > /dev/null 2>&1
-  [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  if grep -q '^  revision: ".*-dirty"$' "$tmp/o.yaml"; then # a build of a modified tree (a developer's) is never official, and says why
+    grep -q '^official: false' "$tmp/o.yaml" && grep -q '^official_why: .*source tree was modified' "$tmp/o.yaml" || { grep -E '^official|revision' "$tmp/o.yaml"; fail "a build of a modified source tree was official"; }
+  else
+    [ "$(sed -n 's/^official: //p' "$tmp/o.yaml")" = true ] || { grep -E '^official|^modified' "$tmp/o.yaml"; fail "the deck as written (tunables aside) was not official"; }
+  fi
+  # which embedded deck is its revision's (cmake/decks.cmake, cmake/revision.cmake), on a scratch repository: a committed
+  # deck, the same deck edited, one never committed, and a tree without git (a tarball)
+  g=$tmp/git; mkdir -p "$g/inputs" && printf -- '-deck_name a\n' > "$g/inputs/a.opts" && git -C "$g" init -q && git -C "$g" add inputs/a.opts &&
+    git -C "$g" -c user.name=t -c user.email=t@t commit -qm a && printf -- '-deck_name b\n' > "$g/inputs/b.opts" || fail "scratch repository"
+  gen() { cmake -DSRC="$1" -DOUT="$tmp/decks.c" -P "$root/cmake/decks.cmake" && cmake -DSRC="$1" -DOUT="$tmp/rev.c" -P "$root/cmake/revision.cmake" || fail "decks.cmake failed"; }
+  committed() { sed -n "s/.*\"$1\")) return \(-\{0,1\}[01]\);/\1/p" "$tmp/decks.c"; }
+  gen "$g"; [ "$(committed a)" = 1 ] && [ "$(committed b)" = 0 ] && ! grep -q dirty "$tmp/rev.c" || { cat "$tmp/decks.c" | grep return; fail "decks.cmake: a committed deck is not 1 or an uncommitted one not 0"; }
+  printf -- '-ts_max_steps 4\n' >> "$g/inputs/a.opts"
+  gen "$g"; [ "$(committed a)" = 0 ] && grep -q -- '-dirty"' "$tmp/rev.c" || { grep return "$tmp/decks.c"; cat "$tmp/rev.c"; fail "decks.cmake: an edited deck is taken for the revision's"; }
+  mkdir "$tmp/tar" && cp -r "$g/inputs" "$tmp/tar/" && GIT_CEILING_DIRECTORIES=$tmp gen "$tmp/tar"
+  [ "$(committed a)" = -1 ] && grep -q '"unknown"' "$tmp/rev.c" || { grep return "$tmp/decks.c"; fail "decks.cmake: a tree without git is not 'revision unknown'"; }
+  echo "ok: decks.cmake: committed 1, edited 0, never committed 0, no git -1"
   # the bytes an iteration moves are the run's Krylov method's (docs/running.md): the fused CG's and PETSc CG's
   # counts there; none in the atomic build (its scatter operator's traffic is not counted)
   docs=$(dirname "$0")/../docs/running.md

@@ -19,7 +19,8 @@ for f in bin/miniapp bin/miniapp-compare bin/surrogate-train bin/bench_solver bi
 done
 mkdir "$tmp/work" && cd "$tmp/work" || fail "no work directory"
 "$tmp/p/bin/miniapp" -options_file "$share/inputs/grayscott-small.opts" -threads 1 -report r.yaml > out.txt 2> err.txt || { cat err.txt; fail "the installed miniapp failed on the installed deck"; }
-grep -q '^verdict: VALID' r.yaml && grep -q '^official: true' r.yaml && grep -q 'license: BSD-2-Clause' r.yaml || { grep -E 'verdict|official|license' r.yaml; fail "the installed run is not VALID, official and licensed"; }
+want='^official: true'; grep -q '^  revision: ".*-dirty"$' r.yaml && want='^official_why: .*source tree was modified' # a modified tree's build is never official
+grep -q '^verdict: VALID' r.yaml && grep -q "$want" r.yaml && grep -q 'license: BSD-2-Clause' r.yaml || { grep -E 'verdict|official|license' r.yaml; fail "the installed run is not VALID, official and licensed"; }
 "$tmp/p/bin/bench_solver" -bench_its 1 -bench_reps 1 -da_grid_x 64 -da_grid_y 64 > bench.txt 2>&1 || { cat bench.txt; fail "the installed bench_solver failed"; }
 # the library to link: the build's C compiler (its OpenMP runtime is the library's), the installed tree only
 src=$(cd "$(dirname "$0")/install_consumer" && pwd)

@@ -183,14 +183,52 @@ mk; for k in 1 2 3; do printf 'date: "2026-01-0%sT00:00:00Z"\n' $k >> "$v/atomic
 tgt "dated reports" "- machine: testhost, Test CPU, 64 cores"
 has "$v.out" "- date: 2026-01-01T00:00:00Z to 2026-01-03T00:00:00Z"
 # submissions: no FOM is n/a (it crashed), one repeat has no spread (cv was 0), a large deck keeps its 300 s rule
-mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/' "$v/sub/r1.yaml"
-echo "official: true" >> "$v/sub/r1.yaml"; echo "file: \"sub/r1.yaml\"" >> "$v/sub/r1.yaml" # a report names the file it was written to
+mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/; s/time_per_step: [^,}]*/time_per_step: 1.8e-02/' "$v/sub/r1.yaml"
+echo "official: false" >> "$v/sub/r1.yaml"; echo "file: \"sub/r1.yaml\"" >> "$v/sub/r1.yaml" # a report names the file it was written to
+echo 'run: {id: "0123456789abcdef0123456789abcdef", start: "2026-01-01T00:00:00.000000Z", host: "testhost", pid: 1}' >> "$v/sub/r1.yaml"
 $py scripts/report_table.py submission "$v/sub" --out "$v/sub.yaml" > /dev/null 2> "$v.err" || { cat "$v.err"; fail "a submission without a FOM"; }
 has "$v/sub.yaml.md" "| grayscott-large | 1 | NO | n/a | n/a | n/a | n/a |"
 has "$v/sub.yaml" "min_timed_seconds: 300.0"
 has "$v/sub.yaml" "cv: null"
 $py scripts/report_table.py merge "$v/sub.yaml" > "$v.out" || fail "merge of a submission without a FOM"
-has "$v.out" "| NO | n/a | n/a | 1 |"
+has "$v.out" "| NO | n/a | n/a | n/a | 1 | file only |"
+# the noise rules (docs/benchmark.md): a medium deck's submission is official only with a FOM coefficient of
+# variation within 5% and a load average before each repeat within half the cores (plus the previous repeat's own)
+medium() { # FILE K WORK LOAD_BEFORE: repeat K of grayscott-medium, official, WORK s of the loop's own work
+  cat > "$1" <<EOF
+report_version: 1
+deck: "grayscott-medium"
+official: true
+file: "r$2.yaml"
+options: "$(grep '^-' inputs/grayscott-medium.opts | tr '\n' ' ')"
+run: {id: "$(printf '%032x' "$2")", start: "2026-01-01T00:0$2:00.000000Z", host: "testhost", pid: $((100 + $2)), load_before: [$4, 0.5, 0.5], load_after: [2.0, 1.0, 0.5]}
+machine: {hostname: "testhost", cpu: "Test CPU", ranks: 1, ranks_per_node: 1, threads: 2, device: cpu, cores_online: 2}
+build: {solver_reduction: reproducible, surrogate_reduction: reproducible, revision: "0123456789ab", deck_committed: true}
+problem: {scenario: grayscott, grid: [192, 192], steps: 300, replicas: 1, coupling: guess}
+timing: {total: 40.0, solve: $3, features: 0.0, predict: 0.0, train: 0.0, time_per_step: $(awk "BEGIN{printf \"%.6e\", $3 / 300}"), timed_steps: 300}
+verification: {detail: "ok", state_hash: "0x0000000000000001"}
+fom: {value: $(awk "BEGIN{printf \"%.6f\", 192 * 192 * 300 / $3 / 1e6}"), unit: "Mpoint-steps/s"}
+verdict: VALID
+EOF
+}
+noise() { # WANT(true|false) WHAT OFFICIAL_WHY_REGEX -- then the repeats' WORK LOAD_BEFORE pairs
+  local want=$1 what=$2 words=$3 k=0; shift 3
+  rm -rf "$v/noise" && mkdir -p "$v/noise"
+  while [ $# -ge 2 ]; do k=$((k + 1)); medium "$v/noise/r$k.yaml" $k "$1" "$2"; shift 2; done
+  $py scripts/report_table.py submission "$v/noise" > "$v/noise.yaml" 2> "$v.err" || { cat "$v.err"; fail "noise: $what: refused"; }
+  [ "$(sed -n 's/^official: //p' "$v/noise.yaml")" = "$want" ] && grep -q "^official_why: .*$words" "$v/noise.yaml" || { cat "$v/noise.yaml"; fail "noise: $what: official is not $want ($words)"; }
+  echo "ok: noise: $what: official $want"
+}
+noise true "a quiet machine, cv 0.7%" "null" 30.0 0.5 30.3 2.9
+noise false "cv 20%" "FOM coefficient of variation 0.2[0-9]* above the bound 0.05" 30.0 0.5 40.0 0.5
+noise false "a loaded machine before repeat 1" "repeat 1: load average 1.5 before it, above the bound 1 " 30.0 1.5 30.3 0.5
+noise false "a loaded machine before repeat 2" "repeat 2: load average 3.5 before it, above the bound 3 " 30.0 0.5 30.3 3.5
+noise false "no load recorded" "repeat 1: no load average" 30.0 null 30.3 0.5
+# merge: a noisy submission edited to official is refused
+noise false "cv 20% again" "above the bound" 30.0 0.5 40.0 0.5
+sed -i 's/^official: false$/official: true/; s/^official_why: .*/official_why: null/' "$v/noise.yaml"; cp "$v/noise.yaml" "$v/noise/submission.yaml"
+rc=0; $py scripts/report_table.py merge "$v/noise/submission.yaml" > "$v.out" 2> "$v.err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$v.err")" = 1 ] && grep -q "official: true, but fom.cv 0.2[0-9]* above the noise bound 0.05" "$v.err" || { cat "$v.out" "$v.err"; fail "merge of a noisy submission edited to official: exit $rc"; }
 # --- scripts never delete or overwrite what they did not write (scripts/manifest.sh)
 mkdir -p "$tmp/res/heat"; echo keep > "$tmp/res/heat/prod.results.yaml"; echo old > "$tmp/res/heat/atomic.r1.yaml"
 rc=0; scripts/sweep.sh heat -out "$tmp/res" > "$tmp/out" 2> "$tmp/err" || rc=$?

@@ -9,6 +9,7 @@
 #include "yamlfmt.h"
 
 #include <petscconfiginfo.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <netcdf.h>
 #include <sched.h>
@@ -108,6 +109,71 @@ static const char *BLASLibrary(void)
   return cfg ? cfg() : "not OpenBLAS (openblas_get_config not found)";
 }
 
+/* The first number in a file of /sys or /proc (negative when it cannot be read). */
+static double ReadNumber(const char *path)
+{
+  FILE  *f = fopen(path, "r");
+  double v = -1;
+  if (f && fscanf(f, "%lf", &v) != 1) v = -1;
+  if (f) fclose(f);
+  return v;
+}
+
+/* What a comparison of systems needs beyond the model name: the CPU's frequency (its maximum where cpufreq says
+ * it, else /proc/cpuinfo's current one), hardware threads per core (SMT), NUMA nodes, and a GPU's model where
+ * the NVIDIA driver lists one (/proc/driver/nvidia/gpus). Read from /proc and /sys; null where they do not say. */
+static void SystemFacts(FILE *out)
+{
+  double mhz = ReadNumber("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq") / 1000.0;
+  char   line[512], gpu[256] = "";
+  int    smt = 0, numa = 0;
+  FILE  *f;
+  DIR   *dir;
+  if (mhz <= 0 && (f = fopen("/proc/cpuinfo", "r"))) {
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "cpu MHz : %lf", &mhz) == 1) break;
+    fclose(f);
+  }
+  if ((f = fopen("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "r"))) { /* "0,64" or "0-1": 2 */
+    if (fgets(line, sizeof line, f)) {
+      int a, b;
+      smt = 1;
+      for (char *p = line; *p; p++) smt += *p == ',';
+      if (sscanf(line, "%d-%d", &a, &b) == 2) smt = b - a + 1;
+    }
+    fclose(f);
+  }
+  for (int k = 0; k < 4096; k++) {
+    char node[64];
+    snprintf(node, sizeof node, "/sys/devices/system/node/node%d", k);
+    if (access(node, F_OK)) break;
+    numa++;
+  }
+  if ((dir = opendir("/proc/driver/nvidia/gpus"))) { /* gpus/<bus id>/information: "Model: \t NVIDIA ..." */
+    struct dirent *e;
+    while (!gpu[0] && (e = readdir(dir))) {
+      char path[512];
+      if (e->d_name[0] == '.') continue;
+      snprintf(path, sizeof path, "/proc/driver/nvidia/gpus/%.200s/information", e->d_name);
+      if (!(f = fopen(path, "r"))) continue;
+      while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "Model:", 6)) {
+          char *m = line + 6;
+          m += strspn(m, " \t");
+          m[strcspn(m, "\n")] = 0;
+          snprintf(gpu, sizeof gpu, "%s", m);
+          break;
+        }
+      fclose(f);
+    }
+    closedir(dir);
+  }
+  fprintf(out, "  cpu_mhz_max: %s\n  threads_per_core: ", mhz > 0 ? yaml_num("%.0f", mhz) : "null");
+  fprintf(out, smt > 0 ? "%d\n" : "null\n", smt);
+  fprintf(out, numa > 0 ? "  numa_nodes: %d\n" : "  numa_nodes: null\n", numa);
+  fprintf(out, "  gpu: %s\n", gpu[0] ? yaml_str(gpu) : "null");
+}
+
 PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
 {
   static const char *const env[]     = {"OMP_NUM_THREADS",
@@ -167,6 +233,7 @@ PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
   fprintf(f, "  cores_online: %ld\n  cores_total: %ld\n  sockets: %d\n  vector_isa: %s\n", cores, total, Sockets(),
           VectorISA());
   CPUFlags(f);
+  SystemFacts(f);
   if (!sysinfo(&si)) fprintf(f, "  memory_gib: %.1f\n", (double)si.totalram * si.mem_unit / (1024.0 * 1024.0 * 1024.0));
   if (!uname(&u))
     fprintf(f, "  os: %s\n  kernel: %s\n  arch: %s\n", yaml_str(u.sysname), yaml_str(u.release), yaml_str(u.machine));

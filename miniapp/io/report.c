@@ -5,6 +5,7 @@
  * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
 #include "machine.h"
+#include "runinfo.h"
 #include "cli.h"
 #include "optstrict.h"
 #include "atomicfile.h"
@@ -141,6 +142,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscBool set, gset[2];
 
   PetscFunctionBegin;
+  PetscCall(RunInfoBegin(PETSC_COMM_WORLD)); /* the run's start: its id, time and the load before it */
   PetscCall(PetscMemzero(o, sizeof *o));
   o->repeat = 5;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Proxy-app report and verification", NULL);
@@ -331,38 +333,6 @@ static char deck_name[PETSC_MAX_PATH_LEN];
 static const char *report_path = ""; /* the -report file, named in the report */
 
 
-/* The run rules (docs/benchmark.md): an official result runs the deck as written. */
-static PetscErrorCode WriteRunRules(MPI_Comm comm, FILE *f, const ReportVerdict *v)
-{
-  PetscBool official;
-  char      modified[1024], *opts = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(ReportDeckRules(strcmp(deck_name, "custom") ? deck_name : NULL, &official, modified, sizeof modified));
-  official = (PetscBool)(official && v->ok);
-  PetscCall(PetscFPrintf(comm, f, "official: %s\n", official ? "true" : "false"));
-  if (!official) {
-    const char *why = !strcmp(deck_name, "custom") ? "not a deck run (no -deck_name)"
-                    : modified[0]                  ? modified
-                                                   : "INVALID";
-    PetscCall(PetscFPrintf(comm, f, "official_why: %s\n", yaml_str(why)));
-  }
-  if (modified[0] && strncmp(modified, "no options file", 15)) {
-    PetscCall(PetscFPrintf(comm, f, "modified_options: ["));
-    for (char *p = modified, *e; *p; p = *e ? e + 2 : e) {
-      e = p + strcspn(p, ",");
-      PetscCall(PetscFPrintf(comm, f, "%s\"%.*s\"", p == modified ? "" : ", ", (int)(e - p), p));
-    }
-    PetscCall(PetscFPrintf(comm, f, "]\n"));
-  }
-  PetscCall(PetscFPrintf(comm, f, "command_line: %s\n", yaml_str(ReportCommandLine())));
-  PetscCall(ReportOptionsText(&opts));
-  PetscCall(PetscFPrintf(comm, f, "options: %s\n", yaml_str(opts ? opts : "")));
-  PetscCall(PetscFree(opts));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-
 static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerdict *v, PetscBool net)
 {
   PetscFunctionBegin;
@@ -419,8 +389,9 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
   PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/running.md explains every key)\n"));
   PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
-  PetscCall(WriteRunRules(comm, f, v));
+  PetscCall(RunInfoWriteRules(comm, f, deck_name, v));
   PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(mi.date), yaml_str(report_path)));
+  PetscCall(RunInfoWrite(comm, f, anonymize));
   PetscCall(PetscFPrintf(comm, f,
                          "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  "
                          "mpi_library: %s\n",
@@ -437,6 +408,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n",
                          VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME,
                          SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
+  PetscCall(PetscFPrintf(comm, f, "  deck_committed: %s\n", RunInfoDeckCommitted(deck_name)));
   PetscCall(PetscFPrintf(comm, f,
                          "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT
                          "]\n  components: %" PetscInt_FMT "\n",

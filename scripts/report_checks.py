@@ -1,0 +1,199 @@
+"""scripts/report_checks.py: what a submission (report_submission.py) checks in
+each report before it counts it, and recomputes rather than believes
+(docs/benchmark.md, "What a submission checks"): every key it reads has the
+type it should (a malformed report is one line, never a traceback), the
+official flag agrees with the report's own reasons and its build, the FOM and
+the time per step agree with the report's timings and the deck's size, and a
+repeat is a run of its own (its run identity and timings are no other's).
+Also the noise rules. Not run on its own."""
+import os
+import re
+
+from report_common import die, get, num, timed_steps, verdict_of
+
+# the noise rules (docs/benchmark.md, run rules): the FOM's coefficient of variation over the repeats at most
+# CV_BOUND, and the 1-minute load average before each repeat at most LOAD_SHARE x the node's online cores, plus,
+# after the first repeat, the ranks per node x threads that the previous repeat itself leaves in that average
+CV_BOUND = 0.05
+LOAD_SHARE = 0.5
+TIMING_KEYS = ("total", "solve", "features", "predict", "train")
+# the shipped decks beside the scripts, in the source tree and an install prefix alike
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs")
+
+
+def kind_of(x):
+    if isinstance(x, (list, dict)):
+        return "a list" if isinstance(x, list) else "a mapping"
+    return "missing" if x is None else repr(x)
+
+
+def field(p, r, path, kind, need=True):
+    """The value at PATH of report R (file P), of KIND: "str", "bool", "num", "int", "dict", "list"; None where
+    it is missing and not needed; else one line naming the file and the field."""
+    x = get(r, path)
+    if x is None and not need:
+        return None
+    ok = {"str": isinstance(x, str), "bool": isinstance(x, bool), "dict": isinstance(x, dict),
+          "list": isinstance(x, list), "num": num(x) is not None,
+          "int": isinstance(x, int) and not isinstance(x, bool)}[kind]
+    if not ok:
+        want = {"str": "a string", "bool": "true or false", "dict": "a mapping", "list": "a list", "num": "a number",
+                "int": "a whole number"}[kind]
+        die("%s: %s: is %s, want %s" % (p, path, kind_of(x), want))
+    return num(x) if kind == "num" else x
+
+
+def revision_why(rev):
+    """Why a build of revision REV gives no official result, or None."""
+    if not isinstance(rev, str) or not rev or rev == "unknown":
+        return "build.revision %s: the revision is unknown" % rev
+    if rev.endswith("-dirty"):
+        return "build.revision %s: built from a modified source tree" % rev
+    return None
+
+
+def deck_options(deck):
+    """{-name: value} of the shipped deck file DECK ({} when there is none)."""
+    path = os.path.join(INPUTS, "%s.opts" % deck)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", deck) or not os.path.isfile(path):
+        return {}
+    opts = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split("#", 1)[0].split()
+            if w and w[0].startswith("-"):
+                opts[w[0]] = " ".join(w[1:]).strip('"')
+    return opts
+
+
+def deck_size(deck):
+    """What the shipped deck file sets of the problem's size:
+    {problem.grid: [x, y], problem.steps, problem.replicas}."""
+    opts, out = deck_options(deck), {}
+    try:
+        if "-da_grid_x" in opts and "-da_grid_y" in opts:
+            out["problem.grid"] = [int(opts["-da_grid_x"]), int(opts["-da_grid_y"])]
+        if "-ts_max_steps" in opts:
+            out["problem.steps"] = int(opts["-ts_max_steps"])
+        if "-replicas" in opts:
+            out["problem.replicas"] = int(opts["-replicas"])
+    except ValueError:
+        return {}
+    return out
+
+
+def run_options(text):
+    """{-name: value} of the report's options ("-name value -name ...", as PETSc lists them)."""
+    opts, name = {}, None
+    for tok in str(text or "").split():
+        if tok.startswith("-") and not re.fullmatch(r"-[0-9.]+([eE][-+]?[0-9]+)?", tok):
+            name = tok
+            opts[name] = ""
+        elif name:
+            opts[name] = (opts[name] + " " + tok).strip()
+    return opts
+
+
+# the options a submitter may change (miniapp/io/freeopts.h, FREE_DECK; docs/benchmark.md): a deck may set them
+TUNABLE = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view",
+           "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
+           "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
+           "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"}
+
+
+def same_option(name, a, b):
+    cg = ("cg", "fpnacg")  # the CG implementations give the same bits (docs/benchmark.md, may be changed)
+    return a == b or (name == "-ksp_type" and a in cg and b in cg)
+
+
+def check_report(p, r):
+    """Die on a malformed report or one that contradicts itself; return its FOM (None where it has none)."""
+    deck = field(p, r, "deck", "str")
+    official = field(p, r, "official", "bool")
+    why = field(p, r, "official_why", "str", need=False)
+    field(p, r, "file", "str")
+    field(p, r, "build", "dict")
+    rev = field(p, r, "build.revision", "str", need=False)
+    for k in ("id", "start", "host"):
+        field(p, r, "run." + k, "str")
+    field(p, r, "run.pid", "int")
+    if not re.fullmatch(r"[0-9a-f]{32}", get(r, "run.id")):
+        die("%s: run.id: is %r, want 32 hex digits" % (p, get(r, "run.id")))
+    for k in TIMING_KEYS:
+        if field(p, r, "timing." + k, "num") < 0:
+            die("%s: timing.%s: is %s, a time below 0" % (p, k, get(r, "timing." + k)))
+    grid = field(p, r, "problem.grid", "list")
+    if len(grid) != 2 or any(num(g) is None or num(g) <= 0 for g in grid):
+        die("%s: problem.grid: is %s, want [M, N]" % (p, grid))
+    field(p, r, "problem.replicas", "int")
+    steps = timed_steps(r)
+    if steps is None:
+        die("%s: timing.timed_steps: is %s, want a number" % (p, kind_of(get(r, "timing.timed_steps"))))
+    fom = field(p, r, "fom.value", "num", need=False) if get(r, "fom") is not None else None
+    if get(r, "fom.value") is not None and fom is None:  # .nan (no step timed) reads as no FOM
+        fom = None
+    if official:  # the flag against the report's own reasons and build
+        committed = get(r, "build.deck_committed")
+        bad = ("official_why %s" % why if why else
+               "modified_options %s" % get(r, "modified_options") if get(r, "modified_options") else
+               "verdict %s" % verdict_of(r) if verdict_of(r) != "VALID" else
+               "deck %s" % deck if deck == "custom" else
+               revision_why(rev) or (None if committed is True else "build.deck_committed %s" % str(committed).lower()))
+        if bad:
+            die("%s: official: true, but %s: the report contradicts itself (altered?)" % (p, bad))
+        ran = run_options(get(r, "options"))
+        for name, want in deck_options(deck).items():  # the deck as written: each of its options with its value
+            if name not in TUNABLE and (name not in ran or not same_option(name, ran[name], want)):
+                die("%s: options: %s is %s, the deck %s's %s: not the deck as written, yet official"
+                    % (p, name, ran.get(name, "not given"), deck, want or "(set)"))
+        for key, want in deck_size(deck).items():
+            if get(r, key) != want:
+                die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"
+                    % (p, key, get(r, key), deck, want))
+    work = sum(num(get(r, "timing." + k)) for k in ("solve", "features", "predict", "train"))
+    units = float(grid[0]) * float(grid[1]) * steps * get(r, "problem.replicas")
+    if fom is not None:  # to the printed digits: timings and FOM with 6 decimals
+        want = units / work / 1e6 if work > 0 else None
+        tol = None if want is None else want * (2e-6 / work) / max(1 - 2e-6 / work, 1e-12) + 5e-7 + 1e-9 * want
+        if want is None or abs(fom - want) > tol:
+            die("%s: fom.value: is %s, its timings give %s (%g points x %g steps x %s replicas / %g s of solve, "
+                "features, predict, train / 1e6)" % (p, get(r, "fom.value"), "none" if want is None else "%.6f" % want,
+                                                     float(grid[0]) * float(grid[1]), steps, get(r, "problem.replicas"),
+                                                     work))
+    tps = num(get(r, "timing.time_per_step"))
+    if tps is not None and steps > 0 and abs(tps - work / steps) > 1e-6 * tps + 2e-6 / steps:
+        die("%s: timing.time_per_step: is %s, its timings give %.6e"
+            % (p, get(r, "timing.time_per_step"), work / steps))
+    return fom
+
+
+def check_repeats(paths, reps):
+    """A repeat is a run: no two reports share a run identity, a start or their timings."""
+    ids, starts, times = {}, {}, {}
+    for p, r in zip(paths, reps):
+        name = os.path.basename(p)
+        who = (get(r, "run.start"), get(r, "run.host"), get(r, "run.pid"))
+        for seen, key, what in ((ids, get(r, "run.id"), "run.id"), (starts, who, "run.start, run.host and run.pid"),
+                                (times, tuple(num(get(r, "timing." + k)) for k in TIMING_KEYS), "timing")):
+            if key in seen:
+                die("%s: %s is %s's: a copy of %s, not a repeat" % (p, what, seen[key], seen[key]))
+            seen[key] = name
+
+
+def noise_why(deck, reps, cv):
+    """Why the repeats fail the noise rules, or None. The rules hold for the decks with a minimum duration
+    (medium, large); the small decks' runs are the smoke tests and lessons, seconds long."""
+    if not (deck.endswith("-medium") or deck.endswith("-large")):
+        return None
+    if len(reps) > 1 and (cv is None or cv > CV_BOUND):
+        return "FOM coefficient of variation %s above the bound %.2f" % ("n/a" if cv is None else "%.3f" % cv, CV_BOUND)
+    for k, r in enumerate(reps):
+        load, cores = get(r, "run.load_before"), num(get(r, "machine.cores_online"))
+        if not isinstance(load, list) or not load or num(load[0]) is None or cores is None:
+            return "repeat %d: no load average before it (run.load_before) or no machine.cores_online" % (k + 1)
+        own = (num(get(r, "machine.ranks_per_node")) or 1) * (num(get(r, "machine.threads")) or 1) if k else 0
+        bound = LOAD_SHARE * cores + own
+        if num(load[0]) > bound:
+            return "repeat %d: load average %s before it, above the bound %g (%.2f x %g cores%s)" % (
+                k + 1, load[0], bound, LOAD_SHARE, cores, " + the previous repeat's %g" % own if own else "")
+    return None
