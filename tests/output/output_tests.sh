@@ -402,6 +402,13 @@ sg, sr = summary("gs.yaml"), summary("rs.yaml")
 for d in (gs, rs, heat, cmp):
     assert d.Conventions == "CF-1.8", d.Conventions
     assert "time" not in d.dimensions, "no dimension may be called time (CF would want a dated axis)"
+    # the attribute rule (docs/output.md): a long_name on every variable, units "1" (CF's dimensionless unit) on
+    # every numeric one, none on text (hashes, labels) and on CF flag variables (hash_equal, weights_equal)
+    for v in d.variables.values():
+        assert getattr(v, "long_name", ""), f"{d.filepath()}: {v.name} has no long_name"
+        bare = v.dtype == str or v.dtype.kind == "S" or "flag_values" in v.ncattrs()
+        units = getattr(v, "units", None)
+        assert units == (None if bare else "1"), f"{d.filepath()}: {v.name} ({v.dtype}) has units {units!r}"
 
 # snapshots on their own dimension, exactly the snapshot steps, none unwritten
 def snapshots(d, want, comps):
