@@ -84,42 +84,66 @@ def plot_fields_time(ds, stem, name, who, nrep, written):
     x, y = var(ds, "x"), var(ds, "y")
     ext = [x[0], x[-1], y[0], y[-1]] if len(x) > 1 and len(y) > 1 else None
     f = np.asarray(ds.variables[c][ks], dtype=float)  # (k, replica, y, x)
-    rows = 2 if nrep > 1 else 1
+    d = np.abs(f[:, nrep - 1] - f[:, 0]) if nrep > 1 else None
+    # the difference row only at snapshots where the replicas differ: a bitwise-equal one is said in its title
+    parted = [bool(np.any(d[j] > 0)) for j in range(len(ks))] if nrep > 1 else []
+    rows = 2 if any(parted) else 1
     fig, axes = plt.subplots(rows, len(ks), figsize=(2.9 * len(ks) + 1.2, 2.9 * rows + 1.1), squeeze=False)
     lo, hi = np.nanmin(f[:, 0]), np.nanmax(f[:, 0])
     for j, k in enumerate(ks):
         im = axes[0][j].imshow(f[j, 0], origin="lower", extent=ext, cmap="viridis", vmin=lo, vmax=hi, interpolation="nearest")
-        axes[0][j].set_title(f"step {int(sstep[k])}", fontsize="small")
+        eq = "\nreplicas bitwise equal" if rows == 2 and not parted[j] else ""
+        axes[0][j].set_title(f"step {int(sstep[k])}{eq}", fontsize="small")
     fig.colorbar(im, ax=list(axes[0]), shrink=0.85).set_label(f"{c}, replica 0", fontsize="small")
     if rows == 2:
-        d = np.abs(f[:, nrep - 1] - f[:, 0])
         pos = d[d > 0]
-        dlo, dhi = (np.log10(pos.min()), np.log10(pos.max())) if pos.size else (-17.0, -16.0)
-        for j in range(len(ks)):
+        dlo, dhi = np.log10(pos.min()), np.log10(pos.max())
+        for j in np.flatnonzero(parted):
             with np.errstate(divide="ignore"):
                 ld = np.where(d[j] > 0, np.log10(np.where(d[j] > 0, d[j], 1.0)), np.nan)
             im2 = axes[1][j].imshow(ld, origin="lower", extent=ext, cmap="magma", vmin=dlo, vmax=max(dhi, dlo + 1e-9), interpolation="nearest")
-            if not np.any(d[j] > 0):
-                axes[1][j].text(0.5, 0.5, "bitwise equal", transform=axes[1][j].transAxes, ha="center", va="center", fontsize="small")
         fig.colorbar(im2, ax=list(axes[1]), shrink=0.85).set_label(f"log10 |{c}: replica {nrep - 1} - replica 0|", fontsize="small")
-    for ax in axes.flat:
+        for j in np.flatnonzero(np.logical_not(parted)):  # placed with the row, then removed: the rest keep their place
+            axes[1][j].remove()
+    for ax in [a for a in axes.flat if a in fig.axes]:
         ax.set_xticks([]), ax.set_yticks([])
-    fig.suptitle(f"{name}{who}: {c} over time" + ("; bottom: where replica %d differs from replica 0 (blank: bitwise equal)" % (nrep - 1) if rows == 2 else ""),
-                 fontsize="medium")
+    sub = "" if nrep == 1 else \
+        f"; bottom: where replica {nrep - 1} differs from replica 0 (blank: bitwise equal)" if rows == 2 else \
+        f"; replica {nrep - 1} bitwise equal to replica 0 at every snapshot shown"
+    fig.suptitle(f"{name}{who}: {c} over time{sub}", fontsize="medium")
     fig.savefig(f"{stem}_fields_time.png", dpi=110)
     plt.close(fig)
     written.append(f"{stem}_fields_time.png")
 
 
+COUPLING_PANELS = (  # variable, y label, log axis, the title's line when it is 0 at every step
+    ("increment_error", "learned guess: relative error\nof the predicted increment", True,
+     "learned guess: increment error 0 at every step"),
+    ("churn", "churn: fraction of points whose\nprediction differs from replica 0's", False,
+     "churn 0 at every step: no prediction differs from replica 0's by over 10% of the RMS error"),
+    ("closure_error", "closure: relative error\nof the learned term", True,
+     "closure: learned term's error 0 at every step"),
+    ("closure_drift", "closure: fields' relative L2\ndifference from the exact-term run", True,
+     "closure: fields equal to the exact-term run's at every step (relative L2 0)"))
+
+
 def plot_coupling(ds, stem, name, who, nrep, step, time, written):
-    panels = []
-    if "increment_error" in ds.variables and np.isfinite(var(ds, "increment_error")).any():
-        panels.append(("increment_error", "learned guess: relative error\nof the predicted increment", True))
-    if nrep > 1 and "churn" in ds.variables and np.isfinite(var(ds, "churn")).any():
-        panels.append(("churn", "churn: fraction of points whose\nprediction differs from replica 0's", False))
-    if "closure_error" in ds.variables and np.isfinite(var(ds, "closure_error")).any():
-        panels.append(("closure_error", "closure: relative error\nof the learned term", True))
-        panels.append(("closure_drift", "closure: fields' relative L2\ndifference from the exact-term run", True))
+    """One panel per series the run recorded (finite somewhere); a series 0 at every step (replicas that agree, a
+    closure run whose fields equal the exact-term run's) has nothing to draw on its axis: the title says it instead."""
+    panels, zero, recorded = [], [], set()
+    for v, label, log, what in COUPLING_PANELS:
+        if v not in ds.variables or (v == "churn" and nrep < 2) or \
+                (v == "closure_drift" and "closure_error" not in recorded):  # the drift goes with the closure's error
+            continue
+        a = var(ds, "churn_10" if v == "churn" else v)  # churn_10 >= churn_50 >= churn: the widest
+        a = a[:, 1:] if v == "churn" else a[:, :1] if v == "closure_drift" else a  # the replicas its panel draws
+        a = a[np.isfinite(a)]
+        if a.size:
+            recorded.add(v)
+            if np.any(a > 0):
+                panels.append((v, label, log))
+            else:
+                zero.append(what)
     if not panels:
         return
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.9 * len(panels) + 1.0), sharex=True, squeeze=False)
@@ -141,7 +165,8 @@ def plot_coupling(ds, stem, name, who, nrep, step, time, written):
         legend(ax, loc="best")
     axes[-1].set_xlabel("step")
     time_axis(axes[0], step, time)
-    fig.suptitle(f"{name}{who}: what the network does, per step", fontsize="medium")
+    sub = "".join("\n" + w for w in zero)
+    fig.suptitle(f"{name}{who}: what the network does, per step{sub}", fontsize="medium")
     save(fig, f"{stem}_coupling.png", written)
 
 
@@ -160,25 +185,33 @@ def diffmap(a_path, b_path, outdir, labels):
     if not comps or a.variables[comps[0]].shape[2:] != b.variables[comps[0]].shape[2:]:
         fail(f"{a_path} and {b_path}: not the same fields on the same grid")
     la, lb = labels if labels else (build_name(a) or os.path.basename(a_path), build_name(b) or os.path.basename(b_path))
-    fig, axes = plt.subplots(len(comps), 3, figsize=(13.8, 3.9 * len(comps) + 0.9), squeeze=False)
-    for row, c in enumerate(comps):
-        fa = np.asarray(a.variables[c][sa.index(st), 0], dtype=float)
-        fb = np.asarray(b.variables[c][sb.index(st), 0], dtype=float)
-        d = fb - fa
-        lim = np.nanmax(np.abs(d)) if np.isfinite(d).any() else 0.0
+    def at(d, s, c):  # replica 0's field c at step st
+        return np.asarray(d.variables[c][s.index(st), 0], dtype=float)
+    fields = [(c, at(a, sa, c), at(b, sb, c)) for c in comps]
+    lims = [np.nanmax(np.abs(fb - fa)) if np.isfinite(fb - fa).any() else 0.0 for _, fa, fb in fields]
+    ncol = 3 if any(m > 0 for m in lims) else 2  # a difference 0 everywhere is a blank panel: the titles say it
+    fig, axes = plt.subplots(len(comps), ncol, figsize=(4.6 * ncol, 3.9 * len(comps) + 0.9), squeeze=False)
+    for row, ((c, fa, fb), lim) in enumerate(zip(fields, lims)):
         e = int(np.floor(np.log10(lim))) if lim > 0 else 0
         lo, hi = min(np.nanmin(fa), np.nanmin(fb)), max(np.nanmax(fa), np.nanmax(fb))
-        for ax, (img, title, cmap, kw, cl) in zip(axes[row], [
-                (fa, f"{c}: {la}", "viridis", {"vmin": lo, "vmax": hi}, c),
-                (fb, f"{c}: {lb}", "viridis", {"vmin": lo, "vmax": hi}, c),
-                (d / 10.0 ** e, f"{c}: {lb} - {la}\n(max |difference| {lim:.2g}" + (", bitwise equal)" if lim == 0 else ")"), "RdBu_r",
-                 {"vmin": -((lim / 10.0 ** e) or 1.0), "vmax": (lim / 10.0 ** e) or 1.0}, f"difference of {c}" + (f"  (x 1e{e})" if e else ""))]):
+        panels = [(fa, f"{c}: {la}", "viridis", {"vmin": lo, "vmax": hi}, c),
+                  (fb, f"{c}: {lb}" + ("\n(equal everywhere: no difference panel)" if lim == 0 else ""),
+                   "viridis", {"vmin": lo, "vmax": hi}, c)]
+        if lim > 0:
+            m = lim / 10.0 ** e
+            panels.append(((fb - fa) / 10.0 ** e, f"{c}: {lb} - {la}\n(max |difference| {lim:.2g})", "RdBu_r",
+                           {"vmin": -m, "vmax": m}, f"difference of {c}" + (f"  (x 1e{e})" if e else "")))
+        elif ncol == 3:
+            axes[row][2].remove()
+        for ax, (img, title, cmap, kw, cl) in zip(axes[row], panels):
             im = ax.imshow(img, origin="lower", cmap=cmap, interpolation="nearest", **kw)
             fig.colorbar(im, ax=ax, shrink=0.85).set_label(cl, fontsize="small")
             ax.set_title(title, fontsize="small")
             ax.set_xlabel("x (grid points)", fontsize="small")
             ax.set_ylabel("y (grid points)", fontsize="small")
-    fig.suptitle(f"replica 0 of two runs at step {st}: {os.path.basename(a_path)} and {os.path.basename(b_path)}", fontsize="medium")
+    fig.suptitle(f"replica 0 of two runs at step {st}: {os.path.basename(a_path)} and {os.path.basename(b_path)}" +
+                 ("\nthe fields are equal everywhere (difference 0: no difference panels)" if ncol == 2 else ""),
+                 fontsize="medium")
     check_outdir(outdir)
     path = os.path.join(outdir, "diffmap.png")
     save(fig, path, written := [])
@@ -325,9 +358,13 @@ def plot_fields(ds, stem, name, who, nrep, written):
             d = f[last] - f[0]
             lim = np.nanmax(np.abs(d)) if np.isfinite(d).any() else 0.0
             e = int(np.floor(np.log10(lim))) if lim > 0 else 0  # colour bar in units of 10^e, said in its label
-            panels += [(f[last], f"{c}, replica {last}", "viridis", None, c),
-                       (d / 10.0 ** e, f"{c}: replica {last} - replica 0\n(max |difference| {lim:.2g})", "RdBu_r",
-                        (lim / 10.0 ** e) or 1.0, f"difference of {c}" + (f"  (x 1e{e})" if e else ""))]
+            panels.append((f[last], f"{c}, replica {last}" + ("" if lim > 0 else "\n(equal to replica 0 everywhere)"),
+                           "viridis", None, c))
+            if lim > 0:  # another component differs, this one not: no blank difference panel
+                panels.append((d / 10.0 ** e, f"{c}: replica {last} - replica 0\n(max |difference| {lim:.2g})",
+                               "RdBu_r", lim / 10.0 ** e, f"difference of {c}" + (f"  (x 1e{e})" if e else "")))
+            else:
+                axes[row][2].remove()
         lo, hi = np.nanmin(f[[0, last]]), np.nanmax(f[[0, last]])  # one colour scale for both replicas
         for ax, (img, title, cmap, sym, clabel) in zip(axes[row], panels):
             kw = {"vmin": -sym, "vmax": sym} if sym else {"vmin": lo, "vmax": hi}
@@ -354,49 +391,61 @@ def plot_compare(ds, stem, written):
     step = var(ds, "step")
     time = var(ds, "time") if "time" in ds.variables else np.full(len(step), np.nan)
     vc, rel, dig = var(ds, "vc"), var(ds, "rel_l2"), var(ds, "digits")
-    curves = [(labels[p], vc[p], rel[p], dig[p]) for p in range(npair)]
-    divergence_figure(f"{stem}_steps.png", f"{name}: replica 0 of each file against {ref}, at its snapshots",
-                      step, time, curves, var(ds, "first_divergent_step"), "the files", written)
-
     nep = ds.dimensions["epoch"].size
-    if nep == 0:  # nothing trained in common: no epoch figure
-        return
-    epoch = var(ds, "epoch")
+    ep = compare_epochs(ds, labels) if nep else None  # nothing trained in common: no epoch figure
+    # every loss equal and no weights flag that changes: no epoch panel holds anything, the steps figure says it
+    said = "\ntraining: every loss equal to the reference's (V_s = 0 at every epoch); " + "; ".join(ep["facts"]) \
+        if ep and not ep["loss_drawn"] and not ep["varies"] else ""
+    curves = [(labels[p], vc[p], rel[p], dig[p]) for p in range(npair)]
+    divergence_figure(f"{stem}_steps.png", f"{name}: replica 0 of each file against {ref}, at its snapshots{said}",
+                      step, time, curves, var(ds, "first_divergent_step"), "the files", written)
+    if ep and not said:
+        plot_compare_epochs(ds, stem, name, ref, labels, ep, written)
+
+
+def compare_epochs(ds, labels):
+    """Per pair: |V_s| of the loss, the weights-equal flag (NaN: not compared) and the legend's fact."""
     lvs, weq = np.abs(var(ds, "loss_vs")), var(ds, "weights_equal")
     fde = var(ds, "first_divergent_epoch")
     weq[weq < 0] = np.nan
-    # the flag panel only when some pair's weights change from equal to differing within the run
-    varies = [np.nanmin(weq[p]) != np.nanmax(weq[p]) for p in range(npair) if np.isfinite(weq[p]).any()]
-    loss_drawn = np.nanmax(np.nan_to_num(lvs, nan=0.0)) > 0
-    fig, axes = plt.subplots(1 + any(varies), 1, figsize=(9, 4.2 + 2.2 * any(varies)), sharex=True, squeeze=False)
-    axes = axes[:, 0]
     facts = []
-    for p in range(npair):
+    for p in range(len(labels)):
         eq = weq[p][np.isfinite(weq[p])]
         state = "weights bitwise equal at every epoch" if eq.size and eq.min() == 1 else \
             "weights differ at every epoch" if eq.size and eq.max() == 0 else \
             f"weights differ from epoch {int(fde[p])}" if np.isfinite(fde[p]) and fde[p] >= 0 else ""
-        lab = f"{labels[p]}" + (f" ({state})" if state else "")
-        facts.append(lab)
-        if not series(axes[0], epoch, lvs[p], log=True, label=lab, **style(p, nep)):
-            axes[0].plot([], [], label=lab + ": loss V_s = 0", **style(p, nep))
-        if any(varies):
-            series(axes[1], epoch, weq[p], label=labels[p], drawstyle="steps-post", **style(p, nep))
+        facts.append(f"{labels[p]}" + (f" ({state})" if state else ""))
+    # the flag panel only when some pair's weights change from equal to differing within the run
+    varies = any(np.nanmin(weq[p]) != np.nanmax(weq[p]) for p in range(len(labels)) if np.isfinite(weq[p]).any())
+    return dict(lvs=lvs, weq=weq, fde=fde, facts=facts, varies=varies,
+                loss_drawn=bool(np.nanmax(np.nan_to_num(lvs, nan=0.0)) > 0))
+
+
+def plot_compare_epochs(ds, stem, name, ref, labels, ep, written):
+    epoch, nep = var(ds, "epoch"), ds.dimensions["epoch"].size
+    lvs, weq, loss_drawn, varies = ep["lvs"], ep["weq"], ep["loss_drawn"], ep["varies"]
+    fig, axes = plt.subplots(int(loss_drawn) + int(varies), 1, figsize=(9, 2.0 + 2.2 * (loss_drawn + varies)),
+                             sharex=True, squeeze=False)
+    axes = axes[:, 0]
+    lax, fax = (axes[0] if loss_drawn else None), (axes[-1] if varies else None)
+    for p, lab in enumerate(ep["facts"]):
+        if loss_drawn and not series(lax, epoch, lvs[p], log=True, label=lab, **style(p, nep)):
+            lax.plot([], [], label=lab + ": loss V_s = 0", **style(p, nep))
+        if varies:
+            series(fax, epoch, weq[p], label=labels[p] if loss_drawn else lab, drawstyle="steps-post", **style(p, nep))
     if loss_drawn:
-        log_axis(axes[0], [lvs])
-    else:
-        axes[0].set_yticks([])
-        note(axes[0], "every loss equal to the reference's (V_s = 0 at every epoch)")
-    axes[0].set_ylabel("loss: |V_s| against\nthe reference")
-    if any(varies):
-        axes[1].set_ylabel("weights bitwise\nequal (1 yes, 0 no)")
-        axes[1].set_yticks([0, 1])
-        axes[1].set_ylim(-0.15, 1.15)
-    mark_first_divergence(axes, fde, [f"C{p}" for p in range(npair)])
+        log_axis(lax, [lvs])
+        lax.set_ylabel("loss: |V_s| against\nthe reference")
+    if varies:
+        fax.set_ylabel("weights bitwise\nequal (1 yes, 0 no)")
+        fax.set_yticks([0, 1])
+        fax.set_ylim(-0.15, 1.15)
+    mark_first_divergence(axes, ep["fde"], [f"C{p}" for p in range(len(labels))])
     for ax in axes:
         ax.grid(True, alpha=0.3)
     legend(axes[0], loc="lower right")
     axes[-1].set_xlabel("epoch")
-    fig.suptitle(f"{name}: training of each file against {ref}, per epoch\n(dotted: first epoch whose weights differ)",
-                 fontsize="medium")
+    sub = "" if loss_drawn else "\nevery loss equal to the reference's (V_s = 0 at every epoch)"
+    fig.suptitle(f"{name}: training of each file against {ref}, per epoch{sub}\n"
+                 "(dotted: first epoch whose weights differ)", fontsize="medium")
     save(fig, f"{stem}_epochs.png", written)

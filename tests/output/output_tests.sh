@@ -100,6 +100,99 @@ plot)
   "$py" -c "import netCDF4, matplotlib" 2> /dev/null ||
     fail "$py lacks the netCDF4/matplotlib modules: install python3-netcdf4 python3-matplotlib (scripts/setup.sh)"
   "$compare" ref.nc same.nc div.nc -o cmp.nc > /dev/null || fail "miniapp-compare failed"
+  # every figure drawn below is checked for empty panels as it is saved (docs/output.md: a figure draws only panels
+  # that hold something; what is constant is said in its title): panels.log gets "PNG<TAB>ok|EMPTY ...<TAB>titles"
+  cat > panels.py <<'PY'
+import os, runpy, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.figure
+import numpy as np
+from matplotlib.collections import Collection
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+def values(a):
+    a = np.ma.filled(np.ma.masked_invalid(np.ma.asarray(a, dtype=float)), np.nan).ravel()
+    return a[np.isfinite(a)]
+
+def contents(ax):
+    """What the Axes draws in data coordinates: [(kind, finite values)]; axvline, axhline, axvspan (axes coordinates
+    along one direction) only mark, texts and legend-only lines only say."""
+    out = []
+    for a in ax.get_children():
+        if not a.get_visible():
+            continue
+        if isinstance(a, Line2D) and a.get_transform() is ax.transData:
+            x, y = np.asarray(a.get_xdata(), float), np.asarray(a.get_ydata(), float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            if ok.any():
+                out.append(("line", y[ok]))
+        elif isinstance(a, AxesImage):
+            out.append(("image", values(a.get_array())))
+        elif isinstance(a, Collection) and a.get_transform() is ax.transData:
+            v = np.concatenate([values(p.vertices) for p in a.get_paths()] + [np.zeros(0)])
+            out.append(("collection", v))
+        elif isinstance(a, Patch) and a.get_data_transform() is ax.transData:  # bars: their corners in data space
+            out.append(("patch", values(a.get_patch_transform().transform(a.get_path().vertices))))
+    return [(k, v) for k, v in out if v.size]
+
+def empty(ax):
+    """Why the panel shows nothing (None if it shows something): no finite data, only constant images (a difference 0
+    everywhere), or only lines at 0 throughout (a series that is 0 at every step)."""
+    c = contents(ax)
+    if not c:
+        return "no finite data"
+    if all(k == "image" for k, _ in c) and all(v.min() == v.max() for _, v in c):
+        return "an image of one value"
+    if all(k == "line" for k, _ in c) and all(not v.any() for _, v in c):
+        return "only lines at 0"
+    return None
+
+def check(fig, path):
+    bad = []
+    for k, ax in enumerate(fig.axes):
+        if hasattr(ax, "_colorbar"):
+            continue
+        why = empty(ax)
+        if why:
+            label = (ax.get_title() or ax.get_ylabel() or "untitled").replace("\n", " ")
+            bad.append(f"axes {k} ({label}): {why}")
+    titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [a.get_title() for a in fig.axes]
+    title = " | ".join(t for t in titles if t)
+    title = title.replace("\n", " ")
+    with open(os.environ["PANELS_LOG"], "a") as log:
+        log.write(f"{os.path.normpath(str(path))}\t{'EMPTY ' + '; '.join(bad) if bad else 'ok'}\t{title}\n")
+
+save = matplotlib.figure.Figure.savefig
+def checked_savefig(fig, fname, *a, **kw):
+    check(fig, fname)
+    return save(fig, fname, *a, **kw)
+matplotlib.figure.Figure.savefig = checked_savefig
+sys.argv = sys.argv[1:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))
+runpy.run_path(sys.argv[0], run_name="__main__")
+PY
+  plotpy() { PANELS_LOG="$tmp/panels.log" "$py" "$tmp/panels.py" "$plot" "$@"; }
+  # title_of PNG: the titles (figure's, panels') panels.log recorded for it
+  title_of() { awk -F '\t' -v f="$1" '$1 == f {print $3}' panels.log; }
+  # eq.nc: ref.nc with replica 1 made replica 0 everywhere (fields, series, hashes, losses, weights): what a
+  # deterministic build's replicas give; cmp_eq.nc: ref.nc against same.nc (identical bits: losses equal)
+  cp ref.nc eq.nc && "$py" - <<'PY' || fail "could not make eq.nc"
+import netCDF4
+d = netCDF4.Dataset("eq.nc", "a")
+d.set_auto_chartostring(False)  # hashes as their characters
+for v in d.variables.values():
+    if "replica" in v.dimensions and v.name != "replica":
+        k = v.dimensions.index("replica")
+        a = v[:]
+        idx = [slice(None)] * a.ndim
+        idx[k] = slice(0, 1)
+        v[:] = a[tuple(idx)].repeat(a.shape[k], axis=k)
+d.close()
+PY
+  "$compare" ref.nc same.nc -o cmp_eq.nc > /dev/null || fail "miniapp-compare ref.nc same.nc failed"
   # one growth-rate definition: the figures' fit gives what metrics_growth
   # (summary, miniapp-compare) gives on test_metrics.c's series (the same cases)
   PYTHONPATH="$(dirname "$plot")" "$py" - <<'PY' || fail "plot.py's growth fit is not metrics_growth's"
@@ -161,7 +254,7 @@ plt.close(fig)
 print("secondary axes: tick positions follow the mapping inside and outside the data")
 PY
   for f in ref.nc single.nc cmp.nc; do
-    "$py" "$plot" "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
+    plotpy "$f" -o png > list.txt 2> err.txt || { cat err.txt; fail "plot.py $f failed"; }
     [ -s list.txt ] || fail "plot.py $f listed no PNG"
     want=6; [ $f = cmp.nc ] && want=2; [ $f = single.nc ] && want=5 # runs: + fields over time, per-step coupling
     [ "$(wc -l < list.txt)" = $want ] || fail "plot.py $f listed $(wc -l < list.txt) PNGs, want $want"
@@ -172,23 +265,25 @@ PY
     done < list.txt
   done
   # one replica: no divergence figure (nothing to compare), the other three
-  grep -q _divergence.png <("$py" "$plot" single.nc -o png) && fail "plot.py single.nc drew a divergence figure"
-  grep -q ref_fields_time.png <("$py" "$plot" ref.nc -o png) && grep -q ref_coupling.png <("$py" "$plot" ref.nc -o png) || fail "plot.py ref.nc: no fields-over-time or coupling figure"
+  grep -q _divergence.png <(plotpy single.nc -o png) && fail "plot.py single.nc drew a divergence figure"
+  grep -q ref_fields_time.png <(plotpy ref.nc -o png) && grep -q ref_coupling.png <(plotpy ref.nc -o png) ||
+    fail "plot.py ref.nc: no fields-over-time or coupling figure"
   # --diffmap: two runs' fields at their last common snapshot and the difference
-  "$py" "$plot" --diffmap ref.nc div.nc -o dm > list.txt 2> err.txt || { cat err.txt; fail "plot.py --diffmap failed"; }
+  plotpy --diffmap ref.nc div.nc -o dm > list.txt 2> err.txt || { cat err.txt; fail "plot.py --diffmap failed"; }
   [ "$(cat list.txt)" = dm/diffmap.png ] && [ "$(stat -c %s dm/diffmap.png 2> /dev/null || echo 0)" -gt 10240 ] || fail "--diffmap: listed '$(cat list.txt)', want a dm/diffmap.png over 10 kB"
-  "$py" "$plot" --diffmap ref.nc > /dev/null 2> err.txt && fail "--diffmap with one file accepted"
+  plotpy --diffmap ref.nc > /dev/null 2> err.txt && fail "--diffmap with one file accepted"
   [ "$(wc -l < err.txt)" = 1 ] || fail "--diffmap with one file: not one line"
   # --overlay: replica 1 against replica 0 of several runs on one axes, legend from the attributes
-  "$py" "$plot" --overlay ref.nc same.nc div.nc -o ov > list.txt 2> err.txt || { cat err.txt; fail "plot.py --overlay failed"; }
+  plotpy --overlay ref.nc same.nc div.nc -o ov > list.txt 2> err.txt ||
+    { cat err.txt; fail "plot.py --overlay failed"; }
   [ "$(cat list.txt)" = "$(printf 'ov/overlay_digits.png\nov/overlay_rel_l2.png')" ] || fail "--overlay listed: $(cat list.txt)"
   for png in ov/overlay_digits.png ov/overlay_rel_l2.png; do
     [ "$(stat -c %s $png 2> /dev/null || echo 0)" -gt 10240 ] || fail "$png missing or not over 10 kB"
   done
-  "$py" "$plot" --overlay ref.nc same.nc div.nc --list > list.txt || fail "plot.py --overlay --list failed"
+  plotpy --overlay ref.nc same.nc div.nc --list > list.txt || fail "plot.py --overlay --list failed"
   want=$(printf 'deterministic build\nreproducible/deterministic build\natomic/deterministic build')
   [ "$(cat list.txt)" = "$want" ] || fail "--overlay legend: $(cat list.txt | paste -sd '|'), want solver/surrogate from the attributes"
-  "$py" "$plot" --overlay ref.nc div.nc --labels 'a b,c' --list > list.txt || fail "plot.py --overlay --labels failed"
+  plotpy --overlay ref.nc div.nc --labels 'a b,c' --list > list.txt || fail "plot.py --overlay --labels failed"
   [ "$(cat list.txt)" = "$(printf 'a b\nc')" ] || fail "--labels not used: $(cat list.txt)"
   # --sweep: bars from sweep reports (report_table.py's ratios): solver 1.1x, surrogate 1.2x, loop 1.05x +- repeats
   mkdir -p sw
@@ -201,10 +296,10 @@ PY
   rep deterministic.r1.yaml deterministic deterministic 0.105 4.2 1.7; rep deterministic.r2.yaml deterministic deterministic 0.108 4.3 1.8
   rep deterministic-atomic.r1.yaml deterministic atomic 0.102 4.4 1.5
   rep atomic-deterministic.r1.yaml atomic deterministic 0.101 4.0 1.9
-  "$py" "$plot" --sweep sw -o swp > list.txt 2> err.txt || { cat err.txt; fail "plot.py --sweep failed"; }
+  plotpy --sweep sw -o swp > list.txt 2> err.txt || { cat err.txt; fail "plot.py --sweep failed"; }
   [ "$(cat list.txt)" = swp/cost_of_determinism.png ] || fail "--sweep listed: $(cat list.txt)"
   [ "$(stat -c %s swp/cost_of_determinism.png 2> /dev/null || echo 0)" -gt 10240 ] || fail "cost_of_determinism.png missing or small"
-  "$py" "$plot" --sweep sw/atomic.r1.yaml --list > list.txt || fail "plot.py --sweep FILE --list failed"
+  plotpy --sweep sw/atomic.r1.yaml --list > list.txt || fail "plot.py --sweep FILE --list failed"
   cat list.txt
   grep -qx "solver half: deterministic (deterministic-atomic) 1.100x (1.000x..1.100x)" list.txt || fail "--sweep solver ratio"
   grep -qx "surrogate half: deterministic (atomic-deterministic) 1.200x (1.143x..1.200x)" list.txt || fail "--sweep surrogate ratio"
@@ -214,13 +309,13 @@ PY
     fail "--sweep: a variant not run is not said"
   # an INVALID variant's bar has no verdict (it had one from its failed runs)
   rep reproducible.r1.yaml reproducible reproducible 0.102 4.2 1.7; sed -i 's/verdict: VALID/verdict: INVALID/' sw/reproducible.r1.yaml
-  "$py" "$plot" --sweep sw --list > list.txt || fail "plot.py --sweep with an INVALID variant failed"
+  plotpy --sweep sw --list > list.txt || fail "plot.py --sweep with an INVALID variant failed"
   grep -qx "whole loop: reproducible (reproducible) 1.020x (0.927x..1.020x) target <= 1.25x n/a (INVALID or another build) INVALID" list.txt || { cat list.txt; fail "--sweep: an INVALID variant got a verdict"; }
   rm sw/reproducible.r1.yaml
   # bad input: one line 'plot.py: error: ...', exit 1
   bad() {
     local pattern=$1; shift
-    "$py" "$plot" "$@" > out.txt 2> err.txt
+    plotpy "$@" > out.txt 2> err.txt
     local rc=$?
     echo "plot.py $* -> exit $rc: $(cat err.txt)"
     [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q "^plot.py: error: " err.txt && grep -qF -- "$pattern" err.txt ||
@@ -242,15 +337,45 @@ PY
   bad "ref.nc (its folder .): no sweep reports" --sweep ref.nc # the file named as given, not "."
   bad "expected one file" ref.nc div.nc
   bad "unrecognized arguments" ref.nc --bogus
-  "$py" "$plot" ref.nc > /dev/null || fail "plot.py without -o failed"
+  plotpy ref.nc > /dev/null || fail "plot.py without -o failed"
   [ -s ref_fields.png ] || fail "default OUTDIR is not the file's directory"
   for bad in missing.nc corrupt.nc; do
-    "$py" "$plot" $bad > out.txt 2> err.txt
+    plotpy $bad > out.txt 2> err.txt
     rc=$?
     echo "plot.py $bad -> exit $rc: $(cat err.txt)"
     [ $rc = 1 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q "^plot.py: error: $bad" err.txt ||
       fail "plot.py $bad: want exit 1 and one 'plot.py: error: $bad' line"
   done
+  # what is constant is said in the title, not drawn: bitwise-equal replicas (eq.nc), equal losses (cmp_eq.nc),
+  # runs all bitwise equal (--overlay), equal fields (--diffmap of identical files), series 0 at every step
+  plotpy eq.nc -o eq > /dev/null 2> err.txt || { cat err.txt; fail "plot.py eq.nc failed"; }
+  plotpy cmp_eq.nc -o eq > list_cmp.txt 2> err.txt || { cat err.txt; fail "plot.py cmp_eq.nc failed"; }
+  plotpy --overlay eq.nc eq.nc --labels a,b -o ov_eq > list_ov.txt 2> err.txt ||
+    { cat err.txt; fail "plot.py --overlay eq.nc eq.nc failed"; }
+  plotpy --diffmap ref.nc same.nc -o dm_eq > /dev/null 2> err.txt || { cat err.txt; fail "plot.py --diffmap failed"; }
+  # every PNG drawn in this test went through the check, and none has an empty panel
+  find . -name '*.png' | sed 's|^\./||' | sort > drawn.txt
+  cut -f1 panels.log | sort -u > checked.txt
+  [ -s checked.txt ] && [ -z "$(comm -23 drawn.txt checked.txt)" ] ||
+    fail "PNGs not checked for empty panels: $(comm -23 drawn.txt checked.txt | paste -sd ' ')"
+  if grep -q "	EMPTY" panels.log; then
+    grep "	EMPTY" panels.log | cut -f1,2
+    fail "$(grep -c "	EMPTY" panels.log) figures draw an empty panel (docs/output.md: only panels that hold something)"
+  fi
+  # ... and the titles say what was not drawn
+  title_of eq/eq_fields_time.png | grep -q "replica 1 bitwise equal to replica 0 at every snapshot shown" ||
+    fail "eq_fields_time.png: the title does not say the replicas are bitwise equal: $(title_of eq/eq_fields_time.png)"
+  title_of eq/eq_coupling.png | grep -q "churn 0 at every step" ||
+    fail "eq_coupling.png: the title does not say the churn is 0: $(title_of eq/eq_coupling.png)"
+  [ "$(cat list_cmp.txt)" = eq/cmp_eq_steps.png ] || fail "cmp_eq.nc (equal losses): $(paste -sd ' ' list_cmp.txt)"
+  title_of eq/cmp_eq_steps.png | grep -q "training: every loss equal to the reference's" ||
+    fail "cmp_eq_steps.png: the title does not say the losses are equal: $(title_of eq/cmp_eq_steps.png)"
+  [ "$(cat list_ov.txt)" = ov_eq/overlay_digits.png ] || fail "--overlay of equal runs: $(paste -sd ' ' list_ov.txt)"
+  title_of ov_eq/overlay_digits.png | grep -q "no overlay_rel_l2.png" ||
+    fail "overlay_digits.png: the title does not say why no rel_l2 figure: $(title_of ov_eq/overlay_digits.png)"
+  title_of dm_eq/diffmap.png | grep -q "no difference panel" ||
+    fail "diffmap.png of equal fields: the titles do not say it: $(title_of dm_eq/diffmap.png)"
+  echo "empty panels: $(wc -l < checked.txt) PNGs checked ($(wc -l < panels.log) drawn), none draws an empty panel"
   ;;
 run) # the layout of real run files: snapshots, restarts, hashes = the summary's
   py=$4 app=$5
@@ -277,6 +402,13 @@ sg, sr = summary("gs.yaml"), summary("rs.yaml")
 for d in (gs, rs, heat, cmp):
     assert d.Conventions == "CF-1.8", d.Conventions
     assert "time" not in d.dimensions, "no dimension may be called time (CF would want a dated axis)"
+    # the attribute rule (docs/output.md): a long_name on every variable, units "1" (CF's dimensionless unit) on
+    # every numeric one, none on text (hashes, labels) and on CF flag variables (hash_equal, weights_equal)
+    for v in d.variables.values():
+        assert getattr(v, "long_name", ""), f"{d.filepath()}: {v.name} has no long_name"
+        bare = v.dtype == str or v.dtype.kind == "S" or "flag_values" in v.ncattrs()
+        units = getattr(v, "units", None)
+        assert units == (None if bare else "1"), f"{d.filepath()}: {v.name} ({v.dtype}) has units {units!r}"
 
 # snapshots on their own dimension, exactly the snapshot steps, none unwritten
 def snapshots(d, want, comps):
