@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # tests/cudaemu/solver_device_check.sh MINIAPP MINIAPP_EMU MPIEXEC DECKS_DIR:
-# the solver's vectors on the emulated device (-solver_device cuda, the
-# surrogate there too) against the CPU run of the same configuration: the
-# same state and weights hashes (the build's promise: the CPU's bits),
-# VALID, the device said in the summary with its host<->device copies; on
-# 1 rank (the operator and the CG iteration on the device) and 2 ranks (the
-# halo through the host), Gray-Scott and heat. And the real miniapp of a
-# build without a usable device refuses -solver_device cuda in one line.
+# the solver's vectors on the emulated device (-solver_device cuda) against
+# the CPU run of the same configuration: the same state and weights hashes
+# (every build: the CPU's bits; the atomic build with a seeded order), VALID,
+# the device said in the summary with its host<->device copies; on 1 rank
+# (the operator and the CG iteration on the device) and 2 ranks (the halo
+# through the host), Gray-Scott and heat, the surrogate on the CPU (the GPU
+# surrogate's deterministic order is its own) and, in the reproducible build,
+# on the emulated device too. And the real miniapp of a build without a
+# usable device refuses -solver_device cuda in one line.
 set -u
 app=$1 emu=$2 mpiexec=$3 decks=$4
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
@@ -19,7 +21,7 @@ one() { # name, ranks, deck args...
   local launch=()
   [ "$np" -gt 1 ] && launch=("$mpiexec" --oversubscribe -n "$np")
   "${launch[@]}" "$app" "$@" -summary "$t/$name.cpu.yaml" > "$t/$name.cpu.log" 2>&1 || { tail -n 3 "$t/$name.cpu.log"; fail "$name: the CPU run failed"; }
-  "${launch[@]}" "$emu" "$@" -solver_device cuda -surrogate_device cuda -summary "$t/$name.dev.yaml" > "$t/$name.dev.log" 2>&1 \
+  "${launch[@]}" "$emu" "$@" -solver_device cuda "${devonly[@]}" -summary "$t/$name.dev.yaml" > "$t/$name.dev.log" 2>&1 \
     || { tail -n 3 "$t/$name.dev.log"; fail "$name: the device run failed"; }
   for k in state_hash weights_hash; do
     [ "$(key "$t/$name.cpu.yaml" $k)" = "$(key "$t/$name.dev.yaml" $k)" ] \
@@ -35,9 +37,16 @@ one() { # name, ranks, deck args...
 for d in grayscott-small heat-small; do # shorter than the decks: their golden hashes do not apply
   grep -v -e '^-golden' -e '^-deck_name' "$decks/$d.opts" > "$t/$d.opts"
 done
-one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 8
-one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 6
-one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 4
+"$app" -ts_max_steps 0 -coupling none -summary "$t/b.yaml" > /dev/null 2>&1 || fail "the build's summary"
+seed=() devonly=() # devonly: options of the device run alone
+[ "$(key "$t/b.yaml" solver_reduction)" = atomic ] && seed=(-atomic_order_seed 5)
+one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
+one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+if [ "$(key "$t/b.yaml" surrogate_reduction)" = reproducible ]; then
+  devonly=(-surrogate_device cuda) # against the CPU's surrogate: the same bits in this build
+  one gs-both 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 4 -surrogate_device cpu
+fi
 out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "error: -solver_device cuda: " \
   || { echo "$out"; fail "-solver_device cuda without a usable device: not one line and exit 1"; }
