@@ -9,6 +9,10 @@
 #             that test (both kernel sets) and on a 4-step coupled run: 0 errors each
 #   decks     the decks (-decks) with -surrogate_device cuda: VALID, i.e. in a
 #             reproducible build the golden hashes, which are the CPU's; FOM
+#   solver    the decks again with the solver's vectors on the GPU too
+#             (-solver_device cuda): VALID (the golden hashes: the CPU's bits),
+#             the FOM against the decks step's (solver on the CPU), and the
+#             host<->device vector copies of the run
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
 #             train/infer samples/s per strategy, GFLOP/s, modelled GB/s;
@@ -42,7 +46,7 @@ usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \
 usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || die "$1 $2: must be a positive integer below 10^9"; }
-allsteps="device test sanitize decks ranks bench torch atomic sweep sumstudy profile kernels"
+allsteps="device test sanitize decks solver ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
 sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
@@ -218,6 +222,17 @@ if on decks; then
     v=$(key "$logs/$d.yaml" verdict) g=$(key "$logs/$d.yaml" golden_state_hash)
     detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$logs/$d.yaml" value) Mpoint-steps/s, $np rank(s), total $(key "$logs/$d.yaml" total) s"
     if [ $rc = 0 ] && [ "$v" = VALID ]; then record "deck $d" pass "$detail"; else record "deck $d" fail "exit $rc, $detail, logs/$d.log"; fi
+  done
+fi
+
+if on solver; then
+  for d in $decks; do
+    r=$logs/$d-solver.yaml
+    rm -f "$r"
+    timeout "$(tmo_now)" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -solver_device $dev -report "$r" > "$logs/$d-solver.log" 2>&1; rc=$?
+    v=$(key "$r" verdict) g=$(key "$r" golden_state_hash) c=$(sed -n 's/^device_vector_copies: *//p' "$logs/$d-solver.log" | head -n 1)
+    detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$r" value) Mpoint-steps/s (solver on the CPU: $(key "$logs/$d.yaml" value)), ${c:-?} host<->device vector copies, $np rank(s), total $(key "$r" total) s"
+    if [ $rc = 0 ] && [ "$v" = VALID ]; then record "solver on $dev: $d" pass "$detail"; else record "solver on $dev: $d" fail "exit $rc, $detail, logs/$d-solver.log"; fi
   done
 fi
 

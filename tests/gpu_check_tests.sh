@@ -19,7 +19,7 @@ has() { grep -qF -- "$2" "$1" || { cat "$1"; fail "'$2' not in $(basename "$1")"
 mkdir -p "$tmp/root"
 for v in reproducible atomic reproducible-atomic; do ln -s "$build" "$tmp/root/$v"; done
 rc=0
-scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gc" -steps device,test,decks,ranks,bench,atomic,sweep,profile \
+scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gc" -steps device,test,decks,solver,ranks,bench,atomic,sweep,profile \
   -decks grayscott-small -bench_n 3000 -widths "8,8 3" -atomic_deck grayscott-small -replicas 2 \
   -sweep_decks grayscott-small -sweep_variants reproducible > "$tmp/log" 2>&1 || rc=$?
 [ $rc = 0 ] || { cat "$tmp/log"; fail "rehearsal exited $rc"; }
@@ -29,6 +29,7 @@ import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
 st = {c["check"]: c["status"] for c in d["checks"]}
 want = {"device": "skip", "test": "skip", "profile": "skip", "deck grayscott-small": "pass",
+        "solver on cpu: grayscott-small": "pass",
         "2 cpu ranks vs 1 CPU rank": "pass", "bench_surrogate n=3000 layers=8,8": "pass",
         "bench_surrogate n=3000 layers=3": "pass", "atomic study (cpu, real atomics)": "pass",
         "atomic study (CPU, seeded replay)": "pass", "sweep grayscott-small": "pass"}
