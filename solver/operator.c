@@ -42,15 +42,19 @@ static inline const PetscScalar *Row(const Layout *L, const PetscScalar *u, Pets
   return u + ((j - L->gys) * L->gxm + (L->xs - L->gxs)) * L->dof;
 }
 
-/* y on row j, owned entries k0 <= k < k1 of the row (k = i d + c; k0 and k1
- * multiples of d). */
-static inline void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j,
-                                 PetscInt k0, PetscInt k1)
+/* The stencil's arithmetic is the same IEEE operations in every lane, with
+ * no contraction (-ffp-contract=off): the widest vectors the CPU has give
+ * the same bits as the baseline's two lanes, and the pass is compute-bound
+ * in two. */
+#define GATHER_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+
+/* y_k of row r, k0 <= k < k1 (k = i d + c; multiples of d), from the rows
+ * south and north of it, rs and rn; r[k - d] and r[k + d] must exist (a
+ * ghosted row, or the interior of a row). */
+GATHER_TARGETS static void GatherRow(const OpCtx *op, PetscInt d, const PetscScalar *r, const PetscScalar *rs,
+                                     const PetscScalar *rn, PetscScalar *yr, PetscInt k0, PetscInt k1)
 {
-  const PetscReal    ihx2 = op->ihx2, ihy2 = op->ihy2;
-  const PetscInt     d = L->dof, stride = L->gxm * d;
-  const PetscScalar *r = Row(L, u, j), *rs = r - stride, *rn = r + stride;
-  PetscScalar       *yr = y + (size_t)(j - L->ys) * L->xm * d;
+  const PetscReal ihx2 = op->ihx2, ihy2 = op->ihy2;
   if (d == 1) { /* a constant stride, so that the loop runs in vectors */
     const PetscReal cf = op->coef[0];
 #pragma omp simd /* y is not u: no dependence between iterations */
@@ -70,10 +74,49 @@ static inline void GatherSegment(const OpCtx *op, const Layout *L, const PetscSc
   }
 }
 
+/* y on row j of the ghosted copy u, owned entries k0 <= k < k1 of the row. */
+static void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j,
+                          PetscInt k0, PetscInt k1)
+{
+  const PetscInt     stride = L->gxm * L->dof;
+  const PetscScalar *r      = Row(L, u, j);
+  GatherRow(op, L->dof, r, r - stride, r + stride, y + (size_t)(j - L->ys) * L->xm * L->dof, k0, k1);
+}
+
 static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
 {
 #pragma omp parallel for schedule(static) if (L->xm * L->ym > OP_PAR_MIN_POINTS)
   for (PetscInt j = L->ys; j < L->ys + L->ym; j++) GatherSegment(op, L, u, y, j, 0, L->xm * L->dof);
+}
+
+/* One rank: row j of x itself, no ghosted copy (a pass of copying less, and
+ * none single-threaded); the row's first and last point take their west or
+ * east neighbour across the edge (the other end of the row, or 0), the first
+ * and last row theirs south or north likewise: the ghosted copy's values. */
+static void GatherDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y, PetscInt j, PetscInt k0, PetscInt k1)
+{
+  const PetscInt     d = op->dof, n = op->M * d, N = op->N;
+  const PetscScalar *r = x + (size_t)j * n, *rs, *rn;
+  PetscScalar       *yr = y + (size_t)j * n;
+  const PetscInt     a = PetscMax(k0, d), b = PetscMin(k1, n - d);
+
+  if (op->periodic) rs = x + (size_t)((j + N - 1) % N) * n, rn = x + (size_t)((j + 1) % N) * n;
+  else rs = j ? r - n : op->zeros, rn = j + 1 < N ? r + n : op->zeros;
+  if (a < b) GatherRow(op, d, r, rs, rn, yr, a, b);
+  for (PetscInt k = k0; k < k1; k++) {
+    if (k == a && a < b) k = b; /* the interior, done above */
+    if (k >= k1) break;
+    PetscScalar p = r[k], w = k >= d ? r[k - d] : op->periodic ? r[k + n - d] : 0.0,
+                e = k + d < n ? r[k + d] : op->periodic ? r[k + d - n] : 0.0,
+                lap = ((w - p) + (e - p)) * op->ihx2 + ((rs[k] - p) + (rn[k] - p)) * op->ihy2;
+    yr[k] = p - op->coef[k % d] * lap;
+  }
+}
+
+static void MultDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y)
+{
+#pragma omp parallel for schedule(static) if (op->M * op->N > OP_PAR_MIN_POINTS)
+  for (PetscInt j = 0; j < op->N; j++) GatherDirect(op, x, y, j, 0, op->M * op->dof);
 }
 
 /* The gathered product as blocks of the owned array (red_dot_blocks), with
@@ -84,7 +127,7 @@ static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, P
 typedef struct {
   const OpCtx       *op;
   const Layout      *L;
-  const PetscScalar *u;
+  const PetscScalar *u, *x; /* the ghosted copy; or (one rank) x itself, u unused */
   PetscScalar       *y;
   long long          flip; /* local entry the armed fault flips, or -1 */
 } GatherBlocks;
@@ -96,12 +139,15 @@ static const double *GatherBlock(void *ctx, size_t i0, size_t m, double *xs)
   for (size_t k = i0; k < i0 + m;) {
     PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n),
              k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
-    GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
-    memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
+    if (g->x) GatherDirect(g->op, g->x, g->y, j, k0, k1);
+    else {
+      GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
+      memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
+    }
     k += (size_t)(k1 - k0);
   }
   if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(g->op->fault, &g->y[g->flip]);
-  return xs;
+  return g->x ? g->x + i0 : xs;
 }
 
 /* Faces of the owned block, per component: x-faces (i-1|i) for i in
@@ -260,9 +306,11 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   const PetscScalar *u;
   PetscScalar       *yy;
   red_atomic_state  *ord;
+  PetscBool          direct;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
+  direct = (PetscBool)(!op->scatter && op->one_rank);
   if (OnDevice(op, x, y)) {
     PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
     if (op->check) PetscCall(Check(A, op, x, y));
@@ -270,16 +318,20 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   }
   PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(GetLayout(op->da, &L));
-  PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
-  PetscCall(VecGetArrayRead(op->uloc, &u));
+  if (direct) PetscCall(VecGetArrayRead(x, &u));
+  else {
+    PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
+    PetscCall(VecGetArrayRead(op->uloc, &u));
+  }
   PetscCall(VecGetArrayWrite(y, &yy));
   if (op->scatter) MultScatter(op, &L, u, yy, ord);
+  else if (direct) MultDirect(op, u, yy);
   else MultGather(op, &L, u, yy);
   PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 (5-point Laplacian) + 2 (u - coef lap) */
   /* -inject site=operator: before anything checks the product */
   if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof)));
   PetscCall(VecRestoreArrayWrite(y, &yy));
-  PetscCall(VecRestoreArrayRead(op->uloc, &u));
+  PetscCall(VecRestoreArrayRead(direct ? x : op->uloc, &u));
   if (op->check) PetscCall(Check(A, op, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -314,18 +366,19 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   }
   PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
   PetscCall(GetLayout(op->da, &L));
-  PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
+  if (!op->one_rank) PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
   PetscCall(VecGetOwnershipRange(y, &lo, NULL));
   PetscCall(VecGetSize(y, &N));
   g.op = op, g.L = &L,
   g.flip = fault_take(op->fault, FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
-  PetscCall(VecGetArrayRead(op->uloc, &g.u));
-  PetscCall(VecGetArrayWrite(y, &g.y));
   PetscCall(VecGetArrayRead(x, &xa));
+  g.u = NULL, g.x = op->one_rank ? xa : NULL;
+  if (!op->one_rank) PetscCall(VecGetArrayRead(op->uloc, &g.u));
+  PetscCall(VecGetArrayWrite(y, &g.y));
   red_dot_blocks(s, (size_t)(L.xm * L.ym * L.dof), GatherBlock, &g, xa, g.y, &part, ord);
-  PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArrayWrite(y, &g.y));
-  PetscCall(VecRestoreArrayRead(op->uloc, &g.u));
+  if (!op->one_rank) PetscCall(VecRestoreArrayRead(op->uloc, &g.u));
+  PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(PetscLogFlops(13.0 * L.xm * L.ym * L.dof)); /* the product's 11 and the dot's 2 per unknown */
   if (op->check) PetscCall(Check(A, op, x, y));
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));
@@ -367,6 +420,7 @@ PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A)
   op->dof = dof, op->M = M, op->N = N, op->periodic = (PetscBool)(bx == DM_BOUNDARY_PERIODIC), op->one_rank = size == 1;
   PetscCall(DMCreateLocalVector(da, &op->uloc));
   PetscCall(VecSet(op->uloc, 0.0));
+  if (op->one_rank && !op->periodic) PetscCall(PetscCalloc1(M * dof, &op->zeros)); /* the rows beyond the edge */
   if (scatter) PetscCall(BuildFacePlan(op));
   PetscCall(DMDAGetCorners(da, NULL, NULL, NULL, &m, &n, NULL));
   PetscCall(
@@ -435,6 +489,7 @@ PetscErrorCode OperatorDestroyContext(Mat A)
   scatter_plan_destroy(&op->plan);
   PetscCall(PetscFree2(op->flux, op->lap));
   PetscCall(VecDestroy(&op->uloc));
+  PetscCall(PetscFree(op->zeros));
   PetscCall(PetscFree(op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

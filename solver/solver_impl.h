@@ -15,6 +15,7 @@ typedef struct {
   PetscInt      dof, M, N;
   PetscBool     periodic, one_rank; /* both directions periodic (Gray-Scott) or both Dirichlet (heat); one rank */
   PetscReal     coef[2], ihx2, ihy2;
+  PetscScalar  *zeros; /* one rank, Dirichlet: a row of zeros, the rows beyond the edge */
   PetscBool     scatter; /* face fluxes scatter-added (atomic build)       */
   scatter_plan *plan;    /* face contributions -> owned cells (+ one sink) */
   double       *flux;    /* [2 * nface] signed face fluxes                 */
