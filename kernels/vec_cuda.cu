@@ -14,7 +14,8 @@ static unsigned vc_grid(size_t n)
   return (unsigned)(g < VC_MAXGRID ? g : VC_MAXGRID);
 }
 
-#define VC_LOOP for (size_t i = (size_t)blockIdx.x * VC_THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * VC_THREADS)
+#define VC_LOOP \
+  for (size_t i = (size_t)blockIdx.x * VC_THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * VC_THREADS)
 
 __global__ void vc_set_kernel(double *y, double a, size_t n) { VC_LOOP y[i] = a; }
 __global__ void vc_scale_kernel(double *y, double a, size_t n) { VC_LOOP y[i] = __dmul_rn(a, y[i]); }
@@ -26,7 +27,10 @@ __global__ void vc_waxpy_kernel(double *w, double a, const double *x, const doub
 {
   VC_LOOP w[i] = __dadd_rn(__dmul_rn(a, x[i]), y[i]);
 }
-__global__ void vc_mult_kernel(double *w, const double *x, const double *y, size_t n) { VC_LOOP w[i] = __dmul_rn(x[i], y[i]); }
+__global__ void vc_mult_kernel(double *w, const double *x, const double *y, size_t n)
+{
+  VC_LOOP w[i] = __dmul_rn(x[i], y[i]);
+}
 
 #define VC_LAUNCH(k, n, ...) \
   do { \
@@ -126,4 +130,53 @@ extern "C" int vec_cuda_stencil(int M, int N, int dof, int periodic, double coef
 {
   size_t n = (size_t)M * (size_t)N * (size_t)dof;
   VC_LAUNCH(vc_stencil_kernel, n, M, N, dof, periodic, coef0, coef1, ihx2, ihy2, u, y, n);
+}
+
+/* One thread per face: per component c, the x-faces (i-1|i), i <= M, of each
+ * row, then the y-faces (j-1|j), j <= N, of each column. */
+__global__ void vc_faces_kernel(int M, int N, int dof, int periodic, double ihx2, double ihy2, const double *u,
+                                double *lap, size_t n)
+{
+  const size_t nx = (size_t)(M + 1) * N, per_c = nx + (size_t)M * (N + 1);
+  VC_LOOP
+  {
+    int       c = (int)(i / per_c), lo_ok, hi_ok;
+    size_t    f = i % per_c, lo, hi;
+    double    ul, uh, F;
+    if (f < nx) { /* between (ix-1, jy) and (ix, jy) */
+      int ix = (int)(f % (size_t)(M + 1)), jy = (int)(f / (size_t)(M + 1));
+      lo_ok = ix > 0, hi_ok = ix < M;
+      lo = ((size_t)jy * M + (size_t)(lo_ok ? ix - 1 : M - 1)) * dof + c;
+      hi = ((size_t)jy * M + (size_t)(hi_ok ? ix : 0)) * dof + c;
+      F  = ihx2;
+    } else { /* between (ix, jy-1) and (ix, jy) */
+      f -= nx;
+      int ix = (int)(f % (size_t)M), jy = (int)(f / (size_t)M);
+      lo_ok = jy > 0, hi_ok = jy < N;
+      lo = ((size_t)(lo_ok ? jy - 1 : N - 1) * M + ix) * dof + c;
+      hi = ((size_t)(hi_ok ? jy : 0) * M + ix) * dof + c;
+      F  = ihy2;
+    }
+    ul = lo_ok || periodic ? u[lo] : 0.0, uh = hi_ok || periodic ? u[hi] : 0.0;
+    F = __dmul_rn(__dsub_rn(uh, ul), F);
+    if (lo_ok) atomicAdd(&lap[lo], F);
+    if (hi_ok) atomicAdd(&lap[hi], -F);
+  }
+}
+
+__global__ void vc_apply_kernel(int dof, double c0, double c1, const double *u, const double *lap, double *y, size_t n)
+{
+  VC_LOOP y[i] = __dsub_rn(u[i], __dmul_rn(i % (size_t)dof ? c1 : c0, lap[i]));
+}
+
+extern "C" int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2,
+                                       double ihy2, const double *u, double *lap, double *y)
+{
+  size_t n = (size_t)M * (size_t)N * (size_t)dof, nf = ((size_t)(M + 1) * N + (size_t)M * (N + 1)) * dof;
+  int    e;
+  if (!n) return 0;
+  if ((e = vec_cuda_set(lap, 0.0, n))) return e;
+  vc_faces_kernel<<<vc_grid(nf), VC_THREADS>>>(M, N, dof, periodic, ihx2, ihy2, u, lap, nf);
+  if ((e = (int)cudaGetLastError())) return e;
+  VC_LAUNCH(vc_apply_kernel, n, dof, coef0, coef1, u, lap, y, n);
 }

@@ -37,6 +37,15 @@ int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, double *r, 
 int vec_cuda_stencil(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2, double ihy2,
                      const double *u, double *y);
 
+/* The same operator as the atomic build's scatter form (solver/operator.c):
+ * every face flux F = (u_high - u_low) h^-2 computed once and added with
+ * atomicAdd to both cells it separates (+F low, -F high; a cell beyond a
+ * Dirichlet edge takes nothing), into lap (n doubles of device scratch),
+ * then y = u - coef_c lap. The order of each cell's four additions is the
+ * device's: the bits may change from run to run, as the strategy promises. */
+int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2, double ihy2,
+                            const double *u, double *lap, double *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -292,11 +292,12 @@ static PetscErrorCode FaultHit(OpCtx *op, Vec y, PetscScalar *yy, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The product on the device: fpnacuda vectors, the gather operator, one
- * rank (no halo), no fault site armed (faults are injected on the host). */
-static PetscBool OnDevice(const OpCtx *op, Vec x, Vec y)
+/* The product on the device: fpnacuda vectors, one rank (no halo), no fault
+ * site armed (faults are injected on the host); the scatter form only with
+ * the device's own atomic order (a seeded order is replayed on the host). */
+static PetscBool OnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord)
 {
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !op->scatter && op->one_rank && !op->fault);
+  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && op->one_rank && !op->fault && !(op->scatter && ord && ord->seed));
 }
 
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
@@ -311,12 +312,15 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
   direct = (PetscBool)(!op->scatter && op->one_rank);
-  if (OnDevice(op, x, y)) {
-    PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
+  PetscCall(VecFPNAGetOrder(x, &ord));
+  if (OnDevice(op, x, y, ord)) {
+    if (op->scatter)
+      PetscCall(VecDevStencilAtomic(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2,
+                                    &op->lap_dev));
+    else PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
     if (op->check) PetscCall(Check(A, op, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecFPNAGetOrder(x, &ord));
   PetscCall(GetLayout(op->da, &L));
   if (direct) PetscCall(VecGetArrayRead(x, &u));
   else {
@@ -358,7 +362,7 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
   PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
              "the fused product needs the gather operator and fpna vectors");
-  if (OnDevice(op, x, y)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
+  if (OnDevice(op, x, y, ord)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
     PetscCall(OperatorMult(A, x, y));
     PetscCall(VecDevLocalPartial(s, RED_OP_DOT, x, y, &part, ord));
     PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));
@@ -490,6 +494,7 @@ PetscErrorCode OperatorDestroyContext(Mat A)
   PetscCall(PetscFree2(op->flux, op->lap));
   PetscCall(VecDestroy(&op->uloc));
   PetscCall(PetscFree(op->zeros));
+  VecDevFree(op->lap_dev);
   PetscCall(PetscFree(op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -20,6 +20,7 @@ typedef struct {
   scatter_plan *plan;    /* face contributions -> owned cells (+ one sink) */
   double       *flux;    /* [2 * nface] signed face fluxes                 */
   double       *lap;     /* [nowned + 1] Laplacian accumulator             */
+  double       *lap_dev; /* its device twin (-solver_device cuda, one rank), or NULL */
   size_t        nface;
   /* ABFT check 1^T(Ax) = (A^T 1)^T x (SolverSetChecks) */
   PetscBool     check;

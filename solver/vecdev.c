@@ -327,6 +327,23 @@ PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap)
+{
+  double *ud = NULL, *yd = NULL;
+
+  PetscFunctionBegin;
+  if (!*lap) CKD(vec_cuda_alloc(lap, (size_t)(M * N * dof)));
+  PetscCall(DeviceArray(u, PETSC_FALSE, &ud));
+  PetscCall(DeviceArray(y, PETSC_TRUE, &yd));
+  CKD(vec_cuda_stencil_atomic((int)M, (int)N, (int)dof, (int)periodic, coef[0], dof > 1 ? coef[1] : 0.0, ihx2, ihy2,
+                              ud, *lap, yd));
+  PetscCall(PetscLogFlops(11.0 * M * N * dof));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void VecDevFree(double *d) { (void)vec_cuda_free(d); }
+
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
 {
   PetscFunctionBegin;
@@ -370,6 +387,13 @@ PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof,
   (void)u, (void)y, (void)M, (void)N, (void)dof, (void)periodic, (void)coef, (void)ihx2, (void)ihy2;
   return PETSC_ERR_SUP;
 }
+PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap)
+{
+  (void)u, (void)y, (void)M, (void)N, (void)dof, (void)periodic, (void)coef, (void)ihx2, (void)ihy2, (void)lap;
+  return PETSC_ERR_SUP;
+}
+void VecDevFree(double *d) { (void)d; }
 PetscInt64 VecFPNADeviceCopies(void) { return 0; }
 PetscBool  VecFPNADeviceUsable(char *why, size_t len)
 {

@@ -13,6 +13,11 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
 /* The gather operator on one rank (operator.c) on fpnacuda vectors: y = u - coef_c Lap_h u on the device. */
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
                              const PetscReal coef[], PetscReal ihx2, PetscReal ihy2);
+/* The scatter form (atomic build) likewise: face fluxes added with the device's atomics into *lap
+ * (device scratch of the operator, allocated at the first call; VecDevFree frees it). */
+PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap);
+void           VecDevFree(double *d);
 /* Registers VECFPNACUDA on top of the host type's create and duplicate (a no-op without a device). */
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *));
 

@@ -22,7 +22,8 @@ static inline int option_free(const char *name, unsigned use)
     unsigned    where;
   } rows[] = {
     /* where and how the run executes */
-    {"-threads", ALL}, {"-surrogate_device", ALL}, {"-solver_device", ALL}, {"-surrogate_device_id", ALL}, {"-surrogate_cuda_kernels", ALL},
+    {"-threads", ALL}, {"-surrogate_device", ALL}, {"-solver_device", ALL}, {"-surrogate_device_id", ALL},
+    {"-surrogate_cuda_kernels", ALL},
     {"-surrogate_view", ALL}, {"-no_signal_handler", ALL}, {"-skip_petscrc", ALL}, {"-help", ALL},
     {"-history", ALL}, {"-fp_trap", C | R}, {"-version", C | R},
     {"-ksp_fpnacg_fuse", D | C}, /* the fused CG's passes: the same bits either way */

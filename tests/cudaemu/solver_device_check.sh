@@ -7,7 +7,8 @@
 # (the operator and the CG iteration on the device) and 2 ranks (the halo
 # through the host), Gray-Scott and heat, the surrogate on the CPU (the GPU
 # surrogate's deterministic order is its own) and, in the reproducible build,
-# on the emulated device too. And the real miniapp of a build without a
+# on the emulated device too; in the atomic build, unseeded, the device's own
+# atomics make two block orders (CUDAEMU_SEED) give two states. And the real miniapp of a build without a
 # usable device refuses -solver_device cuda in one line.
 set -u
 app=$1 emu=$2 mpiexec=$3 decks=$4
@@ -43,6 +44,16 @@ seed=() devonly=() # devonly: options of the device run alone
 one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
 one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
 one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+if [ ${#seed[@]} -gt 0 ]; then # atomic, unseeded: the device's own order of the operator's and the sums' atomics
+  for s in 1 2; do
+    CUDAEMU_SEED=$s "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu -solver_device cuda \
+      -summary "$t/race$s.yaml" > "$t/race$s.log" 2>&1 || { tail -n 3 "$t/race$s.log"; fail "unseeded device run $s failed"; }
+    [ "$(key "$t/race$s.yaml" verification)" = VALID ] || fail "unseeded device run $s is not VALID"
+  done
+  [ "$(key "$t/race1.yaml" state_hash)" != "$(key "$t/race2.yaml" state_hash)" ] \
+    || fail "the unseeded atomic device runs of two block orders gave the same state hash"
+  echo "atomic, unseeded: state_hash $(key "$t/race1.yaml" state_hash) and $(key "$t/race2.yaml" state_hash) (block orders 1, 2)"
+fi
 if [ "$(key "$t/b.yaml" surrogate_reduction)" = reproducible ]; then
   devonly=(-surrogate_device cuda) # against the CPU's surrogate: the same bits in this build
   one gs-both 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 4 -surrogate_device cpu
