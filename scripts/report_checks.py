@@ -95,7 +95,7 @@ def run_options(text):
 
 
 # the options a submitter may change (miniapp/io/freeopts.h, FREE_DECK; docs/benchmark.md): a deck may set them
-TUNABLE = {"-threads", "-surrogate_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view",
+TUNABLE = {"-threads", "-surrogate_device", "-solver_device", "-surrogate_device_id", "-surrogate_cuda_kernels", "-surrogate_view",
            "-output", "-output_every", "-summary", "-report", "-report_anonymize", "-progress", "-progress_interval",
            "-checkpoint", "-checkpoint_every", "-restart", "-options_file", "-options_file_yaml", "-skip_petscrc",
            "-help", "-history", "-ksp_fpnacg_fuse", "-no_signal_handler"}

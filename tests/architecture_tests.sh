@@ -31,4 +31,18 @@ check solver surrogate
 check surrogate solver
 ! grep -rlE '#include [<"](petsc|mpi)' "$src/kernels" --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' \
   || fail "kernels/ includes PETSc or MPI (files above)"
-echo "architecture: $n paths exist; the layers hold"
+# one list of the options a benchmark run may change: the report checker's (scripts/report_checks.py) is the header's
+"${PYTHON:-python3}" - "$src" <<'PY' || fail "scripts/report_checks.py's TUNABLE differs from miniapp/io/freeopts.h's FREE_DECK rows"
+import re, sys
+src = sys.argv[1]
+rows = re.findall(r'\{"(-[^"]+)", ([A-Z |]+)\}', open(src + "/miniapp/io/freeopts.h").read())
+deck = {n for n, w in rows if "ALL" in w or re.search(r"\bD\b", w)}
+exact, prefixes = {n for n in deck if not n.endswith("*")}, [n[:-1] for n in deck if n.endswith("*")]
+tun = set(re.search(r"TUNABLE = \{([^}]*)\}", open(src + "/scripts/report_checks.py").read()).group(1).replace('"', "")
+          .replace(",", " ").split())
+extra = {t for t in tun - exact if not any(t.startswith(p) for p in prefixes)}
+if exact - tun or extra:
+    print("missing in TUNABLE:", sorted(exact - tun), "not free in freeopts.h:", sorted(extra))
+    sys.exit(1)
+PY
+echo "architecture: $n paths exist; the layers hold; one list of the tunable options"
