@@ -99,6 +99,22 @@ __global__ void rc_absmax_kernel(red_op_t op, size_t n, const double *x, const d
   }
 }
 
+/* The block's three fold sums c (one per thread) added in a tree (integers:
+ * exact in any order) and written to out[0..2] by thread 0. */
+__device__ void rc_sum3(long long (*sh)[RC_THREADS], const long long c[3], long long *out)
+{
+  int t = threadIdx.x;
+  for (int k = 0; k < 3; k++) sh[k][t] = c[k];
+  __syncthreads();
+  for (int h = RC_THREADS / 2; h > 0; h >>= 1) {
+    if (t < h)
+      for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
+    __syncthreads();
+  }
+  if (t == 0)
+    for (int k = 0; k < 3; k++) out[k] = sh[k][0];
+}
+
 /* Every summand of the block's RC_SPLIT split canonically under the bin of
  * the maximum (rsum.c's folds, gradsum_split_scaled) and the folds added as
  * integers: bins[3 b + k]. Nothing to add when the maximum is 0 or not finite. */
@@ -119,15 +135,7 @@ __global__ void rc_split_kernel(red_op_t op, size_t n, const double *x, const do
       c[0] += q[0], c[1] += q[1], c[2] += q[2];
     }
   }
-  for (int k = 0; k < 3; k++) sh[k][t] = c[k];
-  __syncthreads();
-  for (int h = RC_THREADS / 2; h > 0; h >>= 1) {
-    if (t < h)
-      for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
-    __syncthreads();
-  }
-  if (t == 0)
-    for (int k = 0; k < 3; k++) bins[3 * (size_t)blockIdx.x + k] = sh[k][0];
+  rc_sum3(sh, c, bins + 3 * (size_t)blockIdx.x);
 }
 
 /* Segment g: the fold sums of split blocks g RC_SEG .. (g+1) RC_SEG. */
@@ -140,15 +148,7 @@ __global__ void rc_segment_kernel(size_t nblk, const long long *bins, long long 
 
   for (size_t b = b0 + (size_t)t; b < b1; b += RC_THREADS)
     for (int k = 0; k < 3; k++) c[k] += bins[3 * b + k];
-  for (int k = 0; k < 3; k++) sh[k][t] = c[k];
-  __syncthreads();
-  for (int h = RC_THREADS / 2; h > 0; h >>= 1) {
-    if (t < h)
-      for (int k = 0; k < 3; k++) sh[k][t] += sh[k][t + h];
-    __syncthreads();
-  }
-  if (t == 0)
-    for (int k = 0; k < 3; k++) seg[3 * (size_t)blockIdx.x + k] = sh[k][0];
+  rc_sum3(sh, c, seg + 3 * (size_t)blockIdx.x);
 }
 
 extern "C" int red_cuda_ws_create(red_cuda_ws **w)
