@@ -56,7 +56,7 @@ else for c in "$here/../inputs/$deck.opts" "$here/../share/fpna-miniapp/inputs/$
 # enough repeats for the statistics to mean something on a fast machine
 dname=$(sed -n 's/^[[:space:]]*-deck_name[[:space:]]\{1,\}\([^[:space:]]\{1,\}\).*/\1/p' "$opts" | tail -n 1) # the name the report carries (report_submission.py judges by it)
 case ${dname:-$(basename "$opts" .opts)} in
-  *-medium) rule=60 ;;
+  *-medium | *-weak) rule=60 ;;
   *-large) rule=300 ;;
   *) rule=0 ;;
 esac

@@ -182,8 +182,8 @@ def check_repeats(paths, reps):
 
 def noise_why(deck, reps, cv):
     """Why the repeats fail the noise rules, or None. The rules hold for the decks with a minimum duration
-    (medium, large); the small decks' runs are the smoke tests and lessons, seconds long."""
-    if not (deck.endswith("-medium") or deck.endswith("-large")):
+    (medium, weak, large); the small decks' runs are the smoke tests and lessons, seconds long."""
+    if not deck.endswith(("-medium", "-weak", "-large")):
         return None
     if len(reps) > 1 and (cv is None or cv > CV_BOUND):
         return "FOM coefficient of variation %s above the bound %.2f" % ("n/a" if cv is None else "%.3f" % cv, CV_BOUND)

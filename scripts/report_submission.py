@@ -28,7 +28,7 @@ def min_seconds(deck):
     """The run rules' minimum timed duration of a submission of DECK
     (docs/benchmark.md; scripts/benchmark.sh applies the same rule)."""
     d = str(deck or "")
-    return 60.0 if d.endswith("-medium") else 300.0 if d.endswith("-large") else 0.0
+    return 60.0 if d.endswith(("-medium", "-weak")) else 300.0 if d.endswith("-large") else 0.0
 
 
 def build(directory, min_secs, command, system_name=None):
@@ -198,7 +198,7 @@ def check_submission(p, d):
         die("%s: min_timed_seconds: is %s, the deck's minimum is %g" % (p, d["min_timed_seconds"], least))
     if d["official"]:
         cv, short = num(get(d, "fom.cv")), d["timed_seconds"] < d["min_timed_seconds"]
-        ruled = d["deck"].endswith("-medium") or d["deck"].endswith("-large")  # noise rules (report_checks.py)
+        ruled = d["deck"].endswith(("-medium", "-weak", "-large"))  # noise rules (report_checks.py)
         noisy = ruled and d["repeats"] > 1 and (cv is None or cv > CV_BOUND)
         bad = ("all_valid false" if not d["all_valid"] else
                "timed_seconds %s below %s" % (d["timed_seconds"], d["min_timed_seconds"]) if short else

@@ -51,8 +51,8 @@ static PetscErrorCode KSPSetDefaults(KSP ksp);
 
 PetscErrorCode SolverSetFromOptions(Solver s)
 {
-  PetscInt  sc = 1, M, N;
-  PetscBool set;
+  PetscInt  sc = 1, M, N, tile = 0;
+  PetscBool set, tset;
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "Solver options", NULL);
@@ -66,6 +66,10 @@ PetscErrorCode SolverSetFromOptions(Solver s)
                     "Grid points in x, 3 .. 65536, at most 2^30 unknowns in all (heat: interior points, default 64)",
                     NULL, M, &M, NULL));
   PetscCall(PetscOptionsInt("-da_grid_y", "Grid points in y (heat: default 64)", NULL, N, &N, NULL));
+  PetscCall(PetscOptionsInt("-weak_tile",
+                            "Weak scaling: each rank a T x T tile, the grid (px T) x (py T) for the ranks' px x py "
+                            "split (MPI_Dims_create); instead of -da_grid_x/-da_grid_y",
+                            NULL, tile, &tile, &tset));
   PetscCall(PetscOptionsInt("-ts_max_steps", "Number of time steps (heat: default 10)", NULL, s->max_steps,
                             &s->max_steps, NULL));
   PetscCall(PetscOptionsReal("-ts_dt", "Time step (heat: default 0.01)", NULL, s->dt, &s->dt, NULL));
@@ -89,6 +93,7 @@ PetscErrorCode SolverSetFromOptions(Solver s)
     s->device = (PetscBool)(d == 1);
   }
   PetscOptionsEnd();
+  if (tset) PetscCall(SolverWeakGrid(s, tile, &M, &N));
   {
     PetscInt aseed = 0; /* the atomic strategy's seeded order (also read, with its range, by io/report.c) */
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-atomic_order_seed", &aseed, NULL));
@@ -104,13 +109,7 @@ PetscErrorCode SolverSetFromOptions(Solver s)
     PetscCall(SolverCheckRanges(s, r, sizeof r / sizeof *r));
     s->own_order = (red_atomic_state){(uint64_t)aseed, 0};
   }
-  if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
-  if (s->device) {
-    char why[256];
-    PetscCheck(!s->stock, s->comm, PETSC_ERR_ARG_INCOMP, "-solver_device cuda: not with -solver_stock_vec");
-    PetscCheck(VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);
-    PetscCall(PetscStrncpy(s->vectype, VECFPNACUDA, sizeof(s->vectype)));
-  }
+  PetscCall(SolverPickVecType(s));
   s->M = M, s->N = N, s->dof = s->ops->dof;
   PetscCall(PetscStrncpy(s->scenario, s->ops->name, sizeof(s->scenario)));
   PetscCall(s->ops->setfromoptions(s));
@@ -259,8 +258,8 @@ PetscErrorCode SolverSetUp(Solver s)
 
   PetscFunctionBegin;
   PetscCall(SolverCheckSplit(s));
-  PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N, PETSC_DECIDE,
-                         PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
+  PetscCall(DMDACreate2d(s->comm, s->ops->boundary, s->ops->boundary, DMDA_STENCIL_STAR, s->M, s->N,
+                         s->px ? s->px : PETSC_DECIDE, s->py ? s->py : PETSC_DECIDE, s->dof, 1, NULL, NULL, &s->da));
   PetscCall(DMSetVecType(s->da, s->vectype));
   /* every vector of the grid draws from the solver's order */
   PetscCall(VecFPNASetOrderSlot((PetscObject)s->da, &s->order));

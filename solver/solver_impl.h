@@ -37,6 +37,8 @@ typedef struct {
 PetscErrorCode KSPFPNACGRegister(void);
 PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb); /* solvecheck.c */
 
+PetscErrorCode SolverWeakGrid(Solver s, PetscInt tile, PetscInt *M, PetscInt *N); /* -weak_tile (solveropts.c) */
+PetscErrorCode SolverPickVecType(Solver s);                                        /* solveropts.c */
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
 PetscErrorCode OperatorDestroyContext(Mat A);
@@ -67,6 +69,7 @@ struct _p_Solver {
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
   PetscBool          setup, stock, device; /* device: -solver_device cuda */
+  PetscInt           px, py;                /* -weak_tile: the ranks' split; else 0 (PETSc's) */
   PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
   PetscBool          scatter;

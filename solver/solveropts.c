@@ -1,10 +1,11 @@
 /* solver/solveropts.c: the solver's option checks that PETSc would answer
  * late, wrongly or in words that name no option: Krylov methods and
  * preconditioners the switch and the matrix-free operator allow, Chebyshev's
- * bounds, the ranks' split of the grid. Each refusal is one line naming the
- * option. */
+ * bounds, the ranks' split of the grid, the weak-scaling grid, the vectors'
+ * type and device. Each refusal is one line naming the option. */
 #include "solver_impl.h"
 #include "solver_reduction.h"
+#include "vecred.h"
 
 /* Krylov methods whose reductions all pass through VecDot/VecNorm/VecMDot
  * (hence through the switch). Pipelined ones reduce with VecDotBegin/End,
@@ -143,5 +144,47 @@ PetscErrorCode SolverCheckSplit(Solver s)
     PetscCheck(!set[k] || n[1 - k] >= size / p[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE,
                "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT " points (-da_grid_%c)",
                name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -weak_tile T: the grid grows with the ranks, each rank a T x T tile, the
+ * ranks split px x py as MPI_Dims_create splits them (px >= py). */
+PetscErrorCode SolverWeakGrid(Solver s, PetscInt tile, PetscInt *M, PetscInt *N)
+{
+  const char *const grid[] = {"-da_grid_x", "-da_grid_y", "-da_processors_x", "-da_processors_y"};
+  PetscMPIInt       size;
+  int               dims[2] = {0, 0};
+  const opt_range   r       = {"-weak_tile", tile, 3, 65536, OPT_INT, NULL};
+  char              msg[256];
+
+  PetscFunctionBegin;
+  PetscCheck(!opt_range_refuse(&r, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  for (int k = 0; k < 4; k++) {
+    PetscBool given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, grid[k], &given));
+    PetscCheck(!given, s->comm, PETSC_ERR_ARG_INCOMP, "-weak_tile: not with %s (the tile and the ranks make the %s)",
+               grid[k], k < 2 ? "grid" : "split");
+  }
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Dims_create(size, 2, dims));
+  s->px = dims[0], s->py = dims[1];
+  PetscCheck((double)dims[0] * tile <= 65536 && (double)dims[1] * tile <= 65536, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-weak_tile %" PetscInt_FMT ": on %d x %d ranks the grid would exceed 65536 points a side", tile, dims[0],
+             dims[1]);
+  *M = dims[0] * tile, *N = dims[1] * tile;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The vectors: fpna (the switch), PETSc's own (-solver_stock_vec) or fpnacuda (-solver_device cuda). */
+PetscErrorCode SolverPickVecType(Solver s)
+{
+  char why[256];
+
+  PetscFunctionBegin;
+  if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
+  if (!s->device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!s->stock, s->comm, PETSC_ERR_ARG_INCOMP, "-solver_device cuda: not with -solver_stock_vec");
+  PetscCheck(VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);
+  PetscCall(PetscStrncpy(s->vectype, VECFPNACUDA, sizeof(s->vectype)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -149,6 +149,14 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues 2,0.5
   check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues -1,1
   check 'pc_jacobi_type rowmax: needs the operator.s rows' -ts_max_steps 1 -pc_jacobi_type rowmax
+  # -weak_tile: the grid grows with the ranks (MPI_Dims_create's split), and it makes the grid alone
+  check 'weak_tile: not with -da_grid_x' -weak_tile 24 -da_grid_x 30
+  check 'weak_tile 2: must be in \[3, 65536\]' -weak_tile 2
+  check 'weak_tile: not with -da_processors_y' -weak_tile 24 -da_processors_y 1
+  run "$tmp/w1" -scenario grayscott -weak_tile 24 -ts_max_steps 1 -coupling none
+  run "$tmp/w2" -np 2 -scenario grayscott -weak_tile 24 -ts_max_steps 1 -coupling none
+  [ "$(key "$tmp/w1" grid)" = "[24, 24]" ] && [ "$(key "$tmp/w2" grid)" = "[48, 24]" ] \
+    || fail "-weak_tile 24: grids $(key "$tmp/w1" grid) on 1 rank, $(key "$tmp/w2" grid) on 2, want [24, 24] and [48, 24]"
   ;;
 *) fail "unknown test $name" ;;
 esac
