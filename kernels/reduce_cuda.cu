@@ -153,10 +153,11 @@ __global__ void rc_segment_kernel(size_t nblk, const long long *bins, long long 
 
 extern "C" int red_cuda_ws_create(red_cuda_ws **w)
 {
+  int e;
   *w = (red_cuda_ws *)calloc(1, sizeof **w);
   if (!*w) return (int)cudaErrorMemoryAllocation;
-  CK(cudaMalloc(&(*w)->sc, sizeof(rc_scalars)));
-  return 0;
+  if ((e = (int)cudaMalloc(&(*w)->sc, sizeof(rc_scalars)))) free(*w), *w = NULL;
+  return e;
 }
 
 extern "C" void red_cuda_ws_destroy(red_cuda_ws **w)
@@ -171,6 +172,7 @@ extern "C" void red_cuda_ws_destroy(red_cuda_ws **w)
 static int rc_grow(void **dev, void **host, size_t *cap, size_t n, size_t sz)
 {
   if (n <= *cap) return 0;
+  *cap = 0; /* until both are there again */
   (void)cudaFree(*dev), *dev = NULL;
   CK(cudaMalloc(dev, n * sz));
   if (host) {

@@ -3,7 +3,9 @@
  * each element rounded as the CPU's loops round it (solver/vecred.c, built
  * with -ffp-contract=off: one IEEE operation at a time, no fused
  * multiply-add), so a device vector holds the host vector's bits. Plain C
- * API, no PETSc. Calls are synchronous; each returns 0 or a CUDA error code. */
+ * API, no PETSc. Each returns 0 or a CUDA error code: a launch's own, or a
+ * kernel's fault from before that a copy back waited for (kernels run in the
+ * order of their calls; the copies to the host wait for them). */
 #ifndef MINIAPP_KERNELS_VEC_CUDA_H
 #define MINIAPP_KERNELS_VEC_CUDA_H
 

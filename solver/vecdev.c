@@ -54,7 +54,7 @@ static PetscErrorCode DevDestroy(void *ctx)
 
   PetscFunctionBegin;
   if (dv->ws) red_cuda_ws_destroy(&dv->ws);
-  CKD(vec_cuda_free(dv->d));
+  (void)vec_cuda_free(dv->d); /* an error here is an earlier kernel's, reported where it was waited for */
   PetscCall(PetscFree(dv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -93,18 +93,24 @@ static PetscErrorCode DeviceArray(Vec v, PetscBool write_only, double **d)
     CKD(vec_cuda_to_device(dv->d, HostArray(v), (size_t)v->map->n));
     copies++, dv->where = ON_BOTH;
   }
-  if (write_only) dv->where = ON_DEVICE; /* the caller writes every entry there */
+  if (write_only) { /* the caller writes every entry there: PETSc's cached norms of v are stale */
+    dv->where = ON_DEVICE;
+    PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  }
   *d = dv->d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Written(Vec v) /* the device array was written: the host's values are stale */
+/* The device array was written: the host's values are stale, and so are
+ * PETSc's cached norms of v (a kernel's write passes no VecRestoreArray). */
+static PetscErrorCode Written(Vec v)
 {
   VecDev *dv;
 
   PetscFunctionBegin;
   PetscCall(GetDev(v, &dv));
   dv->where = ON_DEVICE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,6 +145,27 @@ static PetscErrorCode RestoreArray(Vec v, PetscScalar **a) /* a write on the hos
   dv->where = ON_HOST;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* PETSc's placearray, resetarray and replacearray swap the host array: the
+ * device's values reach the array they leave (reset: the placed one) first,
+ * and the new array's values are the valid ones after. */
+static PetscErrorCode (*host_place)(Vec, const PetscScalar *), (*host_reset)(Vec), (*host_replace)(Vec, const PetscScalar *);
+
+static PetscErrorCode Swapped(Vec v, PetscErrorCode swap(Vec, const PetscScalar *), PetscErrorCode reset(Vec),
+                              const PetscScalar *a)
+{
+  VecDev *dv;
+
+  PetscFunctionBegin;
+  PetscCall(GetDev(v, &dv));
+  PetscCall(ToHost(v, dv));
+  PetscCall(swap ? swap(v, a) : reset(v));
+  dv->where = ON_HOST;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PlaceArray(Vec v, const PetscScalar *a) { return Swapped(v, host_place, NULL, a); }
+static PetscErrorCode ResetArray(Vec v) { return Swapped(v, NULL, host_reset, NULL); }
+static PetscErrorCode ReplaceArray(Vec v, const PetscScalar *a) { return Swapped(v, host_replace, NULL, a); }
 
 /* ---- the element-wise operations on the device ------------------------ */
 static PetscErrorCode AXPBY(Vec y, PetscScalar a, PetscScalar b, Vec x) /* y = a x + b y */
@@ -236,7 +263,10 @@ static PetscErrorCode Attach(Vec v) /* a fresh mirror: the host's values are the
   PetscFunctionBegin;
   PetscCall(PetscNew(&dv));
   dv->where = ON_HOST;
-  CKD(red_cuda_ws_create(&dv->ws));
+  if (red_cuda_ws_create(&dv->ws)) {
+    PetscCall(PetscFree(dv));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "fpnacuda: no device memory for a vector's reductions");
+  }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, dv));
   PetscCall(PetscContainerSetUserDestroy(c, DevDestroy));
@@ -246,6 +276,9 @@ static PetscErrorCode Attach(Vec v) /* a fresh mirror: the host's values are the
   v->ops->restorearray = RestoreArray, v->ops->restorearraywrite = RestoreArray;
   v->ops->axpy = AXPY, v->ops->aypx = AYPX, v->ops->axpby = AXPBY, v->ops->maxpy = MAXPY, v->ops->waxpy = WAXPY;
   v->ops->pointwisemult = PointwiseMult, v->ops->copy = Copy, v->ops->set = Set, v->ops->scale = Scale;
+  if (v->ops->placearray != PlaceArray) host_place = v->ops->placearray, v->ops->placearray = PlaceArray;
+  if (v->ops->resetarray != ResetArray) host_reset = v->ops->resetarray, v->ops->resetarray = ResetArray;
+  if (v->ops->replacearray != ReplaceArray) host_replace = v->ops->replacearray, v->ops->replacearray = ReplaceArray;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -150,13 +150,19 @@ static PetscErrorCode DotNorm2(red_strategy_t s, Vec x, Vec y, PetscScalar *dp, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc's VecSum adds the op's values over the ranks itself (MPI_Allreduce):
+ * rank 0 gives the switch's global sum and the others 0, so that its sum is
+ * the switch's value exactly. */
 static PetscErrorCode Sum(red_strategy_t s, Vec x, PetscScalar *z)
 {
   red_partial_t p;
+  PetscMPIInt   rank;
 
   PetscFunctionBegin;
   PetscCall(LocalPartial(s, RED_OP_SUM, x, NULL, &p));
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)x), s, 1, &p, z));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)x), &rank));
+  if (rank) *z = 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

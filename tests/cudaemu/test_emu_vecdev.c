@@ -125,6 +125,33 @@ static PetscErrorCode One(PetscInt N)
   EXPECT(Same(rh[12], rd[12]), "N %" PetscInt_FMT ": infinity norm differs", N);
   c2 = VecFPNADeviceCopies();
   for (int k = 0; k < 3; k++) PetscCall(Compare(h[k], d[k], names[k], N));
+  { /* the CG tail writes on the device: a norm after it is taken again, not PETSc's cached one */
+    PetscReal a = 0.37, zz[2], zr[2], nh, nd;
+    PetscCall(VecNorm(h[1], NORM_2, &nh));
+    PetscCall(VecNorm(d[1], NORM_2, &nd));
+    PetscCall(VecFPNACGTail(h[0], a, h[2], h[1], h[2], h[2], 0, h[2], &zz[0], &zr[0]));
+    PetscCall(VecFPNACGTail(d[0], a, d[2], d[1], d[2], d[2], 0, d[2], &zz[1], &zr[1]));
+    PetscCall(VecNorm(h[1], NORM_2, &nh));
+    PetscCall(VecNorm(d[1], NORM_2, &nd));
+    EXPECT(Same(zz[0], zz[1]) && Same(zr[0], zr[1]) && Same(nh, nd),
+           "N %" PetscInt_FMT ": the CG tail or the norm after it differs (zz %g %g, norm %g %g)", N, zz[0], zz[1], nh,
+           nd);
+  }
+  { /* VecPlaceArray: the device works on the placed values, and VecResetArray brings its results back */
+    PetscScalar *buf;
+    PetscReal    sum;
+    PetscInt     n;
+    PetscCall(VecGetLocalSize(d[0], &n));
+    PetscCall(PetscMalloc1(n ? n : 1, &buf));
+    for (PetscInt i = 0; i < n; i++) buf[i] = 7.0;
+    PetscCall(VecPlaceArray(d[0], buf));
+    PetscCall(VecSum(d[0], &sum));
+    EXPECT(sum == 7.0 * N, "N %" PetscInt_FMT ": VecSum of a placed array of 7s is %g", N, sum);
+    PetscCall(VecScale(d[0], 3.0));
+    PetscCall(VecResetArray(d[0]));
+    EXPECT(!n || (buf[0] == 21.0 && buf[n - 1] == 21.0), "N %" PetscInt_FMT ": the placed array did not get 3 x 7", N);
+    PetscCall(PetscFree(buf));
+  }
   { /* a planted host write: the next device operation copies the values over again */
     PetscScalar *a;
     PetscCall(VecGetArray(d[2], &a));
