@@ -23,7 +23,7 @@ d = yaml.safe_load(open(sys.argv[1])); repro = sys.argv[2] == "1"
 need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mpi_library", "peak_memory_mib_per_rank", "device",
                     "nodes", "node_names", "binding", "cores_online", "cores_total", "sockets", "vector_isa", "cpu_flags", "memory_gib", "os", "kernel",
                     "arch", "netcdf_library", "blas_library", "petsc_configure", "environment", "cpu_mhz_max", "threads_per_core",
-                    "numa_nodes", "gpu"],
+                    "numa_nodes", "gpu", "stream_triad_gbs"],
         "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
@@ -36,7 +36,7 @@ need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mp
 for sec, keys in need.items():
     for k in keys:
         assert k in d[sec], f"report lacks {sec}.{k}"
-assert d["verdict"] == "VALID" and d["fom"]["value"] > 0
+assert d["verdict"] == "VALID" and d["fom"]["value"] > 0 and d["machine"]["stream_triad_gbs"] > 0
 assert d["date"].endswith("Z") and d["machine"]["peak_memory_mib_per_rank"]["max"] > 0
 run = d["run"]  # one run: 128 random bits, its start in UTC to the microsecond, this process; the load it ran under
 assert len(run["id"]) == 32 and int(run["id"], 16) >= 0 and run["start"].endswith("Z") and run["pid"] > 0, run

@@ -4,6 +4,7 @@
  * renamed on success), so a failed run or a full disk never leaves a
  * complete-looking file behind. (The options-file pre-check is optfiles.c.) */
 #include "report.h"
+#include "stream.h"
 #include "machine.h"
 #include "runinfo.h"
 #include "cli.h"
@@ -330,7 +331,8 @@ static PetscErrorCode WriteSolverRates(MPI_Comm comm, FILE *f, Solver s, PetscIn
 
 static char deck_name[PETSC_MAX_PATH_LEN];
 
-static const char *report_path = ""; /* the -report file, named in the report */
+static const char *report_path  = ""; /* the -report file, named in the report */
+static double      report_triad = NAN; /* GB/s of the STREAM triad measured at the report */
 
 
 static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerdict *v, PetscBool net)
@@ -401,6 +403,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
                          yaml_num("%.1f", -mi.mem[0])));
   PetscCall(MachineWriteFacts(comm, f, anonymize));
   PetscCall(MachineWriteDevice(comm, f, net, size));
+  PetscCall(PetscFPrintf(comm, f, "  stream_triad_gbs: %s\n", yaml_num("%.1f", report_triad)));
   PetscCall(
     PetscFPrintf(comm, f,
                  "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n",
@@ -459,7 +462,17 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
 
 PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds)
 {
+  Solver   s;
+  Vec      u;
+  PetscInt n;
+
   PetscFunctionBegin;
+  /* the triad on arrays of the run's own vector length, the same ranks and threads at once (their sum) */
+  PetscCall(CoupledGetSolver(c, 0, &s));
+  PetscCall(SolverGetState(s, &u));
+  PetscCall(VecGetLocalSize(u, &n));
+  report_triad = stream_triad_gbs((size_t)n, 5);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &report_triad, 1, MPI_DOUBLE, MPI_SUM, comm));
   PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
   report_path = o->path;
   PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, "-report", o->path));

@@ -10,6 +10,7 @@
 #include "blasthreads.h"
 #include "solver.h"
 #include "vecred.h"
+#include "stream.h"
 #include <petscksp.h>
 
 #include <math.h>
@@ -29,51 +30,7 @@ typedef struct {
   PetscLogStage stage; /* -log_view: one stage per variant */
 } Config;
 
-/* The bandwidth of a[i] = b[i] + 3 c[i] (triad) and of a dot over the
- * grid's n values, one sample of each per call into the bests *bt, *bd
- * (seconds per sweep): the caller takes a sample in every repetition of the
- * variants, so the triad is measured over the same span of time as they are
- * (a host's load that comes and goes moves both alike). Each sample sweeps
- * the arrays m times, m such that it covers at least 2^22 values (a small
- * grid's single sweep takes less than the clock resolves). */
-typedef struct {
-  double *a, *b, *c, *mem[3];
-  size_t  n, m;
-} Stream;
 
-static void StreamSample(const Stream *st, double *bt, double *bd)
-{
-  double       *a = st->a, s = 0, t;
-  const double *b = st->b, *c = st->c;
-  const size_t  n = st->n;
-
-  for (int w = 0; w < 3; w++) { /* the first sweep after the variants' finds the arrays cold: the best of three */
-    t = MPI_Wtime();
-    for (size_t k = 0; k < st->m; k++) {
-#pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
-    }
-    t = (MPI_Wtime() - t) / (double)st->m, *bt = t < *bt ? t : *bt;
-    t = MPI_Wtime();
-    for (size_t k = 0; k < st->m; k++) {
-#pragma omp parallel for schedule(static) reduction(+ : s)
-      for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-    }
-    t = (MPI_Wtime() - t) / (double)st->m, *bd = t < *bd ? t : *bd;
-  }
-  if (s == 42) printf(" ");
-}
-
-static int StreamCreate(size_t n, Stream *st)
-{
-  st->n = n, st->m = n >= ((size_t)1 << 22) ? 1 : (((size_t)1 << 22) + n - 1) / n;
-  for (int k = 0; k < 3; k++) /* each array 1 KiB further into its page: no 4K aliasing between them */
-    if (!(st->mem[k] = malloc((n + 512) * sizeof(double)))) return 1;
-  st->a = st->mem[0], st->b = st->mem[1] + 128, st->c = st->mem[2] + 256;
-#pragma omp parallel for schedule(static) /* first touch by the threads that sweep them */
-  for (size_t i = 0; i < n; i++) st->a[i] = 0, st->b[i] = 1, st->c[i] = 2;
-  return 0;
-}
 
 static PetscErrorCode SetUpConfig(Config *c, PetscInt its)
 {
@@ -129,7 +86,7 @@ static PetscErrorCode Bench(void)
   int      nc = sizeof cfg / sizeof *cfg;
   PetscInt its = 40, reps = 5, n, N;
   double   triad, dotbw, bt = 1e30, bd = 1e30;
-  Stream   st;
+  stream_t st;
 
   { /* defaults: the heat operator on a grid far larger than the caches */
     const char *def[][2] = {{"-scenario", "heat"}, {"-da_grid_x", "2048"}, {"-da_grid_y", "2048"}};
@@ -153,10 +110,10 @@ static PetscErrorCode Bench(void)
   PetscCall(OptStrictCheckUnused(PETSC_FALSE)); /* a misspelled option: an error, not the default */
   PetscCall(VecGetLocalSize(cfg[0].b, &n));
   PetscCall(VecGetSize(cfg[0].b, &N));
-  PetscCheck(!StreamCreate((size_t)n, &st), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the STREAM arrays");
+  PetscCheck(!stream_create((size_t)n, &st), PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for the STREAM arrays");
   for (PetscInt r = 0; r < reps; r++) {
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-    StreamSample(&st, &bt, &bd);
+    stream_sample(&st, &bt, &bd);
     for (int i = 0; i < nc; i++) {
       KSP ksp;
       PetscCall(SolverGetKSP(cfg[i].s, &ksp));
@@ -183,7 +140,7 @@ static PetscErrorCode Bench(void)
     }
   }
   triad = 3.0 * 8 * (double)n / bt / 1e9, dotbw = 2.0 * 8 * (double)n / bd / 1e9;
-  for (int k = 0; k < 3; k++) free(st.mem[k]);
+  stream_destroy(&st);
   PetscMPIInt size;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &triad, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
