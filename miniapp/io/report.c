@@ -467,11 +467,12 @@ PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, con
   PetscInt n;
 
   PetscFunctionBegin;
-  /* the triad on arrays of the run's own vector length, the same ranks and threads at once (their sum) */
+  /* the triad on the run's ranks and threads at once (their sum), over arrays of the run's local vector
+   * length but at least 2^22 entries: a sample is then one sweep, not thousands of short parallel loops */
   PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCall(SolverGetState(s, &u));
   PetscCall(VecGetLocalSize(u, &n));
-  report_triad = stream_triad_gbs((size_t)n, 5);
+  report_triad = stream_triad_gbs(PetscMax((size_t)n, (size_t)1 << 22), 5);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &report_triad, 1, MPI_DOUBLE, MPI_SUM, comm));
   PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
   report_path = o->path;
