@@ -149,8 +149,8 @@ signal)
   run "$tmp/xf.yaml" "${args[@]}" -ts_max_steps $((step + 2))
   same "$tmp/xf.yaml" "$tmp/xr.yaml" "SIGXCPU after step $step, restart to step $((step + 2))"
   # the signals that stop a run without a checkpoint: one line, the exit code docs/running.md lists, the files being
-  # written not left as partials, the files there kept (SIGQUIT was PETSc's 7-line trace and exit 59; SIGUSR2 and
-  # SIGALRM left the partials, SIGXCPU too and dumped core). Started with SIGQUIT at its default: a shell's
+  # written not left as partials, the files there kept (PETSc's own handler would print a trace, and the default
+  # actions of SIGUSR2, SIGALRM and SIGXCPU leave partial files). Started with SIGQUIT at its default: a shell's
   # background job has it ignored, and the run keeps it so
   doc=$(dirname "$0")/../docs/running.md
   for s in QUIT USR2 ALRM XCPU; do

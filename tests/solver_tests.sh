@@ -149,6 +149,8 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues 2,0.5
   check 'ksp_chebyshev_eigenvalues: needs min,max with 0 < min < max' -ts_max_steps 1 -ksp_type chebyshev -ksp_chebyshev_eigenvalues -1,1
   check 'pc_jacobi_type rowmax: needs the operator.s rows' -ts_max_steps 1 -pc_jacobi_type rowmax
+  check 'solver_device gpu: not one of cpu, cuda' -solver_device gpu
+  check 'solver_device cuda: not with -solver_stock_vec' -solver_device cuda -solver_stock_vec
   # -weak_tile: the grid grows with the ranks (MPI_Dims_create's split), and it makes the grid alone
   check 'weak_tile: not with -da_grid_x' -weak_tile 24 -da_grid_x 30
   check 'weak_tile 2: must be in \[3, 65536\]' -weak_tile 2
