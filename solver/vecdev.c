@@ -387,6 +387,16 @@ PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*du
 
 PetscInt64 VecFPNADeviceCopies(void) { return copies; }
 
+PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  if (!VecDevIs(v)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DeviceArray(v, (PetscBool)(mode == VEC_DEVICE_WRITE), d));
+  if (mode == VEC_DEVICE_READ_WRITE) PetscCall(Written(v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscBool VecFPNADeviceUsable(char *why, size_t len)
 {
   double *d;
@@ -428,6 +438,12 @@ PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscIn
 }
 void VecDevFree(double *d) { (void)d; }
 PetscInt64 VecFPNADeviceCopies(void) { return 0; }
+PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
+{
+  (void)v, (void)mode;
+  *d = NULL;
+  return PETSC_SUCCESS;
+}
 PetscBool  VecFPNADeviceUsable(char *why, size_t len)
 {
   snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)");

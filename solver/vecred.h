@@ -19,6 +19,13 @@ PetscErrorCode VecFPNARegister(void);
 PetscInt64     VecFPNAGetReductionCount(void);
 /* Full-vector copies between host and device made so far (0 without a device vector). */
 PetscInt64 VecFPNADeviceCopies(void);
+/* The device array of an fpnacuda vector, for a kernel of kernels/ (*d NULL
+ * for any other type and for an empty vector). READ: its values valid there
+ * (copied from the host where only the host holds them); WRITE: every entry
+ * is about to be written there; READ_WRITE: both. After a write the device
+ * holds the valid values and PETSc's cached norms of v are dropped. */
+typedef enum { VEC_DEVICE_READ = 1, VEC_DEVICE_WRITE = 2, VEC_DEVICE_READ_WRITE = 3 } VecDeviceAccess;
+PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d);
 /* Can this process make fpnacuda vectors? If not, why, in a few words. */
 PetscBool VecFPNADeviceUsable(char *why, size_t len);
 const char    *VecFPNACompiledStrategy(void);
