@@ -77,27 +77,49 @@ extern "C" int vec_cuda_pointwise_mult(double *w, const double *x, const double 
   VC_LAUNCH(vc_mult_kernel, n, w, x, y, n);
 }
 
-struct vc_diag {
-  double v[8];
-};
-
 __global__ void vc_cg_tail_kernel(size_t n, double a, double *x, const double *p, double *r, const double *w,
-                                  const double *dinv, int dp, vc_diag dv, double *z)
+                                  const double *dinv, int dp, double *z)
 {
   VC_LOOP
   {
-    double ri = __dadd_rn(__dmul_rn(-a, w[i]), r[i]), zi = __dmul_rn(ri, dp ? dv.v[i % (size_t)dp] : dinv[i]);
+    double ri = __dadd_rn(__dmul_rn(-a, w[i]), r[i]), zi = __dmul_rn(ri, dinv[dp ? i % (size_t)dp : i]);
     x[i] = __dadd_rn(__dmul_rn(a, p[i]), x[i]);
     r[i] = ri, z[i] = zi;
   }
 }
 
 extern "C" int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, double *r, const double *w,
-                                const double *dinv, int dp, const double dval[8], double *z)
+                                const double *dinv, int dp, double *z)
 {
-  vc_diag dv = {{0, 0, 0, 0, 0, 0, 0, 0}};
-  for (int k = 0; k < dp && k < 8; k++) dv.v[k] = dval[k];
-  VC_LAUNCH(vc_cg_tail_kernel, n, n, a, x, p, r, w, dinv, dp, dv, z);
+  VC_LAUNCH(vc_cg_tail_kernel, n, n, a, x, p, r, w, dinv, dp, z);
+}
+
+/* Bit k of *bad: some entry differs from the one 2^k before it in its period (k < 4). */
+__global__ void vc_period_kernel(size_t n, const double *d, unsigned long long *bad)
+{
+  unsigned long long b = 0;
+  VC_LOOP
+  for (int k = 0; k < 4; k++)
+    if (__double_as_longlong(d[i]) != __double_as_longlong(d[i % ((size_t)1 << k)])) b |= 1ULL << k;
+  if (b) atomicOr(bad, b);
+}
+
+extern "C" int vec_cuda_period(size_t n, const double *d, int *dp)
+{
+  unsigned long long *bad, h = 0;
+  int                 e;
+
+  *dp = 0;
+  if (!n) return 0;
+  if ((e = (int)cudaMalloc((void **)&bad, sizeof *bad))) return e;
+  if (!(e = (int)cudaMemset(bad, 0, sizeof *bad))) {
+    vc_period_kernel<<<vc_grid(n), VC_THREADS>>>(n, d, bad);
+    if (!(e = (int)cudaGetLastError())) e = (int)cudaMemcpy(&h, bad, sizeof h, cudaMemcpyDeviceToHost);
+  }
+  (void)cudaFree(bad);
+  for (int k = 0; !e && k < 4 && !*dp && ((size_t)1 << k) <= n; k++)
+    if (!(h >> k & 1)) *dp = 1 << k;
+  return e;
 }
 
 /* One thread per point and component. */

@@ -28,9 +28,12 @@ int vec_cuda_waxpy(double *w, double a, const double *x, const double *y, size_t
 int vec_cuda_pointwise_mult(double *w, const double *x, const double *y, size_t n);  /* w = x .* y */
 /* The CG tail's updates (kernels/reduce.h red_cg_tail): r_i = -a w_i + r_i,
  * z_i = r_i d_i, x_i = a p_i + x_i, where d_i = dinv[i] (dp = 0) or, for a
- * diagonal of period dp (1, 2, 4 or 8), dval[i % dp]; w may be z. */
+ * diagonal of period dp (1, 2, 4 or 8), dinv[i % dp]; w may be z. */
 int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, double *r, const double *w, const double *dinv,
-                     int dp, const double dval[8], double *z);
+                     int dp, double *z);
+/* The smallest period dp of 1, 2, 4, 8 (at most n) with d_i bitwise equal to
+ * d_{i % dp} for every i, or 0 for none. */
+int vec_cuda_period(size_t n, const double *d, int *dp);
 /* The operator of solver/operator.c on one rank: y = u - coef_c Lap_h u per
  * component c < dof (1 or 2), on an M x N grid, point (i, j) component c at
  * (j M + i) dof + c; the 5-point Laplacian summed as the gather operator

@@ -16,7 +16,7 @@
  * Options: -ksp_fpnacg_fuse <bool> (default true) turns both fusions off, for
  * comparison (docs/performance.md). */
 #include "solver_impl.h"
-#include "vecred.h"
+#include "vecdev.h"
 
 #include <petsc/private/kspimpl.h>
 #include <string.h>
@@ -59,14 +59,17 @@ static PetscErrorCode FusedTail(KSP ksp, Vec dinv, PetscBool *fused)
      * KSP's work vectors carry no block size. */
     const PetscScalar *d;
     PetscInt           n;
-    PetscCall(VecGetLocalSize(dinv, &n));
-    PetscCall(VecGetArrayRead(dinv, &d));
-    for (PetscInt bs = 1; bs <= 8 && bs <= n && !cg->dp; bs *= 2) {
-      PetscBool periodic = PETSC_TRUE;
-      for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
-      if (periodic) cg->dp = bs;
+    if (VecDevIs(dinv)) PetscCall(VecDevPeriod(dinv, &cg->dp)); /* found where the values are */
+    else {
+      PetscCall(VecGetLocalSize(dinv, &n));
+      PetscCall(VecGetArrayRead(dinv, &d));
+      for (PetscInt bs = 1; bs <= 8 && bs <= n && !cg->dp; bs *= 2) {
+        PetscBool periodic = PETSC_TRUE;
+        for (PetscInt i = bs; periodic && i < n; i++) periodic = (PetscBool)(!memcmp(&d[i], &d[i % bs], sizeof *d));
+        if (periodic) cg->dp = bs;
+      }
+      PetscCall(VecRestoreArrayRead(dinv, &d));
     }
-    PetscCall(VecRestoreArrayRead(dinv, &d));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

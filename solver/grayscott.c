@@ -92,8 +92,11 @@ static PetscErrorCode GSRHS(Solver s, Vec w, Vec b)
   const PetscScalar ***a;
   PetscScalar       ***r;
   PetscInt             xs, ys, xm, ym;
+  PetscBool            done;
 
   PetscFunctionBegin;
+  PetscCall(SolverDevGSRHS(s, w, b, &done)); /* the same per point on the device */
+  if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
   PetscCall(DMDAVecGetArrayDOFRead(s->da, w, &a));
   PetscCall(DMDAVecGetArrayDOF(s->da, b, &r));

@@ -155,22 +155,26 @@ PetscErrorCode SolverCheckSolve(Solver s, KSP ksp, Vec b, Vec x, PetscBool trial
 }
 
 /* The state after a step: every entry finite (min/max skip NaN; this does not). */
-PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok)
+PetscErrorCode SolverRecordStateFinite(Solver s, const step_scan_t *sc, PetscBool *ok)
 {
-  const PetscScalar *a;
-  PetscInt           n;
-  int                bad = 0;
+  int bad = sc->nonfinite;
 
   PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(s->u, &n));
-  PetscCall(VecGetArrayRead(s->u, &a));
-  for (PetscInt i = 0; i < n; i++) bad |= !isfinite(PetscRealPart(a[i]));
-  PetscCall(VecRestoreArrayRead(s->u, &a));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm));
-  *ok = (PetscBool)!bad;
+  if (ok) *ok = (PetscBool)!bad;
   if (bad) s->solves.nfail_run++;
   if (bad && !s->solves.nfail++)
     s->solves.fail_step = s->step, s->solves.fail_kind = SOLVER_FAIL_NONFINITE, s->solves.fail_res = NAN;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverCheckStateFinite(Solver s, PetscBool *ok)
+{
+  step_scan_t sc;
+
+  PetscFunctionBegin;
+  PetscCall(SolverStateScan(s, &sc));
+  PetscCall(SolverRecordStateFinite(s, &sc, ok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

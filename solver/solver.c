@@ -221,25 +221,20 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
 /* s->range widened by the state's values now (a NaN stays): the scenario's
  * bounds hold at every step, not only at the last (a Gray-Scott state that
  * left them and came back read VALID). */
-static PetscErrorCode WidenRange(Solver s)
+/* The run's range widened by the state's scan: in effect the index-order
+ * loop "a NaN v makes both v, else a strictly larger -v or v replaces -min
+ * or max", so a tie keeps the first value met (+0 or -0) and the last NaN
+ * stays. */
+static PetscErrorCode WidenRange(Solver s, const step_scan_t *sc)
 {
-  const PetscScalar *a;
-  PetscInt           n;
-  PetscReal          r[2]; /* -min, max: one MPI_MAX */
+  PetscReal r[2] = {-s->range[0], s->range[1]}; /* -min, max: one MPI_MAX */
 
   PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(s->u, &n));
-  PetscCall(VecGetArrayRead(s->u, &a));
-  r[0] = -s->range[0], r[1] = s->range[1];
-  for (PetscInt i = 0; i < n; i++) {
-    PetscReal v = PetscRealPart(a[i]);
-    if (v != v) r[0] = r[1] = v; /* NaN: kept by every later comparison below */
-    else {
-      if (-v > r[0]) r[0] = -v;
-      if (v > r[1]) r[1] = v;
-    }
+  if (sc->nan) r[0] = r[1] = sc->nanv; /* kept by every later comparison */
+  else {
+    if (-sc->lo > r[0]) r[0] = -sc->lo;
+    if (sc->hi > r[1]) r[1] = sc->hi;
   }
-  PetscCall(VecRestoreArrayRead(s->u, &a));
   /* a NaN on one rank: its MPI_MAX may drop it, the finite-state check stops such a run */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, r, 2, MPIU_REAL, MPIU_MAX, s->comm));
   s->range[0] = -r[0], s->range[1] = r[1];
@@ -288,7 +283,11 @@ PetscErrorCode SolverSetUp(Solver s)
   PetscCall(PetscCalloc1(s->max_steps + 1, &s->its));
   PetscCall(s->ops->initial(s, s->u));
   s->range[0] = PETSC_MAX_REAL, s->range[1] = -PETSC_MAX_REAL;
-  PetscCall(WidenRange(s));
+  {
+    step_scan_t sc;
+    PetscCall(SolverStateScan(s, &sc));
+    PetscCall(WidenRange(s, &sc));
+  }
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,10 +349,11 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
   if (s->fault) PetscCall(SolverFaultHit(s, FAULT_STATE, s->u)); /* -inject site=state: u^{n+1} as the step leaves it */
   s->its[s->step++] = n;
   {
-    PetscBool finite;
-    PetscCall(SolverCheckStateFinite(s, &finite));
+    step_scan_t sc;
+    PetscCall(SolverStateScan(s, &sc)); /* one pass, where the state is */
+    PetscCall(SolverRecordStateFinite(s, &sc, NULL));
+    PetscCall(WidenRange(s, &sc));
   }
-  PetscCall(WidenRange(s));
   s->its_total += n;
   s->t += s->dt;
   if (its) *its = n;
@@ -439,6 +439,7 @@ PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[])
   else {
     if (!s->closure) PetscCall(PetscMalloc1(xm * ym, &s->closure));
     PetscCall(PetscArraycpy(s->closure, q, xm * ym));
+    PetscCall(SolverDevSetClosure(s, q, xm * ym));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -492,6 +493,7 @@ PetscErrorCode SolverDestroy(Solver *s)
   for (int i = 0; i < 2; i++) PetscCall(VecDestroy(&(*s)->gw[i]));
   PetscCall(DMDestroy(&(*s)->da));
   PetscCall(PetscFree((*s)->its));
+  SolverDevDestroy(*s);
   PetscCall(PetscFree(*s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

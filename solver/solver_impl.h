@@ -7,6 +7,7 @@
 #include "fault.h"
 #include "reduce.h"
 #include "optrange.h"
+#include "step_cuda.h" /* step_scan_t, step_heat_t */
 
 /* Matrix-free operator y_c = u_c - coef_c * Lap_h(u_c) on the DMDA. */
 typedef struct {
@@ -57,6 +58,7 @@ struct _p_Solver {
   KSP                ksp;
   Vec                u, b, uprev;
   PetscScalar       *closure;  /* set: the closure term q per owned point replaces the scenario's */
+  struct SolverDev  *dev;      /* the step's device scratch (stepdev.c), or NULL */
   Vec                gw[2];    /* work vectors of the start-residual monitor */
   PetscInt           b_step;   /* b holds the system of this step (-1: none yet) */
   PetscReal          r0, last_r0; /* start residual / ||b||: of the last solve, of the last step */
@@ -114,6 +116,19 @@ static inline void SolverFaultsResume(Solver s, int armed)
 {
   if (s->fault) s->fault->armed = armed;
 }
+
+/* stepdev.c: the step outside the solve on the device. *done false: not
+ * there (a host solver, or heat on 2+ ranks), the host's code does it. */
+PetscErrorCode SolverDevGSRHS(Solver s, Vec w, Vec b, PetscBool *done);
+PetscErrorCode SolverDevHeatRHS(Solver s, Vec u, Vec b, step_heat_t *h,
+                                PetscErrorCode (*tables)(Solver, double *sx, double *cy, double *sx1, double *cy1),
+                                PetscBool *done);
+PetscErrorCode SolverDevSetClosure(Solver s, const PetscScalar *q, PetscInt n); /* q NULL: space only */
+/* The state's scan (kernels/step.h) where it lives: device or host. */
+PetscErrorCode SolverStateScan(Solver s, step_scan_t *sc);
+/* solvecheck.c: a state with a non-finite entry on some rank (sc: this rank's scan) fails the run */
+PetscErrorCode SolverRecordStateFinite(Solver s, const step_scan_t *sc, PetscBool *ok);
+void           SolverDevDestroy(Solver s);
 
 /* solveropts.c: option checks, one line naming the option */
 PetscErrorCode SolverCheckKSPType(Solver s, KSP ksp);

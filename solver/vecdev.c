@@ -321,29 +321,36 @@ PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, r
 PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
                             red_partial_t part[2], red_atomic_state *ord)
 {
-  double      *xd = NULL, *pd = NULL, *rd = NULL, *wd = NULL, *dd = NULL, *zd = NULL, dval[8] = {0};
+  double      *xd = NULL, *pd = NULL, *rd = NULL, *wd = NULL, *dd = NULL, *zd = NULL;
   const size_t n  = (size_t)x->map->n;
   VecDev      *dv;
 
   PetscFunctionBegin;
-  if (dp) { /* the period's values, from the host (they do not change within a solve) */
-    const PetscScalar *da;
-    PetscCall(VecGetArrayRead(dinv, &da));
-    for (PetscInt k = 0; k < dp && k < (PetscInt)n; k++) dval[k] = da[k];
-    PetscCall(VecRestoreArrayRead(dinv, &da));
-  } else PetscCall(DeviceArray(dinv, PETSC_FALSE, &dd));
+  PetscCall(DeviceArray(dinv, PETSC_FALSE, &dd)); /* of period dp: its first dp entries read */
   PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
   PetscCall(DeviceArray(p, PETSC_FALSE, &pd));
   PetscCall(DeviceArray(r, PETSC_FALSE, &rd));
   PetscCall(DeviceArray(w, PETSC_FALSE, &wd));
   PetscCall(DeviceArray(z, w == z ? PETSC_FALSE : PETSC_TRUE, &zd));
-  CKD(vec_cuda_cg_tail(n, a, xd, pd, rd, wd, dd, (int)dp, dval, zd));
+  CKD(vec_cuda_cg_tail(n, a, xd, pd, rd, wd, dd, (int)dp, zd));
   PetscCall(Written(x));
   PetscCall(Written(r));
   PetscCall(Written(z));
   PetscCall(GetDev(x, &dv));
   CKD(red_cuda_local(dv->ws, s, RED_OP_SUMSQ, n, zd, NULL, &part[0], ord)); /* zz's draw first, as red_cg_tail's */
   CKD(red_cuda_local(dv->ws, s, RED_OP_DOT, n, zd, rd, &part[1], ord));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
+{
+  double *dd = NULL;
+  int     p;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceArray(d, PETSC_FALSE, &dd));
+  CKD(vec_cuda_period((size_t)d->map->n, dd, &p));
+  *dp = p;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -422,6 +429,11 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
                             red_partial_t part[2], red_atomic_state *ord)
 {
   (void)s, (void)a, (void)x, (void)p, (void)r, (void)w, (void)dinv, (void)dp, (void)z, (void)part, (void)ord;
+  return PETSC_ERR_SUP;
+}
+PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
+{
+  (void)d, (void)dp;
   return PETSC_ERR_SUP;
 }
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
