@@ -103,7 +103,7 @@ def describe(first, reps, name):
             "threads_per_core": m.get("threads_per_core"), "numa_nodes": m.get("numa_nodes"),
             "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"), "nodes": m.get("nodes"),
             "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
-            "device": {"solver": "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
+            "device": {"solver": get(first, "solver.device") or "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),
             "energy_joules": "not measured" if None in energy else round(sum(energy) / len(energy), 1)}
 
@@ -149,7 +149,7 @@ def merge(args):
         f = d.get("fom") or {}
         rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d),
                      "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")), get(d, "machine.nodes") or 1,
-                     "solver cpu, surrogate %s" % get(d, "machine.device"),
+                     "solver %s, surrogate %s" % (get(d, "system.device.solver") or "cpu", get(d, "machine.device")),
                      "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")),
                      get(d, "build.revision") or "n/a", run_date(d), d.get("repeats"),
                      "yes" if d.get("official") else "NO",

@@ -84,13 +84,13 @@ PetscErrorCode SolverSetFromOptions(Solver s)
                              "Use PETSc's stock vectors (reductions outside the switch), for comparison", NULL,
                              s->stock, &s->stock, &set));
   {
-    const char *const devices[] = {"cpu", "cuda"};
-    PetscInt          d         = s->device;
+    const char *const devices[] = {"cpu", "cuda", "auto"};
+    PetscInt          d         = s->device ? 1 : 0;
     PetscCall(PetscOptionsEList("-solver_device",
-                                "Where the solver's vectors compute: cpu, or cuda (the same bits; one rank: the whole "
-                                "CG iteration on the device)",
-                                NULL, devices, 2, devices[d], &d, NULL));
-    s->device = (PetscBool)(d == 1);
+                                "Where the solver's vectors compute: cpu, cuda (the same bits; one rank: the whole "
+                                "step on the device) or auto (cuda where a device is usable)",
+                                NULL, devices, 3, devices[d], &d, NULL));
+    s->device = (PetscBool)(d == 1), s->device_auto = (PetscBool)(d == 2);
   }
   PetscOptionsEnd();
   if (tset) PetscCall(SolverWeakGrid(s, tile, &M, &N));
@@ -288,6 +288,7 @@ PetscErrorCode SolverSetUp(Solver s)
     PetscCall(SolverStateScan(s, &sc));
     PetscCall(WidenRange(s, &sc));
   }
+  PetscCall(SolverDevWarm(s));
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -70,7 +70,8 @@ struct _p_Solver {
   PetscInt           bnorm_step, bnorm_type;
   PetscInt           M, N, dof, step, max_steps, its_total, *its;
   PetscReal          t, dt, Lx, Ly, hx, hy;
-  PetscBool          setup, stock, device; /* device: -solver_device cuda */
+  PetscBool          setup, stock, device; /* device: -solver_device cuda (or auto, a device found) */
+  PetscBool          device_auto;           /* -solver_device auto: resolved by SolverPickVecType */
   PetscInt           px, py;                /* -weak_tile: the ranks' split; else 0 (PETSc's) */
   PetscBool          view_final_res; /* -ksp_view_final_residual: printed by SolverCheckSolve, invisibly */
   char               vectype[32];
@@ -128,6 +129,7 @@ PetscErrorCode SolverDevSetClosure(Solver s, const PetscScalar *q, PetscInt n); 
 PetscErrorCode SolverStateScan(Solver s, step_scan_t *sc);
 /* solvecheck.c: a state with a non-finite entry on some rank (sc: this rank's scan) fails the run */
 PetscErrorCode SolverRecordStateFinite(Solver s, const step_scan_t *sc, PetscBool *ok);
+PetscErrorCode SolverDevWarm(Solver s); /* the end of the set-up: the loop's operands on the device */
 void           SolverDevDestroy(Solver s);
 
 /* solveropts.c: option checks, one line naming the option */

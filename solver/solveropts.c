@@ -182,6 +182,12 @@ PetscErrorCode SolverPickVecType(Solver s)
 
   PetscFunctionBegin;
   if (s->stock) PetscCall(PetscStrncpy(s->vectype, VECSTANDARD, sizeof(s->vectype)));
+  if (s->device_auto) { /* the device where one is usable, else the CPU, said in one line */
+    s->device = (PetscBool)(!s->stock && VecFPNADeviceUsable(why, sizeof why));
+    if (!s->device)
+      PetscCall(PetscPrintf(s->comm, "# solver: %s; the solver's vectors on the CPU\n",
+                            s->stock ? "-solver_stock_vec" : why));
+  }
   if (!s->device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(!s->stock, s->comm, PETSC_ERR_ARG_INCOMP, "-solver_device cuda: not with -solver_stock_vec");
   PetscCheck(VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);

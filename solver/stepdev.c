@@ -143,6 +143,20 @@ static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *
 void SolverDevDestroy(Solver s) { (void)s; }
 #endif
 
+/* What the loop reads reaches the device before it: the preconditioner, set
+ * up and applied once (b is formed anew at the first step). */
+PetscErrorCode SolverDevWarm(Solver s)
+{
+  PC pc;
+
+  PetscFunctionBegin;
+  if (!s->device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPSetUp(s->ksp));
+  PetscCall(KSPGetPC(s->ksp, &pc));
+  PetscCall(PCApply(pc, s->u, s->b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverStateScan(Solver s, step_scan_t *sc)
 {
   PetscInt  n;

@@ -33,7 +33,7 @@ const OptDecl opt_decl[] = {
   {OPTS_SOLVER, PETSC_FALSE, T_INT, "da_grid_x da_grid_y weak_tile ts_max_steps gs_seed atomic_order_seed"},
   {OPTS_SOLVER, PETSC_FALSE, T_REAL, "ts_dt ksp_rtol gs_Du gs_Dv gs_F gs_k gs_h heat_D heat_theta mms_tol"},
   {OPTS_SOLVER, PETSC_FALSE, T_BOOL, "solver_stock_vec"},
-  {OPTS_SOLVER, PETSC_FALSE, T_CHOICE, "scenario=heat,grayscott solver_device=cpu,cuda"},
+  {OPTS_SOLVER, PETSC_FALSE, T_CHOICE, "scenario=heat,grayscott solver_device=cpu,cuda,auto"},
   /* ... and its PETSc objects: KSPSetFromOptions (every Krylov type, the
    * initial guesses, fpnacg), PCSetFromOptions (jacobi, bjacobi), DMSetFromOptions (DMDA) */
   {OPTS_SOLVER, PETSC_TRUE, T_INT,

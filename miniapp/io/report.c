@@ -314,18 +314,25 @@ PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v)
 
 /* The solver's rates: 8 bytes per unknown per vector pass of the run's Krylov method (SolverGetVectorPasses: 14
  * for the fused CG, 21 for PETSc's CG), null where no count is kept. */
-static PetscErrorCode WriteSolverRates(MPI_Comm comm, FILE *f, Solver s, PetscInt its, double tpi, double unknowns)
+static PetscErrorCode WriteSolverRates(MPI_Comm comm, FILE *f, Coupled c, Solver s, PetscInt its, double tpi,
+                                       double unknowns)
 {
-  PetscInt passes;
-  char     method[64];
+  PetscInt   passes;
+  char       method[64];
+  PetscBool  dev;
+  PetscInt64 copies;
 
   PetscFunctionBegin;
+  PetscCall(SolverUsesDevice(s, &dev));
+  PetscCall(CoupledGetLoopCopies(c, &copies));
   PetscCall(SolverGetVectorPasses(s, &passes, method, sizeof method));
   double bpu = passes > 0 ? 8.0 * passes : NAN, gbs = tpi > 0 ? bpu * unknowns / tpi / 1e9 : NAN; /* false for NaN */
   PetscCall(PetscFPrintf(comm, f,
-                         "solver:\n  iterations_total: %" PetscInt_FMT "\n  seconds_per_iteration: %s\n"
-                         "  krylov_method: %s\n  bytes_per_unknown_iteration: %s\n  achieved_gbs: %s\n",
-                         its, yaml_num("%.6e", tpi), yaml_str(method), yaml_num("%.0f", bpu), yaml_num("%.3f", gbs)));
+                         "solver:\n  device: %s\n  loop_vector_copies: %lld\n  iterations_total: %" PetscInt_FMT
+                         "\n  seconds_per_iteration: %s\n  krylov_method: %s\n  bytes_per_unknown_iteration: %s\n"
+                         "  achieved_gbs: %s\n",
+                         dev ? "cuda" : "cpu", (long long)copies, its, yaml_num("%.6e", tpi), yaml_str(method),
+                         yaml_num("%.0f", bpu), yaml_num("%.3f", gbs)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -418,7 +425,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
                          sc, M, N, dof));
   PetscCall(PetscFPrintf(comm, f, "  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", steps,
                          nrep, mode));
-  PetscCall(WriteSolverRates(comm, f, s, its, tpi, (double)npts * dof));
+  PetscCall(WriteSolverRates(comm, f, c, s, its, tpi, (double)npts * dof));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;
     /* nothing timed: .nan, not 0 */

@@ -252,13 +252,15 @@ static void Progress(Coupled c, PetscInt step, PetscInt first, PetscInt nsteps, 
  * each phase judged (recovery.c), then the periodic checkpoint. */
 PetscErrorCode CoupledRun(Coupled c)
 {
-  PetscInt nsteps, first, done;
-  double   t0 = MPI_Wtime();
+  PetscInt   nsteps, first, done;
+  double     t0 = MPI_Wtime();
+  PetscInt64 copies0;
 
   PetscFunctionBegin;
   c->times.steps = c->times.its = c->times.epochs = 0; /* counted as they run */
   PetscCall(SolverGetStep(c->rep[0].solver, &first, &nsteps, NULL, NULL));
   PetscCall(RecoveryStart(c, &first, nsteps));
+  copies0 = VecFPNADeviceCopies(), c->copies_aside = 0;
   for (PetscInt step = first; step < nsteps; step++) {
     PetscBool   train, predicted;
     PetscInt    epoch0 = c->epoch;
@@ -277,9 +279,10 @@ PetscErrorCode CoupledRun(Coupled c)
       continue;
     }
     Progress(c, step + 1, first, nsteps, t0, PETSC_FALSE);
-    PetscCall(CheckpointAfterStep(c, step + 1, nsteps));
+    CALL_ASIDE(c, CheckpointAfterStep(c, step + 1, nsteps));
     if (c->stop_signal) break;
   }
+  c->loop_copies = VecFPNADeviceCopies() - copies0 - c->copies_aside;
   if (c->checkpoint[0]) CheckpointIgnoreSignals(); /* the decision is taken: later signals change nothing */
   PetscCall(SolverGetStep(c->rep[0].solver, &done, NULL, NULL, NULL));
   Progress(c, done, first, nsteps, t0, PETSC_TRUE);
@@ -314,6 +317,14 @@ PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t)
   *t       = c->times;
   t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5],
   t->baselines = v[6], t->total = v[7];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetLoopCopies(Coupled c, PetscInt64 *n)
+{
+  PetscFunctionBegin;
+  *n = c->loop_copies; /* the most any rank made: the slowest bounds the step */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, n, 1, MPIU_INT64, MPI_MAX, c->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -418,8 +429,13 @@ PetscErrorCode CoupledVerify(Coupled c, PetscBool *ok, char *why, size_t len)
 PetscErrorCode CoupledWriteSummary(Coupled c, FILE *f)
 {
   PetscFunctionBegin;
+  PetscInt64 copies;
+
   PetscCall(
     PetscFPrintf(c->comm, f, "coupling: %s\nreplicas: %" PetscInt_FMT "\n", CouplingModeNames[c->mode], c->nrep));
+  PetscCall(CoupledGetLoopCopies(c, &copies));
+  /* the loop's own: not its outputs' and checkpoints' (the whole run's: device_vector_copies) */
+  PetscCall(PetscFPrintf(c->comm, f, "device_loop_vector_copies: %lld\n", (long long)copies));
   if (c->restart_step >= 0)
     PetscCall(PetscFPrintf(c->comm, f, "restarted_from_step: %" PetscInt_FMT "\n", c->restart_step));
   if (c->rep[0].net) {

@@ -40,6 +40,9 @@ PetscErrorCode CoupledRun(Coupled c);
 PetscErrorCode CoupledGetSolver(Coupled c, PetscInt replica, Solver *s);
 PetscErrorCode CoupledGetSurrogate(Coupled c, PetscInt replica, Surrogate *net); /* NULL with -coupling none */
 PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t);
+/* Full-vector host<->device copies of the time loop other than its outputs' and checkpoints' (collective: the
+ * most of any rank; 0 with the solver on the host). */
+PetscErrorCode CoupledGetLoopCopies(Coupled c, PetscInt64 *n);
 /* Krylov iterations of all replicas, and of the -coupling none baseline (-1: not run). */
 PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *replicas_total, PetscInt *none_total, PetscInt *fischer_total);
 PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points_global);

@@ -17,6 +17,7 @@
 #include "ncout.h"
 #include "reduce.h"
 #include "fault.h"
+#include "vecred.h"
 
 typedef enum { COUPLING_NONE, COUPLING_GUESS, COUPLING_CLOSURE } CouplingMode;
 extern const char *const CouplingModeNames[];
@@ -147,8 +148,19 @@ struct _p_Coupled {
   VecScatter   tozero;
   Vec          natural, seq;
   CoupledTimes times;
+  /* full-vector host<->device copies (VecFPNADeviceCopies) of the time loop, and of its outputs and checkpoints */
+  PetscInt64   loop_copies, copies_aside;
   PetscLogEvent ev_solve, ev_feat, ev_pred, ev_train, ev_metrics, ev_out, ev_base;
 };
+
+/* An output's or a checkpoint's host<->device copies inside the loop: set
+ * aside, not the loop's (device_loop_vector_copies). */
+#define CALL_ASIDE(c, call) \
+  do { \
+    PetscInt64 k_ = VecFPNADeviceCopies(); \
+    PetscCall(call); \
+    (c)->copies_aside += VecFPNADeviceCopies() - k_; \
+  } while (0)
 
 /* step.c: one time step as its phases */
 /* guess or closure, solve */

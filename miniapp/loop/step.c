@@ -32,7 +32,7 @@ PetscErrorCode StepTrain(Coupled c, PetscInt step)
     t0 = MPI_Wtime();
     PetscCall(ObserveEpoch(c, step, rec));
     c->times.metrics += MPI_Wtime() - t0;
-    if (c->output[0]) PetscCall(OutputEpoch(c, step, rec));
+    if (c->output[0]) CALL_ASIDE(c, OutputEpoch(c, step, rec));
     c->epoch++, c->times.epochs++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -136,6 +136,6 @@ PetscErrorCode StepObserve(Coupled c, PetscInt step, PetscBool predicted)
   PetscFunctionBegin;
   PetscCall(ObserveStep(c, step, predicted, rec));
   c->times.metrics += MPI_Wtime() - t0;
-  if (c->output[0]) PetscCall(OutputStep(c, step, rec));
+  if (c->output[0]) CALL_ASIDE(c, OutputStep(c, step, rec));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,15 +8,19 @@
 # through the host), Gray-Scott and heat, the surrogate on the CPU (the GPU
 # surrogate's deterministic order is its own) and, in the reproducible build,
 # on the emulated device too; in the atomic build, unseeded, the device's own
-# atomics make two block orders (CUDAEMU_SEED) give two states. And the real miniapp of a build without a
-# usable device refuses -solver_device cuda in one line.
+# atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled on
+# 1 rank the loop copies no vector (device_loop_vector_copies 0: the whole
+# step on the device); a restart crosses devices both ways with the
+# uninterrupted run's hashes; -solver_device auto takes the emulated device,
+# and the real miniapp of a build without a usable device refuses
+# -solver_device cuda in one line and falls back to the CPU under auto.
 set -u
 app=$1 emu=$2 mpiexec=$3 decks=$4
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 key() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
-one() { # name, ranks, deck args...
+one() { # name, ranks, deck args... (CUDAEMU_SEED: the device's block order, from the environment)
   local name=$1 np=$2
   shift 2
   local launch=()
@@ -41,9 +45,29 @@ done
 "$app" -ts_max_steps 0 -coupling none -summary "$t/b.yaml" > /dev/null 2>&1 || fail "the build's summary"
 seed=() devonly=() # devonly: options of the device run alone
 [ "$(key "$t/b.yaml" solver_reduction)" = atomic ] && seed=(-atomic_order_seed 5)
-one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
-one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
-one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+CUDAEMU_SEED=1 one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
+CUDAEMU_SEED=2 one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+CUDAEMU_SEED=3 one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+for d in gs heat; do # uncoupled, 1 rank: no vector crosses in the loop
+  [ $d = gs ] && deck=grayscott-small || deck=heat-small
+  grep -v -e '^-train' -e '^-surrogate' -e '^-coupling' "$t/$deck.opts" > "$t/$deck-none.opts"
+  CUDAEMU_SEED=3 one $d-none 1 -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none "${seed[@]}"
+  c=$(key "$t/$d-none.dev.yaml" device_loop_vector_copies)
+  [ "$c" = 0 ] || fail "$d, uncoupled, 1 rank: $c vector copies in the loop on the device, not 0"
+done
+echo "guess mode, 1 rank: $(key "$t/gs.dev.yaml" device_loop_vector_copies) vector copies in the loop (features and targets)"
+# a restart across devices: 3 steps on one, the rest on the other, the uninterrupted CPU run's hashes (gs.cpu.yaml)
+gsr=(-options_file "$t/grayscott-small.opts" -surrogate_device cpu "${seed[@]}")
+for way in cpu-dev dev-cpu; do
+  [ $way = cpu-dev ] && { first=$app second=$emu sd=(-solver_device cuda) fd=(); } || { first=$emu second=$app fd=(-solver_device cuda) sd=(); }
+  "$first" "${gsr[@]}" "${fd[@]}" -ts_max_steps 3 -checkpoint "$t/$way.ck" > "$t/$way.1.log" 2>&1 || { tail -n 3 "$t/$way.1.log"; fail "$way: the first part failed"; }
+  "$second" "${gsr[@]}" "${sd[@]}" -ts_max_steps 5 -restart "$t/$way.ck" -summary "$t/$way.yaml" > "$t/$way.2.log" 2>&1 \
+    || { tail -n 3 "$t/$way.2.log"; fail "$way: the restart failed"; }
+  for k in state_hash weights_hash; do
+    [ "$(key "$t/$way.yaml" $k)" = "$(key "$t/gs.cpu.yaml" $k)" ] || fail "restart $way: $k differs from the uninterrupted run's"
+  done
+done
+echo "a restart from the CPU on the device, and the reverse: the uninterrupted run's hashes"
 if [ ${#seed[@]} -gt 0 ]; then # atomic, unseeded: the device's own order of the operator's and the sums' atomics
   for s in 1 2; do
     CUDAEMU_SEED=$s "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu -solver_device cuda \
@@ -61,4 +85,9 @@ fi
 out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "error: -solver_device cuda: " \
   || { echo "$out"; fail "-solver_device cuda without a usable device: not one line and exit 1"; }
+"$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 1 -solver_device auto -summary "$t/auto.yaml" > /dev/null 2>&1 \
+  && [ "$(key "$t/auto.yaml" solver_device)" = cuda ] || fail "-solver_device auto did not take the emulated device"
+"$app" -options_file "$t/grayscott-small.opts" -ts_max_steps 1 -solver_device auto -summary "$t/auto.yaml" > "$t/auto.log" 2>&1 \
+  && [ "$(key "$t/auto.yaml" solver_device)" = cpu ] && grep -q "^# solver: no usable CUDA device" "$t/auto.log" \
+  || { cat "$t/auto.log"; fail "-solver_device auto without a device: not the CPU with a line saying why"; }
 echo "PASS: the solver on the emulated device gives the CPU's bits; without a device: $out"
