@@ -43,13 +43,15 @@ __device__ __forceinline__ double sc_exact(const step_heat_t &h, int i, int j, d
 
 __global__ void sc_heat_kernel(const step_heat_t h, const double *u, double *b)
 {
-  SC_LOOP((size_t)h.M * h.N)
+  SC_LOOP((size_t)h.xm * h.ym)
   {
-    int    i = (int)(i_ % (size_t)h.M), j = (int)(i_ / (size_t)h.M);
-    double p = u[i_];
-    double W = i > 0 ? u[i_ - 1] : sc_exact(h, i - 1, j, h.e0), E = i < h.M - 1 ? u[i_ + 1] : sc_exact(h, i + 1, j, h.e0);
-    double S = j > 0 ? u[i_ - h.M] : sc_exact(h, i, j - 1, h.e0);
-    double Nn = j < h.N - 1 ? u[i_ + h.M] : sc_exact(h, i, j + 1, h.e0);
+    int           il = (int)(i_ % (size_t)h.xm), jl = (int)(i_ / (size_t)h.xm), i = h.xs + il, j = h.ys + jl;
+    const double *gw = h.g, *ge = gw + h.ym, *gs = ge + h.ym, *gn = gs + h.xm;
+    double        p = u[i_];
+    double W  = il > 0 ? u[i_ - 1] : i > 0 ? gw[jl] : sc_exact(h, i - 1, j, h.e0);
+    double E  = il < h.xm - 1 ? u[i_ + 1] : i < h.M - 1 ? ge[jl] : sc_exact(h, i + 1, j, h.e0);
+    double S  = jl > 0 ? u[i_ - h.xm] : j > 0 ? gs[il] : sc_exact(h, i, j - 1, h.e0);
+    double Nn = jl < h.ym - 1 ? u[i_ + h.xm] : j < h.N - 1 ? gn[il] : sc_exact(h, i, j + 1, h.e0);
     double lap = __dadd_rn(__dmul_rn(__dadd_rn(__dsub_rn(W, p), __dsub_rn(E, p)), h.ihx2),
                            __dmul_rn(__dadd_rn(__dsub_rn(S, p), __dsub_rn(Nn, p)), h.ihy2));
     double bx  = __dadd_rn(i == 0 ? sc_exact(h, -1, j, h.e1) : 0.0,
@@ -64,7 +66,7 @@ __global__ void sc_heat_kernel(const step_heat_t h, const double *u, double *b)
 
 extern "C" int step_cuda_heat_rhs(const step_heat_t *h, const double *u, double *b)
 {
-  size_t n = (size_t)h->M * h->N;
+  size_t n = (size_t)h->xm * h->ym;
   if (!n) return 0;
   sc_heat_kernel<<<sc_grid(n, 65535), SC_THREADS>>>(*h, u, b);
   return (int)cudaGetLastError();

@@ -18,20 +18,22 @@ extern "C" {
  *   b_u = u + dt (-q + F (1 - u)),  b_v = v + dt (q - (F + k) v). */
 int step_cuda_gs_rhs(size_t npts, double dt, double F, double k, const double *w, const double *c, double *b);
 
-/* Heat on an M x N interior grid, point (i, j) at j M + i, the exact
- * solution separable, u*(x, y, t) = (e(t) sx) cy. The host's 1-D tables on
- * the device: sx[i + 1] = sin(a x_i + b) for x_i = (i + 1) hx, i = -1 .. M,
- * cy likewise (N + 2 values); sx1, cy1 the factors at x = 1 and y = 1
- * exactly; e0 = e(t), e1 = e(t + dt). The coefficients as the host forms
- * them: c_old = (1 - theta) dt D, c_new = theta dt D, f_new = theta fk,
- * f_old = (1 - theta) fk. Then per point, u's neighbours beyond the edge
- * the exact solution at t:
+/* Heat on an M x N interior grid, this rank's xm x ym block from (xs, ys),
+ * point (i, j) at (j - ys) xm + (i - xs), the exact solution separable,
+ * u*(x, y, t) = (e(t) sx) cy. The host's 1-D tables on the device:
+ * sx[i + 1] = sin(a x_i + b) for x_i = (i + 1) hx, i = -1 .. M, cy likewise
+ * (N + 2 values); sx1, cy1 the factors at x = 1 and y = 1 exactly; e0 =
+ * e(t), e1 = e(t + dt). The coefficients as the host forms them: c_old =
+ * (1 - theta) dt D, c_new = theta dt D, f_new = theta fk, f_old = (1 -
+ * theta) fk. g: the neighbouring blocks' edges (vec_cuda.h
+ * vec_cuda_halo_pack's layout, one component), NULL on one rank. Per point,
+ * u's neighbours beyond the grid's edge the exact solution at t:
  *   lap = ((W - p) + (E - p)) ihx2 + ((S - p) + (N - p)) ihy2,
  *   bnd = the edge neighbours' exact values at t + dt, (W + E) ihx2 + (S + N) ihy2,
  *   b   = p + c_old lap + c_new bnd + dt (f_new u*(t + dt) + f_old u*(t)). */
 typedef struct {
-  int           M, N;
-  const double *sx, *cy;
+  int           M, N, xs, ys, xm, ym;
+  const double *sx, *cy, *g;
   double        sx1, cy1, e0, e1, dt, c_old, c_new, f_new, f_old, ihx2, ihy2;
 } step_heat_t;
 int step_cuda_heat_rhs(const step_heat_t *h, const double *u, double *b);

@@ -51,6 +51,17 @@ int vec_cuda_stencil(int M, int N, int dof, int periodic, double coef0, double c
 int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2, double ihy2,
                             const double *u, double *lap, double *y);
 
+/* The operator on one rank's xm x ym owned block of 2 or more ranks, point
+ * (i, j) component c at (j xm + i) dof + c. Its edges, packed into e by
+ * vec_cuda_halo_pack: the W column (i = 0), the E column, the S row
+ * (j = 0), the N row, each point's dof values in order (2 (xm + ym) dof
+ * doubles). The stencil reads the neighbours' edges in g, the same layout
+ * (g's W column: the west neighbour's E column; zeros beyond a Dirichlet
+ * edge), and sums as vec_cuda_stencil does. */
+int vec_cuda_halo_pack(int xm, int ym, int dof, const double *u, double *e);
+int vec_cuda_stencil_halo(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2, const double *u,
+                          const double *g, double *y);
+
 #ifdef __cplusplus
 }
 #endif

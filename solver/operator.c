@@ -292,14 +292,6 @@ static PetscErrorCode FaultHit(OpCtx *op, Vec y, PetscScalar *yy, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The product on the device: fpnacuda vectors, one rank (no halo), no fault
- * site armed (faults are injected on the host); the scatter form only with
- * the device's own atomic order (a seeded order is replayed on the host). */
-static PetscBool OnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord)
-{
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && op->one_rank && !op->fault && !(op->scatter && ord && ord->seed));
-}
-
 static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 {
   OpCtx             *op;
@@ -313,11 +305,8 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscCall(MatShellGetContext(A, &op));
   direct = (PetscBool)(!op->scatter && op->one_rank);
   PetscCall(VecFPNAGetOrder(x, &ord));
-  if (OnDevice(op, x, y, ord)) {
-    if (op->scatter)
-      PetscCall(VecDevStencilAtomic(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2,
-                                    &op->lap_dev));
-    else PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
+  if (OperatorOnDevice(op, x, y, ord)) { /* opdev.c */
+    PetscCall(OperatorDevMult(op, x, y));
     if (op->check) PetscCall(Check(A, op, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -362,7 +351,7 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
   PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
              "the fused product needs the gather operator and fpna vectors");
-  if (OnDevice(op, x, y, ord)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
+  if (OperatorOnDevice(op, x, y, ord)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
     PetscCall(OperatorMult(A, x, y));
     PetscCall(VecDevLocalPartial(s, RED_OP_DOT, x, y, &part, ord));
     PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));
@@ -494,7 +483,7 @@ PetscErrorCode OperatorDestroyContext(Mat A)
   PetscCall(PetscFree2(op->flux, op->lap));
   PetscCall(VecDestroy(&op->uloc));
   PetscCall(PetscFree(op->zeros));
-  VecDevFree(op->lap_dev);
+  OperatorDevFree(op);
   PetscCall(PetscFree(op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

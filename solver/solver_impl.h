@@ -22,6 +22,7 @@ typedef struct {
   double       *flux;    /* [2 * nface] signed face fluxes                 */
   double       *lap;     /* [nowned + 1] Laplacian accumulator             */
   double       *lap_dev; /* its device twin (-solver_device cuda, one rank), or NULL */
+  struct OpDevHalo *halo; /* the device product's halo on 2+ ranks (opdev.c), or NULL */
   size_t        nface;
   /* ABFT check 1^T(Ax) = (A^T 1)^T x (SolverSetChecks) */
   PetscBool     check;
@@ -41,6 +42,12 @@ PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb); /* solvec
 PetscErrorCode SolverWeakGrid(Solver s, PetscInt tile, PetscInt *M, PetscInt *N); /* -weak_tile (solveropts.c) */
 PetscErrorCode SolverPickVecType(Solver s);                                        /* solveropts.c */
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
+/* opdev.c: the product on the device, where OperatorOnDevice says it runs there */
+PetscBool      OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord);
+PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y);
+void           OperatorDevFree(OpCtx *op);
+/* x's halo on 2+ ranks: the neighbours' edges of x on the device, *g (kernels/vec_cuda.h vec_cuda_halo_pack) */
+PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g);
 PetscErrorCode OperatorSetCoefficients(Mat A, const PetscReal coef[], PetscReal hx, PetscReal hy);
 PetscErrorCode OperatorDestroyContext(Mat A);
 PetscErrorCode OperatorSetCheck(Mat A, PetscBool on);

@@ -1,9 +1,8 @@
 /* solver/stepdev.c: the step outside the Krylov solve on the device
  * (-solver_device cuda): the scenarios' right-hand sides and the scan of
  * the new state (kernels/step_cuda.h), with the host's bits, so a step's
- * work stays on the device. Heat's right-hand side reads its neighbours
- * directly: on one rank only (on more the host's code forms it, the halo
- * through the host). */
+ * work stays on the device. Heat's right-hand side reads its neighbours:
+ * on 2+ ranks their edges come through the operator's halo (opdev.c). */
 #include "solver_impl.h"
 #include "vecdev.h"
 
@@ -17,12 +16,6 @@ struct SolverDev {
   double  sx1, cy1;
   double *scan;    /* the scan's scratch */
 };
-
-#define CKD(x) \
-  do { \
-    int e_ = (x); \
-    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, vec_cuda_error_string(e_), #x); \
-  } while (0)
 
 static PetscErrorCode Dev(Solver s, struct SolverDev **d)
 {
@@ -67,11 +60,12 @@ PetscErrorCode SolverDevHeatRHS(Solver s, Vec u, Vec b, step_heat_t *h,
 {
   struct SolverDev *d = NULL;
   double           *ud, *bd;
+  PetscInt          xs, ys, xm, ym;
   PetscMPIInt       size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  *done = (PetscBool)(s->device && size == 1 && VecDevIs(u) && VecDevIs(b));
+  *done = (PetscBool)(s->device && VecDevIs(u) && VecDevIs(b));
   if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(Dev(s, &d));
   if (!d->sx) { /* the grid's factors, once */
@@ -84,7 +78,10 @@ PetscErrorCode SolverDevHeatRHS(Solver s, Vec u, Vec b, step_heat_t *h,
     CKD(vec_cuda_to_device(d->cy, cy, (size_t)s->N + 2));
     PetscCall(PetscFree2(sx, cy));
   }
-  h->M = (int)s->M, h->N = (int)s->N, h->sx = d->sx, h->cy = d->cy, h->sx1 = d->sx1, h->cy1 = d->cy1;
+  PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
+  h->M = (int)s->M, h->N = (int)s->N, h->xs = (int)xs, h->ys = (int)ys, h->xm = (int)xm, h->ym = (int)ym;
+  h->sx = d->sx, h->cy = d->cy, h->sx1 = d->sx1, h->cy1 = d->cy1, h->g = NULL;
+  if (size > 1) PetscCall(OperatorDevExchange(s->A, u, &h->g)); /* the neighbours' edges of u */
   PetscCall(VecFPNADeviceArray(u, VEC_DEVICE_READ, &ud));
   PetscCall(VecFPNADeviceArray(b, VEC_DEVICE_WRITE, &bd));
   CKD(step_cuda_heat_rhs(h, ud, bd));

@@ -34,12 +34,6 @@ typedef struct {
 static PetscInt64 copies; /* full-vector copies between host and device */
 static PetscErrorCode (*host_duplicate)(Vec, Vec *);
 
-#define CKD(x) \
-  do { \
-    int e_ = (x); \
-    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, vec_cuda_error_string(e_), #x); \
-  } while (0)
-
 static PetscScalar *HostArray(Vec v)
 {
   typedef struct {

@@ -4,6 +4,13 @@
 
 #include "vecred.h"
 
+/* A CUDA call of kernels/ (0 or an error code) under PETSc's error handling: the error's words and the call. */
+#define CKD(x) \
+  do { \
+    int e_ = (x); \
+    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, vec_cuda_error_string(e_), #x); \
+  } while (0)
+
 /* v is an fpnacuda vector (its reductions then go to VecDevLocalPartial). */
 PetscBool      VecDevIs(Vec v);
 PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord);

@@ -8,9 +8,9 @@
 # through the host), Gray-Scott and heat, the surrogate on the CPU (the GPU
 # surrogate's deterministic order is its own) and, in the reproducible build,
 # on the emulated device too; in the atomic build, unseeded, the device's own
-# atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled on
-# 1 rank the loop copies no vector (device_loop_vector_copies 0: the whole
-# step on the device); a restart crosses devices both ways with the
+# atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled,
+# on 1, 2 and 3 ranks, the loop copies no vector (device_loop_vector_copies
+# 0: the whole step on the device, the halo as edge strips); a restart crosses devices both ways with the
 # uninterrupted run's hashes; -solver_device auto takes the emulated device,
 # and the real miniapp of a build without a usable device refuses
 # -solver_device cuda in one line and falls back to the CPU under auto.
@@ -48,12 +48,13 @@ seed=() devonly=() # devonly: options of the device run alone
 CUDAEMU_SEED=1 one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
 CUDAEMU_SEED=2 one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
 CUDAEMU_SEED=3 one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
-for d in gs heat; do # uncoupled, 1 rank: no vector crosses in the loop
+for run in gs:1 heat:1 gs:3 heat:2; do # uncoupled: no vector crosses in the loop (2+ ranks: edge strips only)
+  d=${run%:*} np=${run#*:}
   [ $d = gs ] && deck=grayscott-small || deck=heat-small
   grep -v -e '^-train' -e '^-surrogate' -e '^-coupling' "$t/$deck.opts" > "$t/$deck-none.opts"
-  CUDAEMU_SEED=3 one $d-none 1 -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none "${seed[@]}"
-  c=$(key "$t/$d-none.dev.yaml" device_loop_vector_copies)
-  [ "$c" = 0 ] || fail "$d, uncoupled, 1 rank: $c vector copies in the loop on the device, not 0"
+  CUDAEMU_SEED=$np one $d-none$np "$np" -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none "${seed[@]}"
+  c=$(key "$t/$d-none$np.dev.yaml" device_loop_vector_copies)
+  [ "$c" = 0 ] || fail "$d, uncoupled, $np rank(s): $c vector copies in the loop on the device, not 0"
 done
 echo "guess mode, 1 rank: $(key "$t/gs.dev.yaml" device_loop_vector_copies) vector copies in the loop (features and targets)"
 # a restart across devices: 3 steps on one, the rest on the other, the uninterrupted CPU run's hashes (gs.cpu.yaml)
