@@ -248,3 +248,50 @@ extern "C" int vec_cuda_stencil_halo(int xm, int ym, int dof, double c0, double 
   size_t n = (size_t)xm * ym * dof;
   VC_LAUNCH(vc_stencil_halo_kernel, n, xm, ym, dof, c0, c1, ihx2, ihy2, u, g, y, n);
 }
+
+/* The faces of the owned block, as vc_faces_kernel's: x-faces (ix-1|ix),
+ * ix <= xm, of each row, then y-faces; a face on the block's edge reads the
+ * neighbour's value from g and adds only to the owned cell. */
+__global__ void vc_faces_halo_kernel(int xm, int ym, int dof, double ihx2, double ihy2, const double *u,
+                                     const double *g, double *lap, size_t n)
+{
+  const size_t  nx = (size_t)(xm + 1) * ym, per_c = nx + (size_t)xm * (ym + 1);
+  const double *gw = g, *ge = g + (size_t)ym * dof, *gs = g + 2 * (size_t)ym * dof, *gn = gs + (size_t)xm * dof;
+  VC_LOOP
+  {
+    int    c = (int)(i / per_c), lo_ok, hi_ok;
+    size_t f = i % per_c, lo = 0, hi = 0;
+    double ul, uh, F;
+    if (f < nx) { /* between (ix-1, jy) and (ix, jy) */
+      int ix = (int)(f % (size_t)(xm + 1)), jy = (int)(f / (size_t)(xm + 1));
+      lo_ok = ix > 0, hi_ok = ix < xm;
+      if (lo_ok) lo = ((size_t)jy * xm + ix - 1) * dof + c;
+      if (hi_ok) hi = ((size_t)jy * xm + ix) * dof + c;
+      ul = lo_ok ? u[lo] : gw[(size_t)jy * dof + c], uh = hi_ok ? u[hi] : ge[(size_t)jy * dof + c];
+      F  = ihx2;
+    } else { /* between (ix, jy-1) and (ix, jy) */
+      f -= nx;
+      int ix = (int)(f % (size_t)xm), jy = (int)(f / (size_t)xm);
+      lo_ok = jy > 0, hi_ok = jy < ym;
+      if (lo_ok) lo = ((size_t)(jy - 1) * xm + ix) * dof + c;
+      if (hi_ok) hi = ((size_t)jy * xm + ix) * dof + c;
+      ul = lo_ok ? u[lo] : gs[(size_t)ix * dof + c], uh = hi_ok ? u[hi] : gn[(size_t)ix * dof + c];
+      F  = ihy2;
+    }
+    F = __dmul_rn(__dsub_rn(uh, ul), F);
+    if (lo_ok) atomicAdd(&lap[lo], F);
+    if (hi_ok) atomicAdd(&lap[hi], -F);
+  }
+}
+
+extern "C" int vec_cuda_stencil_atomic_halo(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2,
+                                            const double *u, const double *g, double *lap, double *y)
+{
+  size_t n = (size_t)xm * ym * dof, nf = ((size_t)(xm + 1) * ym + (size_t)xm * (ym + 1)) * dof;
+  int    e;
+  if (!n) return 0;
+  if ((e = vec_cuda_set(lap, 0.0, n))) return e;
+  vc_faces_halo_kernel<<<vc_grid(nf), VC_THREADS>>>(xm, ym, dof, ihx2, ihy2, u, g, lap, nf);
+  if ((e = (int)cudaGetLastError())) return e;
+  VC_LAUNCH(vc_apply_kernel, n, dof, c0, c1, u, lap, y, n);
+}

@@ -61,6 +61,10 @@ int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, double coef0, d
 int vec_cuda_halo_pack(int xm, int ym, int dof, const double *u, double *e);
 int vec_cuda_stencil_halo(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2, const double *u,
                           const double *g, double *y);
+/* The scatter form of it (vec_cuda_stencil_atomic's, into lap: xm ym dof doubles): a face on the block's edge
+ * computed from the neighbour's edge value and added to the owned cell alone. */
+int vec_cuda_stencil_atomic_halo(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2,
+                                 const double *u, const double *g, double *lap, double *y);
 
 #ifdef __cplusplus
 }

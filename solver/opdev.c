@@ -1,9 +1,10 @@
 /* solver/opdev.c: the operator's product on the device (fpnacuda vectors).
- * On one rank the whole grid is there. On 2 or more the gather form runs
- * on each rank's owned block, its edges exchanged with the four neighbours
- * through the host (Debian's Open MPI is not CUDA-aware): a strip a side,
- * never the whole vector. The sums are the gather operator's, so the bits
- * are the host's on any split. */
+ * On one rank the whole grid is there. On 2 or more each rank's owned
+ * block, its edges exchanged with the four neighbours through the host
+ * (Debian's Open MPI is not CUDA-aware): a strip a side, never the whole
+ * vector. The gather form sums as the host's, so the bits are the host's on
+ * any split; the scatter form adds its face fluxes with the device's
+ * atomics. */
 #include "solver_impl.h"
 #include "vecdev.h"
 
@@ -92,8 +93,13 @@ static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y)
   h = op->halo;
   PetscCall(VecFPNADeviceArray(x, VEC_DEVICE_READ, &xd));
   PetscCall(VecFPNADeviceArray(y, VEC_DEVICE_WRITE, &yd));
-  CKD(vec_cuda_stencil_halo((int)h->xm, (int)h->ym, (int)op->dof, op->coef[0], op->dof > 1 ? op->coef[1] : 0.0,
-                            op->ihx2, op->ihy2, xd, g, yd));
+  if (op->scatter) { /* the face fluxes with the device's atomics */
+    if (!op->lap_dev) CKD(vec_cuda_alloc(&op->lap_dev, (size_t)(h->xm * h->ym * op->dof)));
+    CKD(vec_cuda_stencil_atomic_halo((int)h->xm, (int)h->ym, (int)op->dof, op->coef[0],
+                                     op->dof > 1 ? op->coef[1] : 0.0, op->ihx2, op->ihy2, xd, g, op->lap_dev, yd));
+  } else
+    CKD(vec_cuda_stencil_halo((int)h->xm, (int)h->ym, (int)op->dof, op->coef[0], op->dof > 1 ? op->coef[1] : 0.0,
+                              op->ihx2, op->ihy2, xd, g, yd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,10 +127,9 @@ void OperatorDevFree(OpCtx *op) { (void)op; }
 
 PetscBool OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord)
 {
-  /* no fault site armed (faults are injected on the host); the scatter form on one rank and only with the device's
-   * own atomic order (a seeded order is replayed on the host) */
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !op->fault && (op->one_rank || !op->scatter) &&
-                     !(op->scatter && ord && ord->seed));
+  /* no fault site armed (faults are injected on the host); the scatter form only with the device's own atomic
+   * order (a seeded order is replayed on the host) */
+  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !op->fault && !(op->scatter && ord && ord->seed));
 }
 
 PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y)

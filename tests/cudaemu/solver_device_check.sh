@@ -52,7 +52,12 @@ for run in gs:1 heat:1 gs:3 heat:2; do # uncoupled: no vector crosses in the loo
   d=${run%:*} np=${run#*:}
   [ $d = gs ] && deck=grayscott-small || deck=heat-small
   grep -v -e '^-train' -e '^-surrogate' -e '^-coupling' "$t/$deck.opts" > "$t/$deck-none.opts"
-  CUDAEMU_SEED=$np one $d-none$np "$np" -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none "${seed[@]}"
+  if [ ${#seed[@]} -gt 0 ]; then # atomic: a seeded scatter is replayed on the host; the device's own order copies nothing
+    launch=() && [ "$np" -gt 1 ] && launch=("$mpiexec" --oversubscribe -n "$np")
+    CUDAEMU_SEED=$np "${launch[@]}" "$emu" -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none -solver_device cuda \
+      -summary "$t/$d-none$np.dev.yaml" > "$t/$d-none$np.log" 2>&1 || { tail -n 3 "$t/$d-none$np.log"; fail "$d-none$np failed"; }
+    [ "$(key "$t/$d-none$np.dev.yaml" verification)" = VALID ] || fail "$d, uncoupled, $np rank(s): not VALID"
+  else CUDAEMU_SEED=$np one $d-none$np "$np" -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none; fi
   c=$(key "$t/$d-none$np.dev.yaml" device_loop_vector_copies)
   [ "$c" = 0 ] || fail "$d, uncoupled, $np rank(s): $c vector copies in the loop on the device, not 0"
 done
