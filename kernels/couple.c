@@ -18,8 +18,8 @@ void couple_stencils_cpu(const couple_grid *g, int nst, size_t nin, size_t off, 
     for (int i = g->xs; i < g->xs + g->xm; i++) {
       float *f = feat + ((size_t)(j - g->ys) * (size_t)g->xm + (size_t)(i - g->xs)) * nin + off;
       for (int s = 0; s < nst; s++) {
-        const double *v = a + ((size_t)(j + couple_dj[s] - g->gys) * (size_t)g->gxm + (size_t)(i + couple_di[s] - g->gxs))
-                                * (size_t)dof;
+        size_t        y = (size_t)(j + couple_dj[s] - g->gys), x = (size_t)(i + couple_di[s] - g->gxs);
+        const double *v = a + (y * (size_t)g->gxm + x) * (size_t)dof;
         for (int c = 0; c < dof; c++) f[s * dof + c] = (float)(v[c] * is);
       }
     }

@@ -33,8 +33,8 @@ __global__ void cc_stencils_kernel(int M, int N, int dof, int periodic, int nst,
   CC_LOOP
   {
     size_t w = (size_t)nst * (size_t)dof, pt = i / w, k = i % w;
-    int    s = (int)(k / (size_t)dof), c = (int)(k % (size_t)dof), ix = (int)(pt % (size_t)M), jy = (int)(pt / (size_t)M);
-    int    di = s == 1 ? -1 : s == 2 ? 1 : 0, dj = s == 3 ? -1 : s == 4 ? 1 : 0, x = ix + di, y = jy + dj;
+    int    s = (int)(k / (size_t)dof), c = (int)(k % (size_t)dof); /* couple.h's stencil point, component */
+    int    x = (int)(pt % (size_t)M) + (s == 1 ? -1 : s == 2), y = (int)(pt / (size_t)M) + (s == 3 ? -1 : s == 4);
     double v;
     if (periodic) {
       x = x < 0 ? M - 1 : x == M ? 0 : x;

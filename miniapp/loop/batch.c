@@ -106,7 +106,8 @@ PetscErrorCode BatchNonFinite(Coupled c, Replica *p, int *bad)
 
 PetscErrorCode BatchToHost(Coupled c, Replica *p, PetscBool feat, PetscBool out, PetscBool target)
 {
-  size_t nf = (size_t)c->npts * (size_t)c->n_in * sizeof(float), no = (size_t)c->npts * (size_t)c->n_out * sizeof(float);
+  size_t nf = (size_t)c->npts * (size_t)c->n_in * sizeof(float);
+  size_t no = (size_t)c->npts * (size_t)c->n_out * sizeof(float);
 
   PetscFunctionBegin;
   if (!p->dfeat) PetscFunctionReturn(PETSC_SUCCESS);

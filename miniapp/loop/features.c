@@ -47,7 +47,8 @@ static PetscErrorCode Stencils(Coupled c, Replica *p, PetscInt nv, Vec v[], cons
   couple_grid g = {(int)c->xs, (int)c->ys, (int)c->xm, (int)c->ym, 0, 0, 0, (int)c->dof};
 
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < nv && p->dfeat; k++) PetscCall(BatchStencils(c, p, v[k], 1.0 / scale[k], nst, k * nst * c->dof));
+  for (PetscInt k = 0; k < nv && p->dfeat; k++)
+    PetscCall(BatchStencils(c, p, v[k], 1.0 / scale[k], nst, k * nst * c->dof));
   if (p->dfeat) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SolverGetDM(p->solver, &da));
   {

@@ -64,9 +64,11 @@ if [ "$(key "$t/b.yaml" surrogate_reduction)" = reproducible ]; then
   devonly=(-surrogate_device cuda) # against the CPU's surrogate: the same bits in this build
   one gs-both 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 4 -surrogate_device cpu
   "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 6 -solver_device cuda -surrogate_device cuda \
-    -summary "$t/gs-both6.yaml" > "$t/gs-both6.log" 2>&1 || { tail -n 3 "$t/gs-both6.log"; fail "gs-both, 6 steps, failed"; }
+    -summary "$t/gs-both6.yaml" > "$t/gs-both6.log" 2>&1 \
+    || { tail -n 3 "$t/gs-both6.log"; fail "gs-both, 6 steps, failed"; }
   c4=$(key "$t/gs-both.dev.yaml" coupling_vector_copies) c6=$(key "$t/gs-both6.yaml" coupling_vector_copies)
-  [ -n "$c4" ] && [ "$c4" = "$c6" ] || fail "gs-both: the coupling's vector copies grow with the steps: $c4 in 4, $c6 in 6"
+  [ -n "$c4" ] && [ "$c4" = "$c6" ] \
+    || fail "gs-both: the coupling's vector copies grow with the steps: $c4 in 4, $c6 in 6"
   echo "gs-both: the coupling's vector copies $c4 in 4 steps and in 6 (the batch stays on the device)"
 fi
 out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?

@@ -41,10 +41,11 @@ static double value(void)
   }
 }
 
+/* a device copy of h's bytes (h NULL: none, the emulation's NaN bytes) */
 static void *dev(size_t bytes, const void *h)
 {
   void *d;
-  if (couple_cuda_alloc(&d, bytes) || couple_cuda_to_device(d, h, bytes)) {
+  if (couple_cuda_alloc(&d, bytes) || (h && couple_cuda_to_device(d, h, bytes))) {
     printf("FAIL: device allocation or copy of %zu bytes\n", bytes);
     exit(1);
   }
@@ -82,7 +83,8 @@ static void stencils(int M, int N, int dof, int periodic, int nst, double is)
       int inside = i >= 0 && i < M && j >= 0 && j < N;
       if (!inside && !periodic) continue;
       int ii = (i + M) % M, jj = (j + N) % N;
-      for (int c = 0; c < dof; c++) g[((size_t)(j + 1) * gx + (size_t)(i + 1)) * dof + c] = u[((size_t)jj * M + ii) * dof + c];
+      for (int c = 0; c < dof; c++)
+        g[((size_t)(j + 1) * gx + (size_t)(i + 1)) * dof + c] = u[((size_t)jj * M + ii) * dof + c];
     }
   for (size_t i = 0; i < (size_t)M * N * nin; i++) fh[i] = (float)i; /* the columns not written keep these */
   void *ud = dev(n * sizeof *u, u), *fdd = dev((size_t)M * N * nin * sizeof *fh, fh);
@@ -90,8 +92,8 @@ static void stencils(int M, int N, int dof, int periodic, int nst, double is)
   if (couple_cuda_stencils(M, N, dof, periodic, nst, nin, off, is, (const double *)ud, (float *)fdd) ||
       couple_cuda_to_host(fd, fdd, (size_t)M * N * nin * sizeof *fd))
     fails++, printf("FAIL: stencils: a CUDA error\n");
-  snprintf(what, sizeof what, "stencils %dx%d dof %d %s nst %d scale %a", M, N, dof, periodic ? "periodic" : "zero edge",
-           nst, is);
+  snprintf(what, sizeof what, "stencils %dx%d dof %d %s nst %d scale %a", M, N, dof,
+           periodic ? "periodic" : "zero edge", nst, is);
   same(what, fh, fd, (size_t)M * N * nin, sizeof *fh);
   couple_cuda_free(ud), couple_cuda_free(fdd);
   free(u), free(g), free(fh), free(fd);
@@ -100,13 +102,14 @@ static void stencils(int M, int N, int dof, int periodic, int nst, double is)
 /* targets (with and without b), the correction, for n values and scale s */
 static void pointwise(size_t n, double s)
 {
-  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *zh = malloc(n * sizeof *zh), *zd = malloc(n * sizeof *zd);
+  double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *zh = malloc(n * sizeof *zh);
+  double *zd = malloc(n * sizeof *zd);
   float  *th = malloc(n * sizeof *th), *td = malloc(n * sizeof *td), *o = malloc(n * sizeof *o);
   char    what[96];
 
   for (size_t i = 0; i < n; i++) a[i] = value(), b[i] = value(), o[i] = (float)value();
-  void *ad = dev(n * sizeof *a, a), *bd = dev(n * sizeof *b, b), *od = dev(n * sizeof *o, o), *td_ = dev(n * sizeof *th, th),
-       *zd_ = dev(n * sizeof *zh, zh);
+  void *ad = dev(n * sizeof *a, a), *bd = dev(n * sizeof *b, b), *od = dev(n * sizeof *o, o);
+  void *td_ = dev(n * sizeof *th, NULL), *zd_ = dev(n * sizeof *zh, NULL);
   for (int withb = 0; withb < 2; withb++) {
     couple_target_cpu(n, a, withb ? b : NULL, s, th);
     if (couple_cuda_target(n, (const double *)ad, withb ? (const double *)bd : NULL, s, (float *)td_) ||

@@ -135,9 +135,11 @@ static PetscErrorCode resident(const char *dev, int *failures)
   printf("%s network, batch on the device: %zu of %d weights, %zu of %d predictions differ from the host batch's; loss "
          "%.9e and %.9e\n", dev, dw, (int)np, dp, (int)nb, (double)lh, (double)ld);
 #if defined(MINIAPP_SURROGATE_REDUCTION_ATOMIC)
-  if (!(rel < 1e-3 && fabs(lh - ld) <= 1e-4 * lh)) printf("FAIL: %s: the device batch trains beyond the tolerance\n", dev), ++*failures;
+  if (!(rel < 1e-3 && fabs(lh - ld) <= 1e-4 * lh))
+    printf("FAIL: %s: the device batch trains beyond the tolerance\n", dev), ++*failures;
 #else
-  if (dw || dp || lh != ld) printf("FAIL: %s: the device batch does not give the host batch's bits\n", dev), ++*failures;
+  if (dw || dp || lh != ld)
+    printf("FAIL: %s: the device batch does not give the host batch's bits\n", dev), ++*failures;
 #endif
   PetscCall(SurrogateDestroy(&h));
   PetscCall(SurrogateDestroy(&d));
