@@ -128,7 +128,7 @@ struct _p_Coupled {
   /* geometry of the local features */
   PetscInt     dof, n_in, n_out, npts, xs, ys, xm, ym, M, N;
   PetscBool    periodic;
-  PetscInt64   coupling_copies; /* full-vector host<->device copies made by the phases of features.c */
+  PetscInt64   coupling_copies; /* full-vector host<->device copies made by features.c's phases (not the solver's) */
   PetscInt     nweights;
   /* record */
   PetscInt     epoch, first_div_step[MAX_REPLICAS], first_div_epoch[MAX_REPLICAS];

@@ -266,7 +266,11 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
     PetscCall(VecNorm(dn, NORM_2, &nd));
     p->inc_err = nd > 0 ? e / nd : NAN;
   }
-  if (p->space) PetscCall(GuessSpacePush(p->space, dn));
+  if (p->space) { /* the guess space is the solver's: its copies are not the batch's */
+    PetscInt64 m0 = VecFPNADeviceCopies();
+    PetscCall(GuessSpacePush(p->space, dn));
+    n0 += VecFPNADeviceCopies() - m0;
+  }
   PetscCall(VecCopy(dn, p->d));
   p->have_d = PETSC_TRUE, p->have_z = PETSC_FALSE, p->sd = sdn;
   c->coupling_copies += VecFPNADeviceCopies() - n0;
