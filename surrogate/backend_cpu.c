@@ -263,4 +263,6 @@ static PetscErrorCode CPUDestroy(Surrogate s)
 }
 
 /* The host arrays s->w, s->m, s->v are this backend's state: no pull/push. */
-const SurrogateOps SurrogateOps_CPU = {CPUSetUp, CPUPredict, CPUGradPartials, CPUAdam, NULL, NULL, CPUDestroy};
+/* no device buffers: surrogate_batch.c stages a device batch through the host */
+const SurrogateOps SurrogateOps_CPU = {CPUSetUp,   CPUPredict, CPUGradPartials, CPUAdam, NULL,
+                                       NULL,       CPUDestroy, NULL,            NULL,    NULL};

@@ -2,6 +2,7 @@
  * around the plain-C engine in mlp_cuda.cu. Built only when CUDA is enabled.
  * Device state is authoritative after a train step; the host copy is pulled
  * lazily (weights, hash, checkpoint) and pushed after a load or set.
+ * A batch may also live on the device (the resident batch, read in place).
  * ABFT checks: the gradient references are formed on the device (mlp_cuda.cu);
  * the per-sample forward/backward checks are CPU-only. */
 #include "surrogate_impl.h"
@@ -94,6 +95,25 @@ static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, floa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the resident batch: in and out on the device, no copy */
+static PetscErrorCode CUDAPredictDevice(Surrogate s, PetscInt n, const float *in, float *out)
+{
+  float *norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PackNorm(s, &norm));
+  PetscCallMLP(mlp_cuda_predict_resident((mlp_cuda *)s->be, (size_t)n, in, norm, out));
+  PetscCall(PetscFree(norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDADeviceBatch(Surrogate s, size_t n, float **in, float **target, float **out)
+{
+  PetscFunctionBeginUser;
+  PetscCallMLP(mlp_cuda_batch((mlp_cuda *)s->be, n, in, target, out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Layer l's exponents for the reproducible gradient sums: its rows' maxima
  * over all ranks (a max is exact in any order), then the CPU's rule
  * (SurrogateLayerUnits_Private), handed back as bounds; called by every rank
@@ -111,17 +131,36 @@ static int LayerUnits(float *m, size_t n, int l, void *ctx)
   return 0;
 }
 
-static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale,
-                                       red_partial_t *part)
+/* resident: in and target on the device (the resident batch), else on the host */
+static PetscErrorCode GradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale,
+                                   red_partial_t *part, PetscBool resident)
 {
   float *norm;
 
   PetscFunctionBeginUser;
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_grad((mlp_cuda *)s->be, s->strategy, (size_t)n, in, target, norm, cscale, part,
-                             s->ck.on ? s->ck.gpart : NULL, s->ck.goff,
-                             s->strategy == RED_REPRODUCIBLE ? LayerUnits : NULL, s));
+  PetscCallMLP((resident ? mlp_cuda_grad_resident : mlp_cuda_grad)((mlp_cuda *)s->be, s->strategy, (size_t)n, in,
+                                                                    target, norm, cscale, part,
+                                                                    s->ck.on ? s->ck.gpart : NULL, s->ck.goff,
+                                                                    s->strategy == RED_REPRODUCIBLE ? LayerUnits : NULL,
+                                                                    s));
   PetscCall(PetscFree(norm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAGradPartials(Surrogate s, PetscInt n, const float *in, const float *target, float cscale,
+                                       red_partial_t *part)
+{
+  PetscFunctionBeginUser;
+  PetscCall(GradPartials(s, n, in, target, cscale, part, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CUDAGradPartialsDevice(Surrogate s, PetscInt n, const float *in, const float *target,
+                                             float cscale, red_partial_t *part)
+{
+  PetscFunctionBeginUser;
+  PetscCall(GradPartials(s, n, in, target, cscale, part, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,5 +193,6 @@ static PetscErrorCode CUDADestroy(Surrogate s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const SurrogateOps SurrogateOps_CUDA = {CUDASetUp, CUDAPredict, CUDAGradPartials, CUDAAdam,
-                                        CUDAPull,  CUDAPush,    CUDADestroy};
+const SurrogateOps SurrogateOps_CUDA = {CUDASetUp,   CUDAPredict,     CUDAGradPartials,  CUDAAdam,
+                                        CUDAPull,    CUDAPush,        CUDADestroy,       CUDADeviceBatch,
+                                        CUDAPredictDevice, CUDAGradPartialsDevice};

@@ -1,8 +1,8 @@
 /* surrogate/device_cuda.cu: the CUDA device itself, for the MLP engine
  * (mlp_cuda.h) and its callers: whether one is usable and if not why, the
  * first contact of gpu-check.sh, the device's selection and name, page-locked
- * host memory, and the float peak and copy bandwidth bench_surrogate quotes
- * beside its figures. The engine's kernels are in mlp_cuda.cu. */
+ * host memory, device memory for another backend's batch, and the float peak
+ * and copy bandwidth bench_surrogate quotes beside its figures. The engine's kernels are in mlp_cuda.cu. */
 #include "mlp_cuda.h"
 
 #include <cuda_runtime.h>
@@ -97,6 +97,17 @@ extern "C" const char *mlp_cuda_error_string(int code) { return cudaGetErrorStri
  * DMA engine's speed, not through the driver's pageable staging. */
 extern "C" int  mlp_cuda_host_alloc(void **p, size_t bytes) { return (int)cudaMallocHost(p, bytes ? bytes : 1); }
 extern "C" void mlp_cuda_host_free(void *p) { cudaFreeHost(p); }
+
+extern "C" int mlp_cuda_dev_alloc(void **d, size_t bytes)
+{
+  *d = NULL;
+  return bytes ? (int)cudaMalloc(d, bytes) : 0;
+}
+extern "C" void mlp_cuda_dev_free(void *d) { cudaFree(d); }
+extern "C" int  mlp_cuda_copy(void *dst, const void *src, size_t bytes, int to_device)
+{
+  return bytes ? (int)cudaMemcpy(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) : 0;
+}
 
 /* The device's float peak without FMA: 8 independent chains of one add and
  * one multiply per thread and iteration (_rn intrinsics are never contracted). */

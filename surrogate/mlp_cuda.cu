@@ -4,9 +4,9 @@
  * k and j loops in index order); batch reductions in kernels/gradsum_cuda.cu
  * and kernels/gsum_cuda.cu; the device itself (whether one is usable, first
  * contact, selection, page-locked memory, peak figures) in device_cuda.cu.
- * A train step copies the inputs in once; only the per-parameter partials
- * (KBs) cross back to the host, in one copy at the end of the step (F4),
- * where ranks and strategies combine them. */
+ * A train step copies the inputs in once (none from a resident batch); only
+ * the per-parameter partials (KBs) cross back to the host, in one copy at the
+ * end of the step (F4), where ranks and strategies combine them. */
 #include "mlp_cuda.h"
 
 #include "gradsum_cuda.h"
@@ -25,6 +25,8 @@ struct mlp_cuda {
   float    *ck; /* ABFT references: 4 per-sample rows + one |matrix| [maxdim][cap]; allocated with checks on */
   gradsum_ws ws; /* gradient sums: their results reach the host once per step */
   float     *hb, *db; /* a layer's row maxima, then the bounds of its exponents (2 maxdim): host, device */
+  float     *rin, *rtgt, *rout; /* the resident batch (mlp_cuda_batch): read and written in place */
+  size_t     rcap;
 };
 
 /* A layer's dout*(din+1) weight-gradient sums are formed MLP_PAIR_CHUNK pairs at
@@ -290,13 +292,17 @@ extern "C" int mlp_cuda_get_state(mlp_cuda *m, float *w, float *mo, float *v)
   return 0;
 }
 
-static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
+/* resident: in is on the device (the resident batch), else on the host */
+static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm, int resident)
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   CK(reserve(m, n));
   CK(cudaMemcpy(m->norm, norm, 2 * (nin + nout) * sizeof(float), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
-  if (n) k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, m->in, m->norm, m->norm + nin, m->A[0]);
+  if (!resident) {
+    CK(cudaMemcpy(m->in, in, n * nin * sizeof(float), cudaMemcpyHostToDevice));
+    in = m->in;
+  }
+  if (n) k_normalize<<<nblk(n), TPB>>>(n, nin, m->cap, in, m->norm, m->norm + nin, m->A[0]);
   for (int l = 0; l < m->nlayer; l++)
     if (n && m->ws.gemm)
       k_forward_tile<<<nblk_tile(n), TPB>>>(m->w + m->woff[l], m->w + m->boff[l], m->dim[l], m->dim[l + 1], m->A[l],
@@ -307,15 +313,39 @@ static int forward(mlp_cuda *m, size_t n, const float *in, const float *norm)
   return (int)cudaGetLastError();
 }
 
-extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out)
+static int predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out, int resident)
 {
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
-  CK(forward(m, n, in, norm));
+  CK(forward(m, n, in, norm, resident));
   if (n)
     k_denormalize<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[m->nlayer], m->norm + 2 * nin, m->norm + 2 * nin + nout,
-                                    m->D[0]);
+                                    resident ? out : m->D[0]);
   CK(cudaGetLastError()); /* a refused launch leaves D[0] stale: no copy of it (C7) */
-  CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
+  if (!resident) CK(cudaMemcpy(out, m->D[0], n * nout * sizeof(float), cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+extern "C" int mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out)
+{
+  return predict(m, n, in, norm, out, 0);
+}
+
+extern "C" int mlp_cuda_predict_resident(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out)
+{
+  return predict(m, n, in, norm, out, 1);
+}
+
+extern "C" int mlp_cuda_batch(mlp_cuda *m, size_t n, float **in, float **tgt, float **out)
+{
+  if (n > m->rcap) {
+    cudaFree(m->rin), cudaFree(m->rtgt), cudaFree(m->rout);
+    m->rin = m->rtgt = m->rout = nullptr, m->rcap = 0;
+    CK(cudaMalloc(&m->rin, n * m->dim[0] * sizeof(float)));
+    CK(cudaMalloc(&m->rtgt, n * m->dim[m->nlayer] * sizeof(float)));
+    CK(cudaMalloc(&m->rout, n * m->dim[m->nlayer] * sizeof(float)));
+    m->rcap = n;
+  }
+  *in = m->rin, *tgt = m->rtgt, *out = m->rout;
   return 0;
 }
 
@@ -356,17 +386,20 @@ extern "C" double mlp_cuda_gradsum_depth(red_strategy_t st, long long N)
   return 16 + 8 + depth;
 }
 
-extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target,
-                             const float *norm, float cscale, red_partial_t *part, red_partial_t *ck,
-                             const size_t *ckoff, int (*units)(float *, size_t, int, void *), void *ctx)
+static int grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm,
+                float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
+                int (*units)(float *, size_t, int, void *), void *ctx, int resident)
 {
   if (st == RED_REPRODUCIBLE && !units) return (int)cudaErrorInvalidValue;
   size_t nin = m->dim[0], nout = m->dim[m->nlayer];
   int    L = m->nlayer, cur = 0, rc;
-  CK(forward(m, n, in, norm));
-  CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
+  CK(forward(m, n, in, norm, resident));
+  if (!resident) {
+    CK(cudaMemcpy(m->tgt, target, n * nout * sizeof(float), cudaMemcpyHostToDevice));
+    target = m->tgt;
+  }
   if (n)
-    k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], m->tgt, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale,
+    k_output<<<nblk(n), TPB>>>(n, nout, m->cap, m->A[L], target, m->norm + 2 * nin, m->norm + 2 * nin + nout, cscale,
                                m->D[0], m->E);
   /* loss: one pair, sum over all n*nout errors of e*e */
   CK(gradsum_cuda(st, 1, 1, m->E, 0, m->E, 0, n * nout, &m->ws, gradsum_dst{&part[m->nparam], 0, nullptr, 0}));
@@ -403,6 +436,20 @@ extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const flo
   return gradsum_cuda_flush(&m->ws); /* every partial of the step in one copy (F4) */
 }
 
+extern "C" int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target,
+                             const float *norm, float cscale, red_partial_t *part, red_partial_t *ck,
+                             const size_t *ckoff, int (*units)(float *, size_t, int, void *), void *ctx)
+{
+  return grad(m, st, n, in, target, norm, cscale, part, ck, ckoff, units, ctx, 0);
+}
+
+extern "C" int mlp_cuda_grad_resident(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target,
+                                      const float *norm, float cscale, red_partial_t *part, red_partial_t *ck,
+                                      const size_t *ckoff, int (*units)(float *, size_t, int, void *), void *ctx)
+{
+  return grad(m, st, n, in, target, norm, cscale, part, ck, ckoff, units, ctx, 1);
+}
+
 extern "C" int mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c)
 {
   CK(cudaMemcpy(m->g, grad, m->nparam * sizeof(float), cudaMemcpyHostToDevice));
@@ -414,6 +461,7 @@ extern "C" void mlp_cuda_destroy(mlp_cuda *m)
 {
   if (!m) return;
   free_batch(m);
+  cudaFree(m->rin), cudaFree(m->rtgt), cudaFree(m->rout);
   cudaFree(m->w), cudaFree(m->norm), cudaFree(m->db);
   gradsum_cuda_free(&m->ws);
   free(m->hb);

@@ -43,6 +43,20 @@ int  mlp_cuda_predict(mlp_cuda *m, size_t n, const float *in, const float *norm,
 int mlp_cuda_grad(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target, const float *norm,
                   float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
                   int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);
+/* The resident batch: device buffers of n samples (in[n][n_in], tgt and
+ * out [n][n_out], grown as n needs, kept until destroy) that the caller
+ * fills and reads on the device; the _resident calls take them in place of
+ * host arrays (no copy of the batch). They are apart from the buffers the
+ * host calls copy into: those never overwrite them. */
+int mlp_cuda_batch(mlp_cuda *m, size_t n, float **in, float **tgt, float **out);
+int mlp_cuda_predict_resident(mlp_cuda *m, size_t n, const float *in, const float *norm, float *out);
+int mlp_cuda_grad_resident(mlp_cuda *m, red_strategy_t st, size_t n, const float *in, const float *target,
+                           const float *norm, float cscale, red_partial_t *part, red_partial_t *ck, const size_t *ckoff,
+                           int (*units)(float *m, size_t n, int layer, void *ctx), void *ctx);
+/* device memory for a batch of another backend's, and its copies (bytes) */
+int  mlp_cuda_dev_alloc(void **d, size_t bytes);
+void mlp_cuda_dev_free(void *d);
+int  mlp_cuda_copy(void *dst, const void *src, size_t bytes, int to_device);
 /* gamma index of one float gradient entry of gradsum_cuda (atomic, deterministic) over <= N samples */
 double mlp_cuda_gradsum_depth(red_strategy_t st, long long N);
 int  mlp_cuda_adam(mlp_cuda *m, const float *grad, surr_adam_coef c);

@@ -54,6 +54,17 @@ PETSC_EXTERN PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float 
 PETSC_EXTERN PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[], const float target[],
                                                      float grad[], float *loss);
 PETSC_EXTERN PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float out[]);
+/* Batches on the CUDA device (surrogate_batch.c), after SetUp: GetDeviceBatch
+ * gives device buffers of n samples (in[n][n_in], target[n][n_out],
+ * out[n][n_out]; kept until Destroy, moved by a call with a larger n);
+ * PredictDevice and TrainDevice take device arrays as Predict and Train take
+ * host ones, with the same results. On the CUDA device no batch is copied;
+ * a CPU network copies its inputs from the device and its predictions back.
+ * Refused in a build without CUDA or where no device is usable. */
+PETSC_EXTERN PetscErrorCode SurrogateGetDeviceBatch(Surrogate s, PetscInt n, float **in, float **target, float **out);
+PETSC_EXTERN PetscErrorCode SurrogatePredictDevice(Surrogate s, PetscInt n, const float in[], float out[]);
+PETSC_EXTERN PetscErrorCode SurrogateTrainDevice(Surrogate s, PetscInt n, const float in[], const float target[],
+                                                 float *loss);
 
 /* Checkpoint: weights, Adam moments and step count, normalization; bit-exact. */
 PETSC_EXTERN PetscErrorCode SurrogateSave(Surrogate s, const char path[]);

@@ -27,6 +27,12 @@ typedef struct {
   PetscErrorCode (*pull)(Surrogate); /* device state -> s->w, s->m, s->v */
   PetscErrorCode (*push)(Surrogate); /* s->w, s->m, s->v -> device state */
   PetscErrorCode (*destroy)(Surrogate);
+  /* A batch on the device (SurrogateGetDeviceBatch), read and written in
+   * place: the CUDA backend's; NULL where the backend stages it (CPU). */
+  PetscErrorCode (*device_batch)(Surrogate, size_t n, float **in, float **target, float **out);
+  PetscErrorCode (*predict_device)(Surrogate, PetscInt n, const float *in, float *out);
+  PetscErrorCode (*grad_partials_device)(Surrogate, PetscInt n, const float *in, const float *target, float cscale,
+                                         red_partial_t *part);
 } SurrogateOps;
 
 /* Algorithm-based fault tolerance of the train step (Huang-Abraham checksums;
@@ -53,6 +59,16 @@ typedef struct {
   double         worst;      /* max |discrepancy| / threshold of the tolerance checks */
   char           what[128];  /* this rank's first failure */
 } SurrogateChecks;
+
+/* Device batches (surrogate_batch.c): the device buffers a backend without
+ * its own (CPU) hands out, and the host copies it, or the first batch's
+ * statistics, stages them through; each grown as the batch needs. */
+typedef struct {
+  float *in, *tgt, *out;
+  size_t cap;
+  float *hin, *htgt, *hout;
+  size_t hcap;
+} SurrogateDevBatch;
 
 struct _p_Surrogate {
   MPI_Comm        comm;
@@ -95,6 +111,7 @@ struct _p_Surrogate {
   const SurrogateOps *ops;
   void           *be; /* backend data */
   SurrogateChecks ck;
+  SurrogateDevBatch db;
 };
 
 /* Layer l's row exponents for this train step (gsum_units) from amax, the
@@ -181,6 +198,13 @@ PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 PETSC_INTERN PetscErrorCode SurrogateCheckSetUp_Private(Surrogate s, PetscBool done, const char *caller);
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);
 PETSC_INTERN PetscErrorCode SurrogateSyncHost_Private(Surrogate s);
+/* SurrogateTrain's step on a batch on the host or (device) on the CUDA device */
+PETSC_INTERN PetscErrorCode SurrogateTrainStep_Private(Surrogate s, PetscInt n, const float *in, const float *target,
+                                                       PetscBool device, float *loss);
+/* host copies of a device batch's n rows (target may be NULL), in s->db's staging */
+PETSC_INTERN PetscErrorCode SurrogateStageToHost_Private(Surrogate s, PetscInt n, const float *in, const float *target,
+                                                         const float **hin, const float **htarget);
+PETSC_INTERN PetscErrorCode SurrogateDeviceBatchDestroy_Private(Surrogate s);
 
 /* ABFT checks (surrogate_checks.c). Layout of the encodings and references: SurrogateChecks. */
 PETSC_INTERN PetscErrorCode SurrogateChecksLayout_Private(Surrogate s); /* at SetUp: offsets, ng */

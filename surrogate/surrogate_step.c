@@ -67,8 +67,9 @@ static PetscErrorCode SurrogateStats(Surrogate s, PetscInt n, PetscInt nf, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const float target[], float grad[],
-                               float *loss)
+/* device: in and target are on the CUDA device (the CUDA backend's) */
+static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const float target[], PetscBool device,
+                               float grad[], float *loss)
 {
   int64_t N;
 
@@ -80,8 +81,10 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
   PetscCall(SurrogateGlobalCount(s, n, &N));
   PetscCheck(N > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "empty training batch on all ranks");
   if (!s->have_norm) { /* frozen from the first batch: later batches see the same map */
-    PetscCall(SurrogateStats(s, n, s->n_in, in, N, s->mu_in, s->sd_in));
-    PetscCall(SurrogateStats(s, n, s->n_out, target, N, s->mu_out, s->sd_out));
+    const float *hin = in, *htarget = target;
+    if (device) PetscCall(SurrogateStageToHost_Private(s, n, in, target, &hin, &htarget));
+    PetscCall(SurrogateStats(s, n, s->n_in, hin, N, s->mu_in, s->sd_in));
+    PetscCall(SurrogateStats(s, n, s->n_out, htarget, N, s->mu_out, s->sd_out));
     s->have_norm = PETSC_TRUE;
   }
   if (s->ck.on) { /* the weights must match their encodings (set after the last update) */
@@ -89,7 +92,8 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
     PetscCall(SurrogateChecksVerifyWeights_Private(s));
   }
   float cscale = (float)(2.0 / ((double)N * (double)s->n_out)); /* d(MSE)/dz = cscale (z - t) */
-  PetscCall(s->ops->grad_partials(s, n, in, target, cscale, s->part));
+  if (device) PetscCall(s->ops->grad_partials_device(s, n, in, target, cscale, s->part));
+  else PetscCall(s->ops->grad_partials(s, n, in, target, cscale, s->part));
   PetscCall(SurrogateCombine_Private(s, s->nparam + 1, s->part, s->gsum));
   for (size_t i = 0; i < s->nparam; i++) s->grad[i] = (float)s->gsum[i];
   /* fault site: every rank holds the whole gradient */
@@ -112,7 +116,7 @@ PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
   PetscCall(PetscMalloc1(s->nurow, &keep));
   PetscCall(PetscArraycpy(keep, s->uexp, s->nurow));
-  ierr = Gradient(s, n, in, target, grad, loss);
+  ierr = Gradient(s, n, in, target, PETSC_FALSE, grad, loss);
   PetscCall(PetscArraycpy(s->uexp, keep, s->nurow));
   PetscCall(PetscFree(keep));
   PetscCall(ierr);
@@ -120,6 +124,15 @@ PetscErrorCode SurrogateComputeGradient(Surrogate s, PetscInt n, const float in[
 }
 
 PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const float target[], float *loss)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
+  PetscCall(SurrogateTrainStep_Private(s, n, in, target, PETSC_FALSE, loss));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateTrainStep_Private(Surrogate s, PetscInt n, const float in[], const float target[],
+                                          PetscBool device, float *loss)
 {
   surr_adam_coef c;
 
@@ -132,7 +145,7 @@ PetscErrorCode SurrogateTrain(Surrogate s, PetscInt n, const float in[], const f
     if (fault_hit_float_(s->fault, FAULT_WEIGHT, s->w, s->nparam, 0, (long long)s->nparam) && s->ops->push)
       PetscCall(s->ops->push(s));
   }
-  PetscCall(Gradient(s, n, in, target, NULL, loss));
+  PetscCall(Gradient(s, n, in, target, device, NULL, loss));
   s->step++;
   s->beta1_t = s->beta1_t * s->beta1; /* beta^t by repeated multiplication, see surrogate_math.h */
   s->beta2_t = s->beta2_t * s->beta2;
@@ -285,6 +298,7 @@ PetscErrorCode SurrogateDestroy(Surrogate *ps)
   PetscCall(PetscFree(s->uexp));
   PetscCall(PetscFree4(s->part, s->allpart, s->gsum, s->grad));
   PetscCall(SurrogateChecksDestroy_Private(s));
+  PetscCall(SurrogateDeviceBatchDestroy_Private(s));
   if (s->mu_in) PetscCall(PetscFree4(s->mu_in, s->sd_in, s->mu_out, s->sd_out));
   PetscCall(PetscFree(s->prefix));
   PetscCall(PetscFree(s));

@@ -65,7 +65,7 @@ PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBoo
   p->closure_err = NAN;
   if (p->trained) {
     PetscCall(FeaturesPredict(c, p, step));
-    for (PetscInt i = 0; i < c->npts; i++) p->q[i] = (double)p->out[i];
+    PetscCall(FeaturesClosureFactor(c, p));
     PetscCall(ClosureError(c, p, &p->closure_err));
     on         = (PetscBool)(step >= c->warmup && p->closure_err <= c->closure_tol);
     *predicted = PETSC_TRUE;
@@ -76,7 +76,7 @@ PetscErrorCode ClosureBeforeSolve(Coupled c, Replica *p, PetscInt step, PetscBoo
   p->closure_on = on;
   PetscCall(SolverSetClosure(p->solver, on ? p->q : NULL));
   if (step % c->train_every == 0) {
-    for (PetscInt i = 0; i < c->npts; i++) p->target[i] = (float)p->qexact[i];
+    PetscCall(FeaturesClosureTarget(c, p));
     *train = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);

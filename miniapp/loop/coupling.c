@@ -491,6 +491,7 @@ PetscErrorCode CoupledDestroy(Coupled *cp)
     /* before the surrogate: it knows how the batch was allocated */
     if (p->net) PetscCall(SurrogateHostFree(p->net, &p->feat));
     p->out = p->target = NULL;
+    PetscCall(BatchDestroy(p));
     PetscCall(SurrogateDestroy(&p->net));
     PetscCall(VecDestroy(&p->prev));
     PetscCall(VecDestroy(&p->d));

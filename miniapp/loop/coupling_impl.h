@@ -2,6 +2,7 @@
  * files that each do one of its jobs:
  *   coupling.c          options, set-up, the step's phases, results
  *   features.c          what the surrogate sees and learns (features, targets)
+ *   batch.c             where the surrogate's batch lives: on the host or on the device
  *   guesses.c           the initial guesses and the side-by-side comparison
  *   closure.c           the learned closure: gate, fallback, drift, pattern
  *   observe.c           per-step / per-epoch replica metrics and records
@@ -46,6 +47,10 @@ typedef struct {
   PetscReal        su, sd, se, sz;    /* RMS of u^n, d^n, the last correction; the output scale */
   PetscScalar     *q, *qexact;        /* closure: learned and exact factor per point */
   float           *feat, *out, *target, *w32;
+  /* the batch on the device (batch.c; NULL: on the host, in feat, out, target) */
+  float           *dfeat, *dout, *dtarget;
+  int             *dflag;             /* the finite test's device flag */
+  PetscBool        batch_placed;      /* BatchSetUp has chosen */
   PetscBool        trained, closure_on;
   PetscInt         its;
   PetscReal        rnorm, r0, inc_err, extrap_err, closure_err, drift;
@@ -123,6 +128,8 @@ struct _p_Coupled {
   PetscReal    drift_max;
   /* geometry of the local features */
   PetscInt     dof, n_in, n_out, npts, xs, ys, xm, ym, M, N;
+  PetscBool    periodic;
+  PetscInt64   coupling_copies; /* full-vector host<->device copies made by features.c's phases (not the solver's) */
   PetscInt     nweights;
   /* record */
   PetscInt     epoch, first_div_step[MAX_REPLICAS], first_div_epoch[MAX_REPLICAS];
@@ -183,6 +190,21 @@ PetscErrorCode FeaturesClosure(Coupled c, Replica *p);         /* (u, v) per poi
 PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step);
 PetscErrorCode FeaturesCorrection(Coupled c, Replica *p);      /* z = sd * prediction, as a Vec */
 PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p);     /* after the solve: target, increment error, history */
+PetscErrorCode FeaturesTrain(Coupled c, Replica *p, float *loss); /* one epoch on (features, target) */
+PetscErrorCode FeaturesClosureFactor(Coupled c, Replica *p);   /* closure: q = the predictions, on the host */
+PetscErrorCode FeaturesClosureTarget(Coupled c, Replica *p);   /* closure: target = the exact factor */
+
+/* batch.c: the batch on the device, on one rank with the solver's vectors there (else on the host) */
+PetscErrorCode BatchSetUp(Coupled c, Replica *p);              /* chooses, once; p->dfeat NULL: the host */
+PetscErrorCode BatchDestroy(Replica *p);
+/* the device twins of features.c's loops (kernels/couple_cuda.h): the rows' columns off.. from v's stencils */
+PetscErrorCode BatchStencils(Coupled c, Replica *p, Vec v, PetscReal is, PetscInt nst, PetscInt off);
+PetscErrorCode BatchTarget(Coupled c, Replica *p, Vec a, Vec b, PetscReal s); /* b may be NULL */
+PetscErrorCode BatchCorrection(Coupled c, Replica *p);         /* z = sz out */
+PetscErrorCode BatchNonFinite(Coupled c, Replica *p, int *bad); /* of the predictions */
+/* host copies of the device batch's features, predictions, target (each if asked) */
+PetscErrorCode BatchToHost(Coupled c, Replica *p, PetscBool feat, PetscBool out, PetscBool target);
+PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p);
 
 /* restart_keys.c: the halves the run uses (the network's only where there is one) */
 PetscBool RunOrdered(Coupled c);    /* none adds in completion order */
@@ -209,6 +231,7 @@ PetscErrorCode ObserveStep(Coupled c, PetscInt step, PetscBool predicted, ncout_
 PetscErrorCode ObserveEpoch(Coupled c, PetscInt step, ncout_epoch_rec rec[]);
 PetscErrorCode ObserveSummary(Coupled c, FILE *f);
 PetscErrorCode CheckFinite(Coupled c, PetscInt r, const char *what, PetscInt step, PetscInt n, const float *x);
+PetscErrorCode CheckFiniteFlag(Coupled c, PetscInt r, const char *what, PetscInt step, int bad); /* bad: this rank's */
 PetscErrorCode NetFailure(Coupled c, char *why, size_t len);
 
 /* coupling_output.c */

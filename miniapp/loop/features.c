@@ -14,8 +14,14 @@
  * the reproducible build have the same bits on any layout.
  *
  * closure (Gray-Scott): inputs (u, v) per point, target the exact rate
- * factor c = u of q = c v^2, both scaled by the physical range [0, 1]. */
+ * factor c = u of q = c v^2, both scaled by the physical range [0, 1].
+ *
+ * The batch is formed on the device where batch.c puts it there (one rank,
+ * the solver's vectors on the device), with the same bits; the full-vector
+ * copies these phases make are counted (c->coupling_copies). */
 #include "coupling_impl.h"
+#include "couple.h"
+#include "vecred.h"
 
 #include <math.h>
 
@@ -32,36 +38,34 @@ PetscErrorCode FeaturesSetUp(Coupled c, Replica *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define FEAT_PAR_MIN_POINTS 32768 /* below it one thread: the fork would cost more than the rows */
-
-/* Rows of p->feat from the 5-point stencils of nv vectors, each divided by
+/* Rows of the batch from the 5-point stencils of nv vectors, each divided by
  * its scale; nst = 1 takes the point alone. Outer ghosts of a non-periodic
  * grid read 0. */
 static PetscErrorCode Stencils(Coupled c, Replica *p, PetscInt nv, Vec v[], const PetscReal scale[], PetscInt nst)
 {
-  static const int di[5] = {0, -1, 1, 0, 0}, dj[5] = {0, 0, 0, -1, 1};
-  DM               da;
+  DM          da;
+  couple_grid g = {(int)c->xs, (int)c->ys, (int)c->xm, (int)c->ym, 0, 0, 0, (int)c->dof};
 
   PetscFunctionBegin;
+  for (PetscInt k = 0; k < nv && p->dfeat; k++)
+    PetscCall(BatchStencils(c, p, v[k], 1.0 / scale[k], nst, k * nst * c->dof));
+  if (p->dfeat) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SolverGetDM(p->solver, &da));
+  {
+    PetscInt gxs, gys, gxm;
+    PetscCall(DMDAGetGhostCorners(da, &gxs, &gys, NULL, &gxm, NULL, NULL));
+    g.gxs = (int)gxs, g.gys = (int)gys, g.gxm = (int)gxm;
+  }
   for (PetscInt k = 0; k < nv; k++) {
-    Vec                  loc;
-    const PetscScalar ***a;
-    const PetscReal      is = 1.0 / scale[k];
+    Vec                loc;
+    const PetscScalar *a;
     PetscCall(DMGetLocalVector(da, &loc));
     PetscCall(VecSet(loc, 0.0));
     PetscCall(DMGlobalToLocalBegin(da, v[k], INSERT_VALUES, loc));
     PetscCall(DMGlobalToLocalEnd(da, v[k], INSERT_VALUES, loc));
-    PetscCall(DMDAVecGetArrayDOFRead(da, loc, &a));
-    /* each point's row written by one thread: the same floats on any thread count */
-#pragma omp parallel for schedule(static) if (c->xm * c->ym >= FEAT_PAR_MIN_POINTS)
-    for (PetscInt j = c->ys; j < c->ys + c->ym; j++)
-      for (PetscInt i = c->xs; i < c->xs + c->xm; i++) {
-        float *f = p->feat + ((j - c->ys) * c->xm + (i - c->xs)) * c->n_in + k * nst * c->dof;
-        for (PetscInt s = 0; s < nst; s++)
-          for (PetscInt d = 0; d < c->dof; d++) f[s * c->dof + d] = (float)(a[j + dj[s]][i + di[s]][d] * is);
-      }
-    PetscCall(DMDAVecRestoreArrayDOFRead(da, loc, &a));
+    PetscCall(VecGetArrayRead(loc, &a));
+    couple_stencils_cpu(&g, (int)nst, (size_t)c->n_in, (size_t)(k * nst * c->dof), 1.0 / scale[k], a, p->feat);
+    PetscCall(VecRestoreArrayRead(loc, &a));
     PetscCall(DMRestoreLocalVector(da, &loc));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -81,12 +85,14 @@ static PetscErrorCode RMS(Vec x, PetscReal *rms)
 
 PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
 {
-  Vec       u, v[3];
-  PetscReal s[3];
-  double    t0 = MPI_Wtime();
+  Vec        u, v[3];
+  PetscReal  s[3];
+  double     t0 = MPI_Wtime();
+  PetscInt64 n0 = VecFPNADeviceCopies();
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_feat, 0, 0, 0, 0));
+  PetscCall(BatchSetUp(c, p));
   PetscCall(SolverGetState(p->solver, &u));
   PetscCall(RMS(u, &p->su));
   if (!p->have_d) p->sd = 0; /* else: kept from the last step (FeaturesGuessTarget) */
@@ -110,19 +116,23 @@ PetscErrorCode FeaturesGuess(Coupled c, Replica *p)
   PetscCall(VecCopy(u, p->prev)); /* u^n, for the increment after the solve */
   PetscCall(PetscLogEventEnd(c->ev_feat, 0, 0, 0, 0));
   c->times.features += MPI_Wtime() - t0;
+  c->coupling_copies += VecFPNADeviceCopies() - n0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FeaturesClosure(Coupled c, Replica *p)
 {
-  Vec       u;
-  PetscReal one = 1.0;
-  double    t0 = MPI_Wtime();
+  Vec        u;
+  PetscReal  one = 1.0;
+  double     t0  = MPI_Wtime();
+  PetscInt64 n0  = VecFPNADeviceCopies();
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_feat, 0, 0, 0, 0));
+  PetscCall(BatchSetUp(c, p));
   PetscCall(SolverGetState(p->solver, &u));
   PetscCall(Stencils(c, p, 1, &u, &one, 1));
+  c->coupling_copies += VecFPNADeviceCopies() - n0; /* the exact factor is the solver's (on the host) */
   PetscCall(SolverComputeClosure(p->solver, u, p->qexact));
   PetscCall(PetscLogEventEnd(c->ev_feat, 0, 0, 0, 0));
   c->times.features += MPI_Wtime() - t0;
@@ -131,28 +141,65 @@ PetscErrorCode FeaturesClosure(Coupled c, Replica *p)
 
 PetscErrorCode FeaturesPredict(Coupled c, Replica *p, PetscInt step)
 {
-  double t0 = MPI_Wtime();
+  double     t0 = MPI_Wtime();
+  PetscInt64 n0 = VecFPNADeviceCopies();
+  int        bad;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(c->ev_pred, 0, 0, 0, 0));
-  PetscCall(SurrogatePredict(p->net, c->npts, p->feat, p->out));
+  if (p->dfeat) PetscCall(SurrogatePredictDevice(p->net, c->npts, p->dfeat, p->dout));
+  else PetscCall(SurrogatePredict(p->net, c->npts, p->feat, p->out));
   c->times.predict_points += (double)c->M * c->N; /* every rank's points */
   PetscCall(PetscLogEventEnd(c->ev_pred, 0, 0, 0, 0));
   c->times.predict += MPI_Wtime() - t0;
-  PetscCall(CheckFinite(c, (PetscInt)(p - c->rep), "prediction", step, c->npts * c->n_out, p->out));
+  if (p->dfeat) PetscCall(BatchNonFinite(c, p, &bad));
+  else bad = couple_nonfinite_cpu((size_t)(c->npts * c->n_out), p->out);
+  PetscCall(CheckFiniteFlag(c, (PetscInt)(p - c->rep), "prediction", step, bad));
+  c->coupling_copies += VecFPNADeviceCopies() - n0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode FeaturesCorrection(Coupled c, Replica *p)
 {
   PetscScalar *z;
-  PetscInt     n = c->npts * c->dof;
+  PetscInt64   n0 = VecFPNADeviceCopies();
 
   PetscFunctionBegin;
-  PetscCall(VecGetArray(p->z, &z));
-  for (PetscInt i = 0; i < n; i++) z[i] = p->sz * (double)p->out[i];
-  PetscCall(VecRestoreArray(p->z, &z));
+  if (p->dfeat) PetscCall(BatchCorrection(c, p));
+  else {
+    PetscCall(VecGetArrayWrite(p->z, &z));
+    couple_correction_cpu((size_t)(c->npts * c->dof), p->sz, p->out, z);
+    PetscCall(VecRestoreArrayWrite(p->z, &z));
+  }
   p->have_z = PETSC_TRUE;
+  c->coupling_copies += VecFPNADeviceCopies() - n0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesTrain(Coupled c, Replica *p, float *loss)
+{
+  PetscInt64 n0 = VecFPNADeviceCopies();
+
+  PetscFunctionBegin;
+  if (p->dfeat) PetscCall(SurrogateTrainDevice(p->net, c->npts, p->dfeat, p->dtarget, loss));
+  else PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, loss));
+  c->coupling_copies += VecFPNADeviceCopies() - n0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesClosureFactor(Coupled c, Replica *p)
+{
+  PetscFunctionBegin;
+  PetscCall(BatchToHost(c, p, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE));
+  for (PetscInt i = 0; i < c->npts; i++) p->q[i] = (double)p->out[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FeaturesClosureTarget(Coupled c, Replica *p)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < c->npts; i++) p->target[i] = (float)p->qexact[i];
+  PetscCall(BatchTargetToDevice(c, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -165,7 +212,8 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
   Vec                u, dn = p->w;
   const PetscScalar *a, *b;
   PetscReal          sdn;
-  PetscInt           n = c->npts * c->dof;
+  PetscInt           n  = c->npts * c->dof;
+  PetscInt64         n0 = VecFPNADeviceCopies();
 
   PetscFunctionBegin;
   PetscCall(SolverGetState(p->solver, &u));
@@ -178,9 +226,12 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
   if (p->have_d && c->learn_residual) { /* target: what the projection's guess misses, u^{n+1} - xp */
     PetscReal nd, ne;
     PetscCall(VecWAXPY(p->x0, -1.0, p->xp, u));
-    PetscCall(VecGetArrayRead(p->x0, &a));
-    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)(a[i] / p->sz);
-    PetscCall(VecRestoreArrayRead(p->x0, &a));
+    if (p->dfeat) PetscCall(BatchTarget(c, p, p->x0, NULL, p->sz));
+    else {
+      PetscCall(VecGetArrayRead(p->x0, &a));
+      couple_target_cpu((size_t)n, a, NULL, p->sz, p->target);
+      PetscCall(VecRestoreArrayRead(p->x0, &a));
+    }
     PetscCall(RMS(p->x0, &p->se));
     PetscCall(VecWAXPY(p->x0, -1.0, p->d, dn)); /* the extrapolation's error, as in the other mode */
     PetscCall(VecNorm(p->x0, NORM_2, &ne));
@@ -188,11 +239,14 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
     p->extrap_err = nd > 0 ? ne / nd : NAN;
   } else if (p->have_d) {
     PetscReal nd, ne;
-    PetscCall(VecGetArrayRead(dn, &a));
-    PetscCall(VecGetArrayRead(p->d, &b));
-    for (PetscInt i = 0; i < n; i++) p->target[i] = (float)((a[i] - b[i]) / p->sz);
-    PetscCall(VecRestoreArrayRead(p->d, &b));
-    PetscCall(VecRestoreArrayRead(dn, &a));
+    if (p->dfeat) PetscCall(BatchTarget(c, p, dn, p->d, p->sz));
+    else {
+      PetscCall(VecGetArrayRead(dn, &a));
+      PetscCall(VecGetArrayRead(p->d, &b));
+      couple_target_cpu((size_t)n, a, b, p->sz, p->target);
+      PetscCall(VecRestoreArrayRead(p->d, &b));
+      PetscCall(VecRestoreArrayRead(dn, &a));
+    }
     PetscCall(VecWAXPY(p->x0, -1.0, p->d, dn));
     PetscCall(RMS(p->x0, &p->se));
     PetscCall(VecNorm(p->x0, NORM_2, &ne));
@@ -212,8 +266,13 @@ PetscErrorCode FeaturesGuessTarget(Coupled c, Replica *p)
     PetscCall(VecNorm(dn, NORM_2, &nd));
     p->inc_err = nd > 0 ? e / nd : NAN;
   }
-  if (p->space) PetscCall(GuessSpacePush(p->space, dn));
+  if (p->space) { /* the guess space is the solver's: its copies are not the batch's */
+    PetscInt64 m0 = VecFPNADeviceCopies();
+    PetscCall(GuessSpacePush(p->space, dn));
+    n0 += VecFPNADeviceCopies() - m0;
+  }
   PetscCall(VecCopy(dn, p->d));
   p->have_d = PETSC_TRUE, p->have_z = PETSC_FALSE, p->sd = sdn;
+  c->coupling_copies += VecFPNADeviceCopies() - n0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

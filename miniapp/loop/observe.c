@@ -6,6 +6,8 @@
  * replica 0's is kept for the verdict. Records go to the NetCDF file when
  * there is one (coupling_output.c). */
 #include "coupling_impl.h"
+#include "couple.h"
+#include "vecred.h"
 #include "yamlfmt.h"
 
 #include <math.h>
@@ -46,10 +48,14 @@ static PetscErrorCode CompareStates(Coupled c, Vec a, Vec b, metrics_t *m)
  * computed from it can be VALID. */
 PetscErrorCode CheckFinite(Coupled c, PetscInt r, const char *what, PetscInt step, PetscInt n, const float *x)
 {
-  int bad = 0;
-
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < n && !bad; i++) bad = !isfinite(x[i]);
+  PetscCall(CheckFiniteFlag(c, r, what, step, couple_nonfinite_cpu((size_t)n, x)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckFiniteFlag(Coupled c, PetscInt r, const char *what, PetscInt step, int bad)
+{
+  PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, c->comm));
   if (bad && c->netfail.step < 0) {
     c->netfail.step = step, c->netfail.epoch = c->epoch, c->netfail.replica = r;
@@ -92,6 +98,7 @@ static PetscErrorCode Churn(Coupled c, double churn[CHURN_NLEVELS][MAX_REPLICAS]
 
   PetscFunctionBegin;
   PetscCheck(no <= 8, c->comm, PETSC_ERR_SUP, "churn: at most 8 outputs");
+  PetscCall(BatchToHost(c, p0, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE)); /* the evaluation set, read here */
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt k = 0; k < no; k++) {
       double e = (double)p0->out[i * no + k] - p0->target[i * no + k];
@@ -206,9 +213,13 @@ static PetscErrorCode PrintList(MPI_Comm comm, FILE *f, const char *key, PetscIn
 
 PetscErrorCode ObserveSummary(Coupled c, FILE *f)
 {
-  double v[6][MAX_REPLICAS];
+  double     v[6][MAX_REPLICAS];
+  PetscInt64 n = c->coupling_copies;
 
   PetscFunctionBegin;
+  /* the most any rank made, as device_vector_copies */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT64, MPI_MAX, c->comm));
+  PetscCall(PetscFPrintf(c->comm, f, "coupling_vector_copies: %lld\n", (long long)n));
   if (c->nrep < 2) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt r = 0; r < c->nrep; r++) {
     v[0][r] = c->last_state[r].vc, v[1][r] = c->last_state[r].rel_l2, v[2][r] = c->last_state[r].digits;

@@ -22,7 +22,7 @@ PetscErrorCode StepTrain(Coupled c, PetscInt step)
       Replica *p = &c->rep[r];
       PetscBool armed;
       PetscCall(FaultsArm(c, r, -1, c->epoch, &armed));
-      PetscCall(SurrogateTrain(p->net, c->npts, p->feat, p->target, &c->last_loss[r]));
+      PetscCall(FeaturesTrain(c, p, &c->last_loss[r]));
       if (armed) PetscCall(FaultsCollect(c));
       p->trained = PETSC_TRUE;
       c->times.train_samples += (double)c->M * c->N; /* every rank's points: not rank 0's times the ranks */

@@ -10,10 +10,15 @@
 # on the emulated device too; in the atomic build, unseeded, the device's own
 # atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled,
 # on 1, 2 and 3 ranks, the loop copies no vector (device_loop_vector_copies
-# 0: the whole step on the device, the halo as edge strips); a restart crosses devices both ways with the
-# uninterrupted run's hashes; -solver_device auto takes the emulated device,
-# and the real miniapp of a build without a usable device refuses
-# -solver_device cuda in one line and falls back to the CPU under auto.
+# 0: the whole step on the device, the halo as edge strips). On 1 rank the
+# coupling's phases (features, targets, correction, predictions, training)
+# keep the batch on the device: their full-vector copies
+# (coupling_vector_copies) are at most the first reads of u^0 and d^0, and in
+# the reproducible build, with both on the device, the same for 4 and 6
+# steps. A restart crosses devices both ways with the uninterrupted run's
+# hashes; -solver_device auto takes the emulated device, and the real
+# miniapp of a build without a usable device refuses -solver_device cuda in
+# one line and falls back to the CPU under auto.
 set -u
 app=$1 emu=$2 mpiexec=$3 decks=$4
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
@@ -37,7 +42,10 @@ one() { # name, ranks, deck args... (CUDAEMU_SEED: the device's block order, fro
     || fail "$name: solver_device not said"
   c=$(key "$t/$name.dev.yaml" device_vector_copies)
   [ "$c" -gt 0 ] && [ "$(key "$t/$name.cpu.yaml" device_vector_copies)" = 0 ] || fail "$name: device_vector_copies $c"
-  echo "$name, $np rank(s): state_hash $(key "$t/$name.dev.yaml" state_hash) on both, $c host<->device copies"
+  cc=$(key "$t/$name.dev.yaml" coupling_vector_copies)
+  [ "$np" -gt 1 ] || [ "$cc" -le 2 ] || fail "$name: the coupling's phases copied $cc vectors between host and device"
+  echo "$name, $np rank(s): state_hash $(key "$t/$name.dev.yaml" state_hash) on both, $c host<->device copies," \
+    "$cc of them by the coupling"
 }
 for d in grayscott-small heat-small; do # shorter than the decks: their golden hashes do not apply
   grep -v -e '^-golden' -e '^-deck_name' "$decks/$d.opts" > "$t/$d.opts"
@@ -87,6 +95,13 @@ fi
 if [ "$(key "$t/b.yaml" surrogate_reduction)" = reproducible ]; then
   devonly=(-surrogate_device cuda) # against the CPU's surrogate: the same bits in this build
   one gs-both 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 4 -surrogate_device cpu
+  "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 6 -solver_device cuda -surrogate_device cuda \
+    -summary "$t/gs-both6.yaml" > "$t/gs-both6.log" 2>&1 \
+    || { tail -n 3 "$t/gs-both6.log"; fail "gs-both, 6 steps, failed"; }
+  c4=$(key "$t/gs-both.dev.yaml" coupling_vector_copies) c6=$(key "$t/gs-both6.yaml" coupling_vector_copies)
+  [ -n "$c4" ] && [ "$c4" = "$c6" ] \
+    || fail "gs-both: the coupling's vector copies grow with the steps: $c4 in 4, $c6 in 6"
+  echo "gs-both: the coupling's vector copies $c4 in 4 steps and in 6 (the batch stays on the device)"
 fi
 out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "error: -solver_device cuda: " \

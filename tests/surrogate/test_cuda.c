@@ -4,8 +4,15 @@
  * reproducible build: weights and loss bitwise equal; other builds: relative
  * L2 difference of the weights < 1e-3 and loss within 1e-4 relative. Batches
  * of 16384 samples and of -cuda_test_big_n (default 2^22 + 4099: two bin
- * segments of the GPU's reproducible sums and a partial last chunk; 2 steps). */
+ * segments of the GPU's reproducible sums and a partial last chunk; 2 steps).
+ * And a batch on the device (SurrogateGetDeviceBatch, PredictDevice,
+ * TrainDevice; the first step fixing the normalization) against the same
+ * batch on the host, on either backend: the same bits (atomic build: the
+ * tolerance above). */
 #include "surr_test.h"
+#if defined(MINIAPP_HAVE_CUDA)
+#include "couple_cuda.h" /* the test's copies to and from the device */
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -98,6 +105,49 @@ static PetscErrorCode nonfinite(int *failures)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(MINIAPP_HAVE_CUDA)
+static PetscErrorCode resident(const char *dev, int *failures)
+{
+  Surrogate h, d;
+  PetscInt  nb = 3001, np;
+  float    *in, *tgt, *ph, *pd, lh, ld, *din, *dtgt, *dout;
+  size_t    dw;
+  double    rel;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc4(nb * HEAT_NIN, &in, nb, &tgt, nb, &ph, nb, &pd));
+  heat_samples(11, 0, (size_t)nb, 0.2f, in, tgt);
+  PetscCall(make(dev, &h));
+  PetscCall(make(dev, &d));
+  PetscCall(SurrogateGetDeviceBatch(d, nb, &din, &dtgt, &dout));
+  if (couple_cuda_to_device(din, in, (size_t)nb * HEAT_NIN * sizeof *in) ||
+      couple_cuda_to_device(dtgt, tgt, (size_t)nb * sizeof *tgt))
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "copy to the device failed");
+  for (int k = 0; k < 3; k++) {
+    PetscCall(SurrogateTrain(h, nb, in, tgt, &lh));
+    PetscCall(SurrogateTrainDevice(d, nb, din, dtgt, &ld));
+  }
+  PetscCall(SurrogatePredict(h, nb, in, ph));
+  PetscCall(SurrogatePredictDevice(d, nb, din, dout));
+  if (couple_cuda_to_host(pd, dout, (size_t)nb * sizeof *pd)) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "copy failed");
+  PetscCall(weights_diff(h, d, &dw, &rel, &np));
+  size_t dp = count_diff_bits((size_t)nb, ph, pd);
+  printf("%s network, batch on the device: %zu of %d weights, %zu of %d predictions differ from the host batch's; loss "
+         "%.9e and %.9e\n", dev, dw, (int)np, dp, (int)nb, (double)lh, (double)ld);
+#if defined(MINIAPP_SURROGATE_REDUCTION_ATOMIC)
+  if (!(rel < 1e-3 && fabs(lh - ld) <= 1e-4 * lh))
+    printf("FAIL: %s: the device batch trains beyond the tolerance\n", dev), ++*failures;
+#else
+  if (dw || dp || lh != ld)
+    printf("FAIL: %s: the device batch does not give the host batch's bits\n", dev), ++*failures;
+#endif
+  PetscCall(SurrogateDestroy(&h));
+  PetscCall(SurrogateDestroy(&d));
+  PetscCall(PetscFree4(in, tgt, ph, pd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 int main(int argc, char **argv)
 {
   PetscInt big = ((PetscInt)1 << 22) + 4099;
@@ -120,6 +170,10 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cuda_test_big_n", &big, NULL));
   PetscCall(nonfinite(&failures));
+#if defined(MINIAPP_HAVE_CUDA)
+  PetscCall(resident("cuda", &failures));
+  PetscCall(resident("cpu", &failures));
+#endif
   PetscCall(compare(16384, 5, &failures));
   if (big > 0) PetscCall(compare(big, 2, &failures));
   PetscCall(PetscFinalize());

@@ -1,0 +1,109 @@
+/* kernels/couple_cuda.cu: the coupled loop's batch kernels on the device
+ * (couple_cuda.h), in _rn intrinsics: each value rounded once per operation,
+ * as kernels/couple.c rounds it; the double-to-float conversions round to
+ * nearest, as C's do. */
+#include "couple_cuda.h"
+
+#include <cuda_runtime.h>
+
+#define CC_THREADS 256
+#define CC_MAXGRID 65535
+
+static unsigned cc_grid(size_t n)
+{
+  size_t g = (n + CC_THREADS - 1) / CC_THREADS;
+  return (unsigned)(g < CC_MAXGRID ? g : CC_MAXGRID);
+}
+
+#define CC_LOOP \
+  for (size_t i = (size_t)blockIdx.x * CC_THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * CC_THREADS)
+
+#define CC_LAUNCH(k, n, ...) \
+  do { \
+    if (!(n)) return 0; \
+    k<<<cc_grid(n), CC_THREADS>>>(__VA_ARGS__); \
+    return (int)cudaGetLastError(); \
+  } while (0)
+
+/* One thread per float of the rows' block [off, off + nst dof): adjacent
+ * threads write adjacent columns. */
+__global__ void cc_stencils_kernel(int M, int N, int dof, int periodic, int nst, size_t nin, size_t off, double is,
+                                   const double *u, float *feat, size_t n)
+{
+  CC_LOOP
+  {
+    size_t w = (size_t)nst * (size_t)dof, pt = i / w, k = i % w;
+    int    s = (int)(k / (size_t)dof), c = (int)(k % (size_t)dof); /* couple.h's stencil point, component */
+    int    x = (int)(pt % (size_t)M) + (s == 1 ? -1 : s == 2), y = (int)(pt / (size_t)M) + (s == 3 ? -1 : s == 4);
+    double v;
+    if (periodic) {
+      x = x < 0 ? M - 1 : x == M ? 0 : x;
+      y = y < 0 ? N - 1 : y == N ? 0 : y;
+      v = u[((size_t)y * (size_t)M + (size_t)x) * (size_t)dof + (size_t)c];
+    } else
+      v = x >= 0 && x < M && y >= 0 && y < N ? u[((size_t)y * (size_t)M + (size_t)x) * (size_t)dof + (size_t)c] : 0.0;
+    feat[pt * nin + off + k] = (float)__dmul_rn(v, is);
+  }
+}
+
+__global__ void cc_target_kernel(const double *a, const double *b, double s, float *t, size_t n)
+{
+  CC_LOOP t[i] = (float)__ddiv_rn(b ? __dsub_rn(a[i], b[i]) : a[i], s);
+}
+
+__global__ void cc_correction_kernel(double s, const float *out, double *z, size_t n)
+{
+  CC_LOOP z[i] = __dmul_rn(s, (double)out[i]);
+}
+
+/* Every thread that meets an infinity or a NaN (exponent bits all ones)
+ * stores 1: the same value, in any order. */
+__global__ void cc_nonfinite_kernel(const float *x, int *flag, size_t n)
+{
+  CC_LOOP
+  if ((__float_as_uint(x[i]) & 0x7f800000u) == 0x7f800000u) *flag = 1;
+}
+
+extern "C" int couple_cuda_stencils(int M, int N, int dof, int periodic, int nst, size_t nin, size_t off, double is,
+                                    const double *u, float *feat)
+{
+  size_t n = (size_t)M * (size_t)N * (size_t)nst * (size_t)dof;
+  CC_LAUNCH(cc_stencils_kernel, n, M, N, dof, periodic, nst, nin, off, is, u, feat, n);
+}
+
+extern "C" int couple_cuda_target(size_t n, const double *a, const double *b, double s, float *t)
+{
+  CC_LAUNCH(cc_target_kernel, n, a, b, s, t, n);
+}
+
+extern "C" int couple_cuda_correction(size_t n, double s, const float *out, double *z)
+{
+  CC_LAUNCH(cc_correction_kernel, n, s, out, z, n);
+}
+
+extern "C" int couple_cuda_nonfinite(size_t n, const float *x, int *flag, int *bad)
+{
+  int e;
+  *bad = 0;
+  if (!n) return 0;
+  if ((e = (int)cudaMemset(flag, 0, sizeof *flag))) return e;
+  cc_nonfinite_kernel<<<cc_grid(n), CC_THREADS>>>(x, flag, n);
+  if ((e = (int)cudaGetLastError())) return e;
+  return (int)cudaMemcpy(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost);
+}
+
+extern "C" int couple_cuda_alloc(void **d, size_t bytes)
+{
+  *d = NULL;
+  return bytes ? (int)cudaMalloc(d, bytes) : 0;
+}
+extern "C" int couple_cuda_free(void *d) { return d ? (int)cudaFree(d) : 0; }
+extern "C" int couple_cuda_to_host(void *h, const void *d, size_t bytes)
+{
+  return bytes ? (int)cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost) : 0;
+}
+extern "C" int couple_cuda_to_device(void *d, const void *h, size_t bytes)
+{
+  return bytes ? (int)cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) : 0;
+}
+extern "C" const char *couple_cuda_error_string(int e) { return cudaGetErrorString((cudaError_t)e); }
