@@ -11,8 +11,6 @@
 #include "buildinfo.h"
 #include "coupling.h"
 #include "cli.h"
-#include "optstrict.h"
-#include "outpath.h"
 #include "report.h"
 #include "spincount.h"
 #include "vecred.h"
@@ -27,7 +25,6 @@
 #include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "help.h"
 
 
 static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver whose reductions obey a compile-time\n"

@@ -1,10 +1,8 @@
 /* miniapp/cli/cli.c: the start and end every program shares, the one-line
  * error handler, the range readers and the rule check (cli.h). Not the
  * options' types (optstrict.c) nor the options files (optfiles.c). */
-#include "cli.h"
+#include "cli_impl.h"
 #include "buildinfo.h"
-#include "optstrict.h"
-#include "outpath.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* miniapp/cli/outpath.c: the PETSc front-end of kernels/pathcheck.h for the
  * driver: one process-wide register, filled by the modules, checked once on
  * rank 0 (which does all file output) and the verdict broadcast. */
-#include "outpath.h"
+#include "cli_impl.h"
 #include "pathcheck.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
 
 #include "coupling.h"
 
-#include "outpath.h" /* the options-file pre-check (optfiles.c) */
+#include "cli.h" /* the options files read (optfiles.c) */
 /* Run rules (runrules.c, docs/benchmark.md): official = the deck as its
  * file writes it, tunables aside; modified lists the options that differ. */
 void           ReportSetCommandLine(int argc, char **argv);

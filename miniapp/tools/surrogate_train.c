@@ -5,8 +5,6 @@
 #include "surrogate.h"
 #include "heatdata.h"
 #include "cli.h"       /* miniapp/: one start and end, every option judged before any work */
-#include "optstrict.h"
-#include "outpath.h"   /* miniapp/: outputs that would destroy data are refused */
 
 #include <stdio.h>
 #include <string.h>
