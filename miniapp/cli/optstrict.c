@@ -121,7 +121,8 @@ static int NumberBad(const char *full, const char *text, const char *whole, int 
 
   if (st == TEXT_OK) return 0;
   if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
-  if (st == TEXT_NOT_NUMBER) return Say(msg, len, "%s %s:%s not %s", full, whole, entry, integer ? "an integer" : "a number");
+  if (st == TEXT_NOT_NUMBER)
+    return Say(msg, len, "%s %s:%s not %s", full, whole, entry, integer ? "an integer" : "a number");
   if (!integer) return Say(msg, len, "%s %s:%s out of the range of a double", full, whole, entry);
   return Say(msg, len, "%s %s:%s does not fit a %d-bit integer (largest %d)", full, whole, entry,
              (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
@@ -142,8 +143,9 @@ static int ListBad(const char *full, const char *value, int integer, char *msg, 
     if (NumberBad(full, buf, value, integer, msg, len) || (dash && NumberBad(full, dash + 1, value, 1, msg, len)))
       return 1;
     if (dash && strtoll(buf, NULL, 10) > strtoll(dash + 1, NULL, 10))
-      return Say(msg, len, "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)",
-                 full, value, buf, dash + 1, buf, dash + 1);
+      return Say(msg, len,
+                 "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full,
+                 value, buf, dash + 1, buf, dash + 1);
     if (!p[n]) return 0;
     p += n;
   }
@@ -392,16 +394,17 @@ PetscErrorCode OptStrictCheckUnused(PetscBool final)
     if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
     snprintf(full, sizeof full, "-%s", nm);
     if (Lookup(strict_groups, nm, &type, &choices)) { /* a real option this run does not read: say so, not "unknown" */
-      where = !strncmp(nm, "surrogate_", 10)                        ? "a run with a network (-coupling guess or closure)"
-            : !strncmp(nm, "gs_", 3)                                ? "-scenario grayscott"
+      where = !strncmp(nm, "surrogate_", 10)                    ? "a run with a network (-coupling guess or closure)"
+            : !strncmp(nm, "gs_", 3)                            ? "-scenario grayscott"
             : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat"
-                                                                    : NULL;
-      Say(msg, sizeof msg, "%s: not used by this run (%s%s)", full, where ? "it applies to " : "see -help for what it applies to",
-          where ? where : "");
+                                                                : NULL;
+      Say(msg, sizeof msg, "%s: not used by this run (%s%s)", full,
+          where ? "it applies to " : "see -help for what it applies to", where ? where : "");
     } else {
       Suggest(full, near, sizeof near);
       if (near[0]) Say(msg, sizeof msg, "%s: unknown option; did you mean %s? (see -help)", full, near);
-      else Say(msg, sizeof msg, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
+      else
+        Say(msg, sizeof msg, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
     }
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
