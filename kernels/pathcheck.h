@@ -8,7 +8,7 @@
  * (an executable, ELF or #! file), a write-protected file (no write bit) or a
  * symbolic link to no file, and its directory must take a new file (a link
  * is written through: atomicfile.h). Plain C (libc only): the driver's PETSc
- * front-end is miniapp/cli/outpath.h; miniapp-compare and surrogate-train
+ * front-end is miniapp/cli/outpath.c; miniapp-compare and surrogate-train
  * use this directly. */
 #ifndef KERNELS_PATHCHECK_H
 #define KERNELS_PATHCHECK_H

@@ -1,7 +1,7 @@
 /* miniapp/main.c: the driver. Reads as its phases: set-up (options, banner),
  * run (time steps), verify (scenario checks -> VALID/INVALID), report (YAML
  * summary on stdout and, with -summary FILE, in a file written atomically).
- * Every file the run reads or writes is registered (outpath.h) and checked
+ * Every file the run reads or writes is registered (cli.h: OutPathRegister*) and checked
  * before the run, so that no output can overwrite an input or another output.
  * Exit code: 0 VALID, 2 INVALID, 1 bad input or a failed run, 3 stopped by
  * SIGTERM/SIGUSR1/SIGXCPU after writing the -checkpoint (continue with
@@ -11,8 +11,6 @@
 #include "buildinfo.h"
 #include "coupling.h"
 #include "cli.h"
-#include "optstrict.h"
-#include "outpath.h"
 #include "report.h"
 #include "spincount.h"
 #include "vecred.h"
@@ -27,7 +25,6 @@
 #include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "help.h"
 
 
 static const char help[] = "FPNA coupled mini-app: PETSc implicit PDE solver whose reductions obey a compile-time\n"

@@ -272,15 +272,24 @@ PetscErrorCode CkptGetLength(Ckpt ck, const char name[], size_t *n, PetscBool *f
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode CkptGet(Ckpt ck, const char name[], void *data, size_t n)
+/* The length of a record the run needs. */
+static PetscErrorCode GetNeeded(Ckpt ck, const char name[], size_t *have)
 {
-  size_t    have;
   PetscBool found;
 
   PetscFunctionBegin;
-  PetscCall(CkptGetLength(ck, name, &have, &found));
+  PetscCall(CkptGetLength(ck, name, have, &found));
   PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)",
              ck->option, ck->path, name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CkptGet(Ckpt ck, const char name[], void *data, size_t n)
+{
+  size_t have;
+
+  PetscFunctionBegin;
+  PetscCall(GetNeeded(ck, name, &have));
   PetscCheck(have == n, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: record %s holds %zu bytes, this run expects %zu",
              ck->option, ck->path, name, have, n);
   if (ck->rank == 0 && n) memcpy(data, ck->buf + Find(ck, name)->off, n);
@@ -296,13 +305,10 @@ PetscErrorCode CkptGetVec(Ckpt ck, const char name[], DM da, Vec v)
   PetscScalar *a;
   PetscInt     N;
   size_t       have;
-  PetscBool    found;
 
   PetscFunctionBegin;
   PetscCall(VecGetSize(v, &N));
-  PetscCall(CkptGetLength(ck, name, &have, &found));
-  PetscCheck(found, ck->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: has no record %s (written by another kind of run?)",
-             ck->option, ck->path, name);
+  PetscCall(GetNeeded(ck, name, &have));
   PetscCheck(have == (size_t)N * sizeof(PetscScalar), ck->comm, PETSC_ERR_FILE_UNEXPECTED,
              "%s %s: field %s has %zu values, this run's grid has %" PetscInt_FMT, ck->option, ck->path, name,
              have / sizeof(PetscScalar), N);

@@ -7,6 +7,9 @@
 #include "solver_reduction.h"
 #include "vecred.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 /* Krylov methods whose reductions all pass through VecDot/VecNorm/VecMDot
  * (hence through the switch). Pipelined ones reduce with VecDotBegin/End,
  * whose cross-rank sum is PETSc's MPI_Allreduce. */
@@ -111,39 +114,64 @@ PetscErrorCode SolverCheckChebyshevBounds(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const char *Say(char *msg, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, len, fmt, ap);
+  va_end(ap);
+  return msg;
+}
+
+/* What is wrong with the ranks' split p[k] along x and y (given when set[k])
+ * of a grid of n[0] x n[1] points on size ranks, in one line; NULL if nothing. */
+static const char *SplitProblem(const PetscInt p[2], const PetscBool set[2], const PetscInt n[2], int size, char *msg,
+                                size_t len)
+{
+  static const char *const name[2] = {"-da_processors_x", "-da_processors_y"};
+
+  for (int k = 0; k < 2; k++) {
+    const PetscInt q = p[k];
+    if (!set[k]) continue;
+    if (q < 1)
+      return Say(msg, len, "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], q, "xy"[k]);
+    if (q > size) return Say(msg, len, "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], q, size);
+    if (q > n[k])
+      return Say(msg, len,
+                 "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)",
+                 name[k], q, n[k], "xy"[k], "xy"[k]);
+    if (size % q)
+      return Say(msg, len, "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], q, size);
+  }
+  if (set[0] && set[1] && p[0] * p[1] != size)
+    return Say(msg, len,
+               "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT
+               " ranks, but the run has %d",
+               p[0], p[1], p[0] * p[1], size);
+  for (int k = 0; k < 2; k++) /* the other direction's share of a given split: at least one point a rank */
+    if (set[k] && n[1 - k] < size / p[k])
+      return Say(msg, len, "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT
+                 " points (-da_grid_%c)", name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
+  return NULL;
+}
+
 /* The ranks' split of the grid, when given (-da_processors_x/-y): PETSc's own
  * messages ("Given Bad partition", "Too many processors in X direction: 3 2")
  * name neither the option nor the value, and a negative count means "decide". */
 PetscErrorCode SolverCheckSplit(Solver s)
 {
-  const char *const name[2] = {"-da_processors_x", "-da_processors_y"};
-  PetscInt          p[2] = {0, 0}, n[2] = {s->M, s->N};
-  PetscBool         set[2];
-  PetscMPIInt       size;
+  PetscInt    p[2] = {0, 0}, n[2] = {s->M, s->N};
+  PetscBool   set[2];
+  PetscMPIInt size;
+  char        msg[512];
+  const char *bad;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  for (int k = 0; k < 2; k++) {
-    PetscCall(PetscOptionsGetInt(NULL, NULL, name[k], &p[k], &set[k]));
-    if (!set[k]) continue;
-    PetscCheck(p[k] >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], p[k], "xy"[k]);
-    PetscCheck(p[k] <= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], p[k], (int)size);
-    PetscCheck(p[k] <= n[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)",
-               name[k], p[k], n[k], "xy"[k], "xy"[k]);
-    PetscCheck(size % p[k] == 0, s->comm, PETSC_ERR_ARG_WRONG,
-               "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], p[k], (int)size);
-  }
-  PetscCheck(!(set[0] && set[1]) || p[0] * p[1] == size, s->comm, PETSC_ERR_ARG_WRONG,
-             "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT
-             " ranks, but the run has %d",
-             p[0], p[1], p[0] * p[1], (int)size);
-  for (int k = 0; k < 2; k++) /* the other direction's share of a given split: at least one point a rank */
-    PetscCheck(!set[k] || n[1 - k] >= size / p[k], s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT " points (-da_grid_%c)",
-               name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-da_processors_x", &p[0], &set[0]));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-da_processors_y", &p[1], &set[1]));
+  bad = SplitProblem(p, set, n, (int)size, msg, sizeof msg);
+  PetscCheck(!bad, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", bad);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -155,10 +183,9 @@ PetscErrorCode SolverWeakGrid(Solver s, PetscInt tile, PetscInt *M, PetscInt *N)
   PetscMPIInt       size;
   int               dims[2] = {0, 0};
   const opt_range   r       = {"-weak_tile", tile, 3, 65536, OPT_INT, NULL};
-  char              msg[256];
 
   PetscFunctionBegin;
-  PetscCheck(!opt_range_refuse(&r, msg, sizeof msg), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  PetscCall(SolverCheckRanges(s, &r, 1));
   for (int k = 0; k < 4; k++) {
     PetscBool given;
     PetscCall(PetscOptionsHasName(NULL, NULL, grid[k], &given));

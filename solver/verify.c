@@ -70,9 +70,10 @@ PetscErrorCode SolverRepeatCheck(Solver s, PetscInt n, PetscReal *mean, PetscRea
   PetscInt  its;
   PetscBool has;
 
+  const opt_range count = {"repeat count", (double)n, 2, 64, OPT_INT, NULL}; /* r[] holds 64 */
+
   PetscFunctionBegin;
-  PetscCheck(n >= 2 && n <= 64, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "repeat count %" PetscInt_FMT ": must be in [2, 64]",
-             n);
+  PetscCall(SolverCheckRanges(s, &count, 1));
   PetscCall(SolverHasLastSystem(s, &has));
   PetscCheck(has, s->comm, PETSC_ERR_ORDER,
              "the repeat check needs a step solved by this run (a restart at the last step solves none)");

@@ -153,16 +153,14 @@ PetscErrorCode SurrogateSetFromOptions(Surrogate s)
              "-surrogate_device_id %" PetscInt_FMT " must be -1 (automatic) or a device number >= 0", s->device_id_req);
   PetscCall(PetscOptionsBool("-surrogate_view", "print the configuration after set-up", "", s->view, &s->view, NULL));
   { /* an A/B switch for the GPU's train-step kernels (docs/gpu.md): the reproducible bits are the same either way */
-    char      gk[16] = "tiled";
-    PetscBool gset;
-    PetscCall(PetscOptionsString("-surrogate_cuda_kernels",
-                                 "tiled|gemm: the CUDA train step's kernels (gemm: register and shared-memory tiles, "
-                                 "faster at large batches and slower at the decks' on an H100, docs/gpu.md; "
-                                 "reproducible: the same bits either way)",
-                                 "", gk, gk, sizeof gk, &gset));
-    PetscCheck(!gset || !strcmp(gk, "tiled") || !strcmp(gk, "gemm"), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
-               "-surrogate_cuda_kernels %s is unknown: use tiled or gemm", gk);
-    s->cuda_gemm = (PetscBool)!strcmp(gk, "gemm");
+    static const char *const kernels[] = {"tiled", "gemm"};
+    PetscInt                 k         = 0;
+    PetscCall(PetscOptionsEList("-surrogate_cuda_kernels",
+                                "the CUDA train step's kernels (gemm: register and shared-memory tiles, faster at "
+                                "large batches and slower at the decks' on an H100, docs/gpu.md; reproducible: the "
+                                "same bits either way)",
+                                "", kernels, 2, kernels[k], &k, NULL));
+    s->cuda_gemm = (PetscBool)(k == 1);
   }
   {
     PetscBool on = s->ck.on, cset;
@@ -232,23 +230,37 @@ PetscErrorCode SurrogateSetAtomicOrder(Surrogate s, red_atomic_state *ord)
   return PETSC_SUCCESS;
 }
 
+/* n means (0 when NULL) and standard deviations (1 when NULL, else > 0),
+ * of the inputs (features) or the outputs (values). */
+static PetscErrorCode SetStats(Surrogate s, PetscBool in, PetscInt n, const float mu[], const float sd[], float m[],
+                               float d[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    m[i] = mu ? mu[i] : 0.0f, d[i] = sd ? sd[i] : 1.0f;
+    PetscCheck(d[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s std %g of %s %" PetscInt_FMT " must be > 0",
+               in ? "input" : "output", (double)d[i], in ? "feature" : "value", i);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The network's sizes come first (SurrogateSetSizes): caller needs them. */
+static PetscErrorCode NeedSizes(Surrogate s, const char *caller)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->n_in >= 1 && s->n_out >= 1, s->comm, PETSC_ERR_ORDER, "call SurrogateSetSizes() before %s()", caller);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SurrogateSetNormalization(Surrogate s, const float mi[], const float si[], const float mo[],
                                          const float so[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(s->n_in > 0, s->comm, PETSC_ERR_ORDER, "SurrogateSetSizes() must come before SurrogateSetNormalization()");
+  PetscCall(NeedSizes(s, PETSC_FUNCTION_NAME));
   if (!s->mu_in)
     PetscCall(PetscMalloc4(s->n_in, &s->mu_in, s->n_in, &s->sd_in, s->n_out, &s->mu_out, s->n_out, &s->sd_out));
-  for (PetscInt i = 0; i < s->n_in; i++) {
-    s->mu_in[i] = mi ? mi[i] : 0.0f, s->sd_in[i] = si ? si[i] : 1.0f;
-    PetscCheck(s->sd_in[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "input std %g of feature %" PetscInt_FMT " must be > 0", (double)s->sd_in[i], i);
-  }
-  for (PetscInt i = 0; i < s->n_out; i++) {
-    s->mu_out[i] = mo ? mo[i] : 0.0f, s->sd_out[i] = so ? so[i] : 1.0f;
-    PetscCheck(s->sd_out[i] > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "output std %g of value %" PetscInt_FMT " must be > 0", (double)s->sd_out[i], i);
-  }
+  PetscCall(SetStats(s, PETSC_TRUE, s->n_in, mi, si, s->mu_in, s->sd_in));
+  PetscCall(SetStats(s, PETSC_FALSE, s->n_out, mo, so, s->mu_out, s->sd_out));
   s->have_norm = PETSC_TRUE; /* backends read the statistics at every call */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -280,8 +292,7 @@ PetscErrorCode SurrogateSetUp(Surrogate s)
 {
   PetscFunctionBeginUser;
   if (s->setup) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(s->n_in >= 1 && s->n_out >= 1, s->comm, PETSC_ERR_ORDER,
-             "call SurrogateSetSizes() before SurrogateSetUp()");
+  PetscCall(NeedSizes(s, PETSC_FUNCTION_NAME));
   s->nlayer = (int)s->nhidden + 1;
   s->dim[0] = s->n_in;
   for (int l = 1; l < s->nlayer; l++) s->dim[l] = s->hidden[l - 1];

@@ -10,6 +10,7 @@
 #include "atomicfile.h"
 #include "hashrng.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,46 +143,64 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const char *Say(char *msg, size_t n, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, n, fmt, ap);
+  va_end(ap);
+  return msg;
+}
+
+/* What is wrong with checkpoint bytes for this surrogate, in one line after
+ * `what` (NULL when nothing is): their header, architecture, length and
+ * checksum, in that order. */
+static const char *Problem(Surrogate s, const unsigned char *buf, size_t len, const char what[], SurrHeader *h,
+                           char *msg, size_t n)
+{
+  char     have[128], want[128];
+  size_t   expect;
+  uint64_t ck;
+  uint32_t d[SURR_MAX_LAYERS + 1];
+  int      same;
+
+  if (len < sizeof *h) return Say(msg, n, "%s is truncated (%zu bytes, shorter than its header)", what, len);
+  memcpy(h, buf, sizeof *h);
+  if (memcmp(h->magic, SURR_MAGIC, 8)) return Say(msg, n, "%s is not a surrogate checkpoint (bad magic)", what);
+  if (h->endian != 0x01020304u || (h->version != SURR_VERSION && h->version != 1u))
+    return Say(msg, n, "%s has version %u (this build reads 1 and %u) or foreign byte order", what, h->version,
+               SURR_VERSION);
+  if (h->nlayer < 1 || h->nlayer > SURR_MAX_LAYERS)
+    return Say(msg, n, "%s has a corrupt header (%u layers)", what, h->nlayer);
+  same = h->nlayer == (uint32_t)s->nlayer && h->nparam == s->nparam;
+  for (int l = 0; l <= s->nlayer; l++) d[l] = (uint32_t)s->dim[l], same = same && h->dim[l] == d[l];
+  if (!same) {
+    arch_string(h->dim, h->nlayer, have, sizeof have);
+    arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
+    return Say(msg, n, "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what,
+               have, want);
+  }
+  /* version 1: no row exponents */
+  expect = sizeof *h + (payload_floats(s) - (h->version == 1u ? s->nurow : 0)) * sizeof(float) + sizeof ck;
+  if (len < expect) return Say(msg, n, "%s is truncated (%zu bytes, expected %zu)", what, len, expect);
+  if (len > expect) return Say(msg, n, "%s has %zu trailing bytes", what, len - expect);
+  memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
+  if (ck != checksum(buf, expect - sizeof ck)) return Say(msg, n, "%s is corrupt (checksum mismatch)", what);
+  return NULL;
+}
+
 /* Restore from checkpoint bytes (the same on every rank); what names them in
  * messages, e.g. "SurrogateLoad: checkpoint ck.bin". */
 PetscErrorCode SurrogateDeserialize(Surrogate s, const unsigned char *buf, size_t len, const char what[])
 {
-  SurrHeader h;
-  char       have[128], want[128];
+  SurrHeader  h;
+  char        msg[512];
+  const char *bad;
 
   PetscFunctionBeginUser;
   if (!s->setup) PetscCall(SurrogateSetUp(s));
-  size_t nf, expect;
-  PetscCheck(len >= sizeof h, s->comm, PETSC_ERR_FILE_UNEXPECTED,
-             "%s is truncated (%zu bytes, shorter than its header)", what, len);
-  memcpy(&h, buf, sizeof h);
-  PetscCheck(!memcmp(h.magic, SURR_MAGIC, 8), s->comm, PETSC_ERR_FILE_UNEXPECTED,
-             "%s is not a surrogate checkpoint (bad magic)", what);
-  PetscCheck(h.endian == 0x01020304u && (h.version == SURR_VERSION || h.version == 1u), s->comm,
-             PETSC_ERR_FILE_UNEXPECTED, "%s has version %u (this build reads 1 and %u) or foreign byte order", what,
-             h.version, SURR_VERSION);
-  nf     = payload_floats(s) - (h.version == 1u ? s->nurow : 0); /* version 1: no row exponents */
-  expect = sizeof h + nf * sizeof(float) + sizeof(uint64_t);
-  PetscCheck(h.nlayer >= 1 && h.nlayer <= SURR_MAX_LAYERS, s->comm, PETSC_ERR_FILE_UNEXPECTED,
-             "%s has a corrupt header (%u layers)", what, h.nlayer);
-  PetscBool same = (h.nlayer == (uint32_t)s->nlayer && h.nparam == s->nparam) ? PETSC_TRUE : PETSC_FALSE;
-  for (int l = 0; same && l <= s->nlayer; l++) same = (h.dim[l] == (uint32_t)s->dim[l]) ? PETSC_TRUE : PETSC_FALSE;
-  if (!same) {
-    uint32_t d[SURR_MAX_LAYERS + 1];
-    for (int l = 0; l <= s->nlayer; l++) d[l] = (uint32_t)s->dim[l];
-    arch_string(h.dim, h.nlayer, have, sizeof have);
-    arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
-  }
-  PetscCheck(same, s->comm, PETSC_ERR_ARG_INCOMP,
-             "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what, have, want);
-  PetscCheck(len >= expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s is truncated (%zu bytes, expected %zu)", what, len,
-             expect);
-  PetscCheck(len == expect, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s has %zu trailing bytes", what, len - expect);
-  uint64_t ck;
-  memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
-  PetscCheck(ck == checksum(buf, expect - sizeof ck), s->comm, PETSC_ERR_FILE_UNEXPECTED,
-             "%s is corrupt (checksum mismatch)", what);
-
+  bad = Problem(s, buf, len, what, &h, msg, sizeof msg);
+  PetscCheck(!bad, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s", bad);
   const unsigned char *f = buf + sizeof h;
 #define TAKE(dst, cnt) (memcpy((dst), f, (size_t)(cnt) * sizeof(float)), f += (size_t)(cnt) * sizeof(float))
   TAKE(s->mu_in, s->n_in), TAKE(s->sd_in, s->n_in), TAKE(s->mu_out, s->n_out), TAKE(s->sd_out, s->n_out);

@@ -184,13 +184,22 @@ PetscErrorCode SurrogateGetNumWeights(Surrogate s, PetscInt *n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
+/* A buffer of n weights for the set-up network (caller: for the message);
+ * the host's copy made current. */
+static PetscErrorCode WeightsBuffer(Surrogate s, PetscInt n, const char *caller)
 {
   PetscFunctionBeginUser;
-  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
+  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, caller));
   PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
   PetscCall(SurrogateSyncHost_Private(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(WeightsBuffer(s, n, PETSC_FUNCTION_NAME));
   PetscCall(PetscArraycpy(buf, s->w, s->nparam));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -198,10 +207,7 @@ PetscErrorCode SurrogateGetWeights(Surrogate s, float buf[], PetscInt n)
 PetscErrorCode SurrogateSetWeights(Surrogate s, const float buf[], PetscInt n)
 {
   PetscFunctionBeginUser;
-  PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck((size_t)n == s->nparam, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "buffer holds %" PetscInt_FMT " floats, the network has %zu weights", n, s->nparam);
-  PetscCall(SurrogateSyncHost_Private(s));
+  PetscCall(WeightsBuffer(s, n, PETSC_FUNCTION_NAME));
   PetscCall(PetscArraycpy(s->w, buf, s->nparam));
   if (s->ops->push) PetscCall(s->ops->push(s));
   s->ck.encoded = PETSC_FALSE; /* re-encoded before the next step */

@@ -1,10 +1,8 @@
 /* miniapp/cli/cli.c: the start and end every program shares, the one-line
  * error handler, the range readers and the rule check (cli.h). Not the
  * options' types (optstrict.c) nor the options files (optfiles.c). */
-#include "cli.h"
+#include "cli_impl.h"
 #include "buildinfo.h"
-#include "optstrict.h"
-#include "outpath.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -164,29 +162,32 @@ int CliFinalize(PetscErrorCode ierr)
   return ierr && ierr != CLI_DONE ? 1 : 0;
 }
 
+/* A value read, against its range. */
+static PetscErrorCode CheckRange(MPI_Comm comm, opt_range r)
+{
+  char msg[512];
+
+  PetscFunctionBegin;
+  PetscCheck(!opt_range_refuse(&r, msg, sizeof msg), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CliInt(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, PetscInt lo,
                       PetscInt hi, const char *why, PetscInt *v, PetscBool *set)
 {
-  char      msg[512];
-  opt_range r = {name, 0, lo == PETSC_MIN_INT ? -OPT_NONE : lo, hi == PETSC_MAX_INT ? OPT_NONE : hi, OPT_INT, why};
-
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt(name, text, NULL, *v, v, set));
-  r.value = (double)*v;
-  PetscCheck(!opt_range_refuse(&r, msg, sizeof msg), PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  PetscCall(CheckRange(PetscOptionsObject->comm, (opt_range){name, (double)*v, lo == PETSC_MIN_INT ? -OPT_NONE : lo,
+                                                             hi == PETSC_MAX_INT ? OPT_NONE : hi, OPT_INT, why}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode CliReal(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double lo, double hi,
                        unsigned flags, const char *why, PetscReal *v, PetscBool *set)
 {
-  char      msg[512];
-  opt_range r = {name, 0, lo, hi, flags, why};
-
   PetscFunctionBegin;
   PetscCall(PetscOptionsReal(name, text, NULL, *v, v, set));
-  r.value = (double)*v;
-  PetscCheck(!opt_range_refuse(&r, msg, sizeof msg), PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", msg);
+  PetscCall(CheckRange(PetscOptionsObject->comm, (opt_range){name, (double)*v, lo, hi, flags, why}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

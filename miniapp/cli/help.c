@@ -6,7 +6,7 @@
  * keeps the text, and HelpFlush prints it: the introduction, the mini-app's
  * sections in a fixed order, then PETSc's in the order it printed them.
  * scripts/options_doc.py turns the mini-app's part into docs/options.md. */
-#include "help.h"
+#include "cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,25 +1,15 @@
-/* miniapp/cli/optfiles.c: the options-file pre-check, run by main() before
- * PetscInitialize. PETSc reads -options_file (and -options_file_yaml, the
- * PETSC_OPTIONS variable and ~/.petscrc, .petscrc, petscrc) inside
- * PetscInitialize, where a file that includes itself recurses until the
- * stack overflows and every other mistake is a 12-15 line trace. This walks
- * the same files the way PETSc will (nested names relative to the working
- * directory), stops at the first problem with one line naming the file, and
- * registers every file it reads as an input of the run (outpath.h), so that
- * no output may overwrite it. It does not judge option names or values: the
- * options database does that once it is built.
- *
- * PETSc's own file options write before any check after PetscInitialize
- * could run: -history FILE appends to FILE inside PetscInitialize, -info
- * FILE and -log_trace FILE open FILE.<rank> there, -malloc_view FILE writes
- * FILE_<rank> at the end. So this pass also collects every -history, -info,
- * -log_trace and -malloc_view wherever it is given (command line,
- * PETSC_OPTIONS, options files) and checks the files they would write, for
- * every rank the launcher announces, by the same rules as the run's own
- * outputs (kernels/pathcheck.h) against the options files, -restart and the
- * run's outputs, before PetscInitialize. */
+/* miniapp/cli/optfiles.c: the options-file pre-check, before PetscInitialize
+ * (which reads -options_file, -options_file_yaml, PETSC_OPTIONS and the
+ * petscrc files, where a file that includes itself overflows the stack and
+ * any other mistake is a 15-line trace): the same files walked as PETSc will
+ * (nested names relative to the working directory), one line naming the file
+ * at the first problem, every file registered as an input. PETSc's own file
+ * options write inside PetscInitialize (-history, -info, -log_trace) or at its
+ * end (-malloc_view): their files are checked here, for every rank the
+ * launcher announces, by the rules of the run's outputs (kernels/pathcheck.h).
+ * Option names and values are judged later, in the database (optstrict.c). */
 #define _DEFAULT_SOURCE
-#include "outpath.h"
+#include "cli_impl.h"
 #include "pathcheck.h"
 
 #include <ctype.h>
@@ -309,14 +299,10 @@ static int CheckOnce(void)
  * takes no file for -options_monitor, -log_all or -malloc_dump). */
 static int CheckSwitches(void)
 {
-  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off"};
   for (int k = 0; k < nearly; k++) {
     const char *o = early[k].option, *v = early[k].value;
-    int         ok = 0;
     if (strcmp(o, "-options_monitor") && strcmp(o, "-log_all") && strcmp(o, "-malloc_dump")) continue;
-    if (!v) continue;
-    for (size_t w = 0; w < sizeof words / sizeof *words; w++) ok = ok || !strcasecmp(v, words[w]);
-    if (!ok)
+    if (v && !OptBoolWord(v))
       return Fail("%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off; PETSc 3.18 takes no file "
                   "here)",
                   o, v);

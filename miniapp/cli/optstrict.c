@@ -1,30 +1,19 @@
-/* miniapp/cli/optstrict.c: strict options for every program of the project,
- * without symbol interposition (so however PETSc is linked: shared, static,
- * with -Bsymbolic). Not the options files' own checks (optfiles.c).
- *
- * PETSc 3.18 reads an integer with strtol and casts the long to a 32-bit
- * PetscInt, so -da_grid_x 4294967299 runs a grid of 3 and 2147483648 comes
- * back as -2147483648; it treats an option given without a value
- * (-da_grid_x as the last argument, -ts_dt alone on a line of an options
- * file, -da_grid_x "") as not given at all, so the default is used silently;
- * and its parse errors ("Input string 12abc has no integer value") do not
- * name the option. So each program declares the options it reads, its own
- * and the PETSc options its objects read (the groups below, by name and
- * type; KSP, PC, DM and surrogate options also under an object's prefix:
- * -sub_ksp_max_it, -mg_levels_1_ksp_rtol), and OptStrictCheck judges the
- * raw text of every option in PETSc's database by its type, once, after
- * PetscInitialize and before any object reads it. An undeclared option
- * (PETSc has hundreds) is refused only for a number no reader could hold;
- * its parse errors are named afterwards (OptStrictExplain). Plain strings
- * may legitimately be empty; they are checked where they are used (file
- * names: outpath.h). The reliability_declared test runs every option
- * -help lists against these declarations; reliability_symbols checks that
- * no executable defines a function libpetsc defines. */
-#include "optdecl.h"
+/* miniapp/cli/optstrict.c: every option given, judged by its declared type
+ * (optdecl.c) from its raw text in PETSc's database, once, after
+ * PetscInitialize and before any object reads it; PETSc's own parse errors
+ * named; unused options refused with the nearest names. PETSc 3.18 casts an
+ * integer's long to a 32-bit PetscInt (4294967299 runs as 3), takes an option
+ * given without a value as not given (the default, silently), and its parse
+ * errors name no option. An undeclared option (PETSc has hundreds) is refused
+ * only for a number no reader could hold; plain strings are checked where
+ * they are used. No symbol interposition: however PETSc is linked. */
+#include "cli_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -66,15 +55,36 @@ static int Lookup(unsigned groups, const char *name, OptType *type, const char *
   return 0;
 }
 
+/* A refusal: written to msg; returns 1. */
+static int Say(char *msg, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, len, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+static int InWords(const char *s, const char *const words[])
+{
+  for (size_t k = 0; words[k]; k++)
+    if (!strcasecmp(s, words[k])) return 1;
+  return 0;
+}
+
 /* Words PETSc's string-to-number conversions accept besides numbers. */
 static int Keyword(const char *s)
 {
-  static const char *const words[] = {"default",   "petsc_default",   "decide",   "petsc_decide",
+  static const char *const words[] = {"default",   "petsc_default",  "decide",    "petsc_decide",
                                       "determine", "petsc_determine", "infinity", "petsc_infinity",
-                                      "ninfinity", "petsc_ninfinity", "mouse"};
-  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
-    if (!strcasecmp(s, words[k])) return 1;
-  return 0;
+                                      "ninfinity", "petsc_ninfinity", "mouse",    NULL};
+  return InWords(s, words);
+}
+
+int OptBoolWord(const char *v)
+{
+  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off", NULL};
+  return InWords(v, words);
 }
 
 typedef enum { TEXT_OK, TEXT_NOT_NUMBER, TEXT_RANGE } TextStatus;
@@ -104,123 +114,99 @@ static TextStatus RealText(const char *s)
 }
 
 /* An integer or a real number; text is the whole value, or one entry of the list whole. */
-static PetscErrorCode CheckNumber(const char *full, const char *text, const char *whole, PetscBool integer)
+static int NumberBad(const char *full, const char *text, const char *whole, int integer, char *msg, size_t len)
 {
-  char       entry[256] = "", range[64] = "out of the range of a double";
-  TextStatus st         = integer ? IntText(text) : RealText(text);
+  TextStatus st        = integer ? IntText(text) : RealText(text);
+  char       entry[256] = "";
 
-  PetscFunctionBegin;
+  if (st == TEXT_OK) return 0;
   if (text != whole) snprintf(entry, sizeof entry, " entry %s", text);
-  if (integer)
-    snprintf(range, sizeof range, "does not fit a %d-bit integer (largest %d)", (int)(8 * sizeof(PetscInt)),
-             (int)PETSC_MAX_INT);
-  PetscCheck(st != TEXT_NOT_NUMBER, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s:%s not %s", full, whole, entry,
-             integer ? "an integer" : "a number");
-  PetscCheck(st != TEXT_RANGE, ErrComm(), PETSC_ERR_ARG_OUTOFRANGE, "%s %s:%s %s", full, whole, entry, range);
-  PetscFunctionReturn(PETSC_SUCCESS);
+  if (st == TEXT_NOT_NUMBER)
+    return Say(msg, len, "%s %s:%s not %s", full, whole, entry, integer ? "an integer" : "a number");
+  if (!integer) return Say(msg, len, "%s %s:%s out of the range of a double", full, whole, entry);
+  return Say(msg, len, "%s %s:%s does not fit a %d-bit integer (largest %d)", full, whole, entry,
+             (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT);
 }
 
 /* Each comma-separated entry of a list; integer entries may be ranges a-b. */
-static PetscErrorCode CheckList(const char *full, const char *value, PetscBool integer)
+static int ListBad(const char *full, const char *value, int integer, char *msg, size_t len)
 {
-  char        buf[1024];
-  const char *p = value;
+  char buf[1024];
 
-  PetscFunctionBegin;
-  while (1) {
+  for (const char *p = value;; p++) {
     size_t n = strcspn(p, ",");
-    PetscCheck(n > 0, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: empty entry in the list", full, value);
-    PetscCheck(n < sizeof buf, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: list entry too long", full);
+    if (!n) return Say(msg, len, "%s %s: empty entry in the list", full, value);
+    if (n >= sizeof buf) return Say(msg, len, "%s: list entry too long", full);
     memcpy(buf, p, n), buf[n] = 0;
-    if (integer) {
-      char *dash = strchr(buf + 1, '-'); /* "a-b" (a may be negative) */
-      if (dash) {
-        *dash = 0;
-        PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
-        PetscCall(CheckNumber(full, dash + 1, value, PETSC_TRUE));
-        PetscCheck(strtoll(buf, NULL, 10) <= strtoll(dash + 1, NULL, 10), ErrComm(), PETSC_ERR_ARG_WRONG,
-                   "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)",
-                   full, value, buf, dash + 1, buf, dash + 1);
-      } else PetscCall(CheckNumber(full, buf, value, PETSC_TRUE));
-    } else PetscCall(CheckNumber(full, buf, value, PETSC_FALSE));
-    if (!p[n]) break;
-    p += n + 1;
+    char *dash = integer ? strchr(buf + 1, '-') : NULL; /* "a-b" (a may be negative) */
+    if (dash) *dash = 0;
+    if (NumberBad(full, buf, value, integer, msg, len) || (dash && NumberBad(full, dash + 1, value, 1, msg, len)))
+      return 1;
+    if (dash && strtoll(buf, NULL, 10) > strtoll(dash + 1, NULL, 10))
+      return Say(msg, len,
+                 "%s %s: the range %s-%s decreases (a-b means a, a+1, ..., b; a list is comma-separated: %s,%s)", full,
+                 value, buf, dash + 1, buf, dash + 1);
+    if (!p[n]) return 0;
+    p += n;
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int BoolWord(const char *v)
-{
-  static const char *const words[] = {"1", "0", "true", "false", "yes", "no", "on", "off"};
-  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
-    if (!strcasecmp(v, words[k])) return 1;
-  return 0;
 }
 
 /* One option, name without its dash, value NULL when given without one. */
-static PetscErrorCode CheckOption(unsigned groups, const char *name, const char *value)
+static int OptionBad(unsigned groups, const char *name, const char *value, char *msg, size_t len)
 {
-  static const char *const needs[] = {"an integer", "a list of integers", "a number", "a list of numbers", "", "", ""};
-  char        full[256], list[512];
-  const char *choices;
-  OptType     type;
+  static const char *const needs[] = {"an integer", "a list of integers", "a number", "a list of numbers"};
+  char                     full[256], list[512] = "";
+  const char              *choices;
+  OptType                  type;
 
-  PetscFunctionBegin;
   snprintf(full, sizeof full, "-%s", name);
   if (!Lookup(groups, name, &type, &choices)) { /* undeclared: only what no reader could hold */
     if (value && IntText(value) == TEXT_RANGE)
-      SETERRQ(ErrComm(), PETSC_ERR_ARG_OUTOFRANGE,
-              "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)", full, value,
-              (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
-    if (value && RealText(value) == TEXT_RANGE) PetscCall(CheckNumber(full, value, value, PETSC_FALSE));
-    PetscFunctionReturn(PETSC_SUCCESS);
+      return Say(msg, len, "%s %s: does not fit a %d-bit integer (largest %d; if %s takes a real number, write %s.0)",
+                 full, value, (int)(8 * sizeof(PetscInt)), (int)PETSC_MAX_INT, full, value);
+    return value && RealText(value) == TEXT_RANGE && NumberBad(full, value, value, 0, msg, len);
   }
   switch (type) {
   case T_INT:
   case T_INTS:
   case T_REAL:
-  case T_REALS:
-    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (needs %s)", full, needs[type]);
+  case T_REALS: {
+    if (!value) return Say(msg, len, "%s: given without a value (needs %s)", full, needs[type]);
     /* PETSc reads PETSC_DEFAULT, DECIDE, ... as -2, -1: the app's options and the solver's objects' would see that
-     * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out */
-    size_t vl = strlen(value); /* PETSC_INFINITY and the like are numbers: -ksp_divtol infinity */
-    PetscCheck(!(lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity"))), ErrComm(),
-               PETSC_ERR_ARG_WRONG,
-               "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)",
-               full, value, needs[type]);
-    if (type == T_INT || type == T_REAL) PetscCall(CheckNumber(full, value, value, (PetscBool)(type == T_INT)));
-    else PetscCall(CheckList(full, value, (PetscBool)(type == T_INTS)));
-    break;
+     * number ("-ts_dt -2.: must be positive"); the default is had by leaving the option out. PETSC_INFINITY and the
+     * like are numbers: -ksp_divtol infinity */
+    size_t vl      = strlen(value);
+    int    integer = type == T_INT || type == T_INTS;
+    if (lookup_own && Keyword(value) && !(vl >= 8 && !strcasecmp(value + vl - 8, "infinity")))
+      return Say(msg, len,
+                 "%s %s: needs %s (PETSc reads its keywords as negative numbers; leave the option out for its default)",
+                 full, value, needs[type]);
+    if (type == T_INT || type == T_REAL) return NumberBad(full, value, value, integer, msg, len);
+    return ListBad(full, value, integer, msg, len);
+  }
   case T_BOOL: /* a flag may come without a value: it means true */
-    PetscCheck(!value || BoolWord(value), ErrComm(), PETSC_ERR_ARG_WRONG,
-               "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
-    break;
+    return value && !OptBoolWord(value) &&
+           Say(msg, len, "%s %s: not a true/false value (use 1, 0, true, false, yes, no, on or off)", full, value);
   case T_CHOICE: /* without a value it would silently keep the default */
-    if (choices) {
-      size_t n = strcspn(choices, " "), o = 0;
-      for (size_t i = 0; i < n && o + 3 < sizeof list; i++) {
-        if (choices[i] == ',') list[o++] = ',', list[o++] = ' ';
-        else list[o++] = choices[i];
-      }
+    for (size_t i = 0, o = 0; choices && choices[i] && choices[i] != ' ' && o + 3 < sizeof list; i++) {
+      if (choices[i] == ',') list[o++] = ',', list[o++] = ' ';
+      else list[o++] = choices[i];
       list[o] = 0;
     }
-    PetscCheck(value, ErrComm(), PETSC_ERR_ARG_WRONG, "%s: given without a value (%s%s)", full,
-               choices ? "needs one of " : "see -help for the choices", choices ? list : "");
-    if (choices) { /* PETSc's own message cut the value (-coupling guess,closure: "Unknown option guess,closu") */
-      size_t    n = strcspn(choices, " "), vl = strlen(value);
-      PetscBool found = PETSC_FALSE;
-      for (size_t i = 0; i < n && !found;) {
-        size_t w = strcspn(choices + i, ", ");
-        if (w == vl && !strncasecmp(choices + i, value, vl)) found = PETSC_TRUE;
-        i += w + 1;
-      }
-      PetscCheck(found, ErrComm(), PETSC_ERR_ARG_WRONG, "%s %s: not one of %s", full, value, list);
+    if (!value)
+      return Say(msg, len, "%s: given without a value (%s%s)", full,
+                 choices ? "needs one of " : "see -help for the choices", list);
+    /* PETSc's own message cut the value (-coupling guess,closure: "Unknown option guess,closu") */
+    for (const char *w = choices; w && *w && *w != ' '; w += *w == ',') {
+      size_t n = strcspn(w, ", ");
+      if (n == strlen(value) && !strncasecmp(w, value, n)) return 0;
+      w += n;
     }
-    break;
+    return choices && Say(msg, len, "%s %s: not one of %s", full, value, list);
   case T_TEXT:
     break;
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return 0;
 }
 
 /* ---- the options database, read without marking anything used ----------
@@ -276,16 +262,17 @@ static void FreePairs(Pair **p, PetscInt n)
 
 PetscErrorCode OptStrictCheck(unsigned groups)
 {
-  Pair          *p;
-  PetscInt       n;
-  PetscErrorCode ierr = PETSC_SUCCESS;
+  Pair    *p;
+  PetscInt n;
+  char     msg[2048] = "";
 
   PetscFunctionBegin;
   strict_groups = groups;
   PetscCall(GetPairs(&p, &n));
-  for (PetscInt i = 0; i < n && !ierr; i++) ierr = CheckOption(groups, p[i].name, p[i].value);
+  for (PetscInt i = 0; i < n; i++)
+    if (OptionBad(groups, p[i].name, p[i].value, msg, sizeof msg)) break;
   FreePairs(&p, n);
-  PetscCall(ierr);
+  PetscCheck(!msg[0], ErrComm(), PETSC_ERR_ARG_WRONG, "%s", msg);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -354,7 +341,9 @@ static size_t Distance(const char *a, const char *b)
   return d[la][lb];
 }
 
-void OptStrictSuggest(const char *unknown, char *buf, size_t len)
+/* Up to three declared names nearest to the unknown option "-name" (of the
+ * groups last checked), as "-a, -b or -c" (empty when none is near). */
+static void Suggest(const char *unknown, char *buf, size_t len)
 {
   size_t lim = strlen(unknown) / 3, best[3] = {1000, 1000, 1000};
   char   pick[3][64] = {"", "", ""}, word[64];
@@ -393,36 +382,32 @@ void OptStrictSuggest(const char *unknown, char *buf, size_t len)
 PetscErrorCode OptStrictCheckUnused(PetscBool final)
 {
   PetscInt n;
-  char   **names, **values;
+  char   **names, **values, msg[1024] = "";
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
-  for (PetscInt i = 0; i < n; i++) {
-    const char *nm = names[i];
-    if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
-    if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
+  for (PetscInt i = 0; i < n && !msg[0]; i++) {
+    const char *nm = names[i], *choices, *where;
     char        full[256], near[512];
     OptType     type;
-    const char *choices;
-    PetscCall(PetscSNPrintf(full, sizeof full, "-%s", nm));
+    if (strstr(nm, "options_left") || strstr(nm, "options_file")) continue;
+    if (!final && (strstr(nm, "view") || strstr(nm, "monitor") || strstr(nm, "reason") || strstr(nm, "log"))) continue;
+    snprintf(full, sizeof full, "-%s", nm);
     if (Lookup(strict_groups, nm, &type, &choices)) { /* a real option this run does not read: say so, not "unknown" */
-      const char *where = !strncmp(nm, "surrogate_", 10) ? "a run with a network (-coupling guess or closure)"
-                        : !strncmp(nm, "gs_", 3)         ? "-scenario grayscott"
-                        : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat"
-                                                                             : NULL;
-      PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-      if (where)
-        SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (it applies to %s)", full, where);
-      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: not used by this run (see -help for what it applies to)",
-              full);
+      where = !strncmp(nm, "surrogate_", 10)                    ? "a run with a network (-coupling guess or closure)"
+            : !strncmp(nm, "gs_", 3)                            ? "-scenario grayscott"
+            : !strncmp(nm, "heat_", 5) || !strcmp(nm, "mms_tol") ? "-scenario heat"
+                                                                : NULL;
+      Say(msg, sizeof msg, "%s: not used by this run (%s%s)", full,
+          where ? "it applies to " : "see -help for what it applies to", where ? where : "");
+    } else {
+      Suggest(full, near, sizeof near);
+      if (near[0]) Say(msg, sizeof msg, "%s: unknown option; did you mean %s? (see -help)", full, near);
+      else
+        Say(msg, sizeof msg, "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
     }
-    OptStrictSuggest(full, near, sizeof near);
-    PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-    if (near[0])
-      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: unknown option; did you mean %s? (see -help)", full, near);
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-            "%s: unknown or unused option (misspelled? not used by this scenario?); see -help", full);
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscCheck(!msg[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s", msg);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,7 @@
 /* miniapp/cli/outpath.c: the PETSc front-end of kernels/pathcheck.h for the
  * driver: one process-wide register, filled by the modules, checked once on
  * rank 0 (which does all file output) and the verdict broadcast. */
-#include "outpath.h"
+#include "cli_impl.h"
 #include "pathcheck.h"
 
 #include <errno.h>
@@ -50,6 +50,17 @@ PetscErrorCode OutPathRegisterOutput(const char option[], const char path[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* An output PETSc writes, named by option: registered, and remembered to be
+ * cleared when the check does not pass. */
+static PetscErrorCode RegisterPETSc(const char *option, const char *file)
+{
+  PetscFunctionBegin;
+  PetscCall(OutPathRegisterOutput(option, file));
+  if (npetsc_outputs < MAX_PETSC_OUTPUTS)
+    PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], option, sizeof petsc_outputs[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A viewer value "[ascii|binary|hdf5|vtk]:FILE[:FORMAT[:MODE]]" names a file
  * PETSc writes; "draw:...", "saws:..." and ":" without a file do not, nor a
  * value that is not a viewer (a number, a word). "binary" alone writes
@@ -58,15 +69,12 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
 {
   static const char *const filetypes[] = {"", "ascii", "binary", "hdf5", "vtk"};
   const char              *colon       = strchr(value, ':');
-  char                     file[PETSC_MAX_PATH_LEN], option[256];
+  char                     file[PETSC_MAX_PATH_LEN];
   size_t                   tlen, flen;
 
   PetscFunctionBegin;
   if (!strcmp(value, "binary") || !strcmp(value, "binary:") || !strncmp(value, "binary::", 8)) {
-    /* PETSc's default file name */
-    PetscCall(OutPathRegisterOutput(name, "binaryoutput"));
-    if (npetsc_outputs < MAX_PETSC_OUTPUTS)
-      PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    PetscCall(RegisterPETSc(name, "binaryoutput")); /* PETSc's default file name */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!colon) PetscFunctionReturn(PETSC_SUCCESS);
@@ -75,10 +83,7 @@ static PetscErrorCode RegisterViewer(const char *name, const char *value)
   for (size_t k = 0; k < sizeof filetypes / sizeof *filetypes; k++) {
     if (strlen(filetypes[k]) != tlen || strncmp(value, filetypes[k], tlen)) continue;
     memcpy(file, colon + 1, flen), file[flen] = 0;
-    PetscCall(PetscSNPrintf(option, sizeof option, "%s", name));
-    PetscCall(OutPathRegisterOutput(option, file));
-    if (npetsc_outputs < MAX_PETSC_OUTPUTS)
-      PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
+    PetscCall(RegisterPETSc(name, file));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -111,11 +116,7 @@ PetscErrorCode OutPathRegisterPETScOutputs(void)
     }
     /* any other option whose value is a viewer naming a file: -*_view*, -*_monitor*, but also -ksp_converged_reason,
      * -ksp_converged_rate, prefixed ones (-sub_ksp_...), whatever PETSc reads with PetscOptionsGetViewer */
-    if (!strcmp(name, "-history")) {
-      PetscCall(OutPathRegisterOutput(name, tok));
-      if (npetsc_outputs < MAX_PETSC_OUTPUTS)
-        PetscCall(PetscStrncpy(petsc_outputs[npetsc_outputs++], name, sizeof petsc_outputs[0]));
-    }
+    if (!strcmp(name, "-history")) PetscCall(RegisterPETSc(name, tok));
     else PetscCall(RegisterViewer(name, tok));
     name = NULL;
   }

@@ -1,13 +1,13 @@
 /* miniapp/io/report.h: the driver's input checks and output: one-line errors,
  * the options-file pre-check (optfiles.c), unused-option detection, the run
  * banner and the YAML summary and report (written through a unique temporary,
- * every write checked, then renamed; output paths are checked by outpath.h). */
+ * every write checked, then renamed; output paths are checked by the register of cli.h). */
 #ifndef MINIAPP_REPORT_H
 #define MINIAPP_REPORT_H
 
 #include "coupling.h"
 
-#include "outpath.h" /* the options-file pre-check (optfiles.c) */
+#include "cli.h" /* the options files read (optfiles.c) */
 /* Run rules (runrules.c, docs/benchmark.md): official = the deck as its
  * file writes it, tunables aside; modified lists the options that differ. */
 void           ReportSetCommandLine(int argc, char **argv);

@@ -32,7 +32,6 @@
 #include "atomicfile.h"
 #include "cli.h"
 #include "buildinfo.h"
-#include "outpath.h"
 #include "report.h"
 #include "vecred.h"
 

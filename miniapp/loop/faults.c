@@ -7,6 +7,8 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *const FaultActionNames[] = {"report", "abort", "rollback"};
@@ -54,11 +56,57 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static const char *Say(char *msg, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, len, fmt, ap);
+  va_end(ap);
+  return msg;
+}
+
+/* What is wrong with the -inject spec for this run of nsteps steps (its
+ * replicas, vectors, network; supported: the surrogate's device has the
+ * site), in one line; NULL if nothing. */
+static const char *InjectProblem(Coupled c, PetscInt nsteps, PetscBool supported, char *msg, size_t len)
+{
+  const fault_spec *sp = &c->fault.spec;
+  const char       *site = fault_site_names[sp->site];
+  long long         n    = (long long)c->M * c->N * c->dof, epochs = (long long)nsteps * c->train_epochs;
+
+  if (sp->replica >= c->nrep)
+    return Say(msg, len, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")",
+               sp->replica, c->nrep, c->nrep - 1);
+  if (fault_site_is_solver(sp->site)) {
+    if (sp->at > nsteps)
+      return Say(msg, len, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", sp->at, nsteps);
+    if (sp->entry >= n)
+      return Say(msg, len, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", sp->entry, n,
+                 n - 1);
+    return NULL;
+  }
+  if (!c->rep[0].net) return Say(msg, len, "-inject: site=%s needs a surrogate (-coupling guess or closure)", site);
+  if (!supported) return Say(msg, len, "-inject: site=%s is not available on the surrogate's device (CPU only)", site);
+  /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
+  if (sp->at >= epochs)
+    return Say(msg, len,
+               "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT
+               " steps x -train_epochs %" PetscInt_FMT ")",
+               sp->at, epochs, nsteps, c->train_epochs);
+  if (sp->site != FAULT_ACTIVATION && sp->entry >= c->nweights)
+    return Say(msg, len, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")",
+               sp->entry, c->nweights, c->nweights - 1);
+  return NULL;
+}
+
 /* After the set-up: the spec against the run's sizes. */
 PetscErrorCode FaultsSetUp(Coupled c)
 {
   FaultState *f = &c->fault;
   PetscInt    nsteps;
+  PetscBool   supported = PETSC_FALSE;
+  char        msg[512];
+  const char *bad;
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < c->nrep; r++) {
@@ -74,32 +122,11 @@ PetscErrorCode FaultsSetUp(Coupled c)
     if (c->rep[r].net) PetscCall(SurrogateSetFaults(c->rep[r].net, &f->hook));
   }
   if (f->spec.replica < 0) f->spec.replica = (int)c->nrep - 1;
-  PetscCheck(f->spec.replica < c->nrep, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")",
-             f->spec.replica, c->nrep, c->nrep - 1);
   PetscCall(SolverGetStep(c->rep[0].solver, NULL, &nsteps, NULL, NULL));
-  if (fault_site_is_solver(f->spec.site)) {
-    long long n = (long long)c->M * c->N * c->dof;
-    PetscCheck(f->spec.at <= nsteps, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", f->spec.at, nsteps);
-    PetscCheck(f->spec.entry < n, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", f->spec.entry, n, n - 1);
-  } else {
-    PetscBool ok = PETSC_FALSE;
-    PetscCheck(c->rep[0].net, c->comm, PETSC_ERR_ARG_WRONG,
-               "-inject: site=%s needs a surrogate (-coupling guess or closure)", fault_site_names[f->spec.site]);
-    PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &ok));
-    PetscCheck(ok, c->comm, PETSC_ERR_SUP, "-inject: site=%s is not available on the surrogate's device (CPU only)",
-               fault_site_names[f->spec.site]);
-    /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
-    PetscCheck(f->spec.at < (long long)nsteps * c->train_epochs, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT
-               " steps x -train_epochs %" PetscInt_FMT ")",
-               f->spec.at, (long long)nsteps * c->train_epochs, nsteps, c->train_epochs);
-    PetscCheck(f->spec.site == FAULT_ACTIVATION || f->spec.entry < c->nweights, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")",
-               f->spec.entry, c->nweights, c->nweights - 1);
-  }
+  if (!fault_site_is_solver(f->spec.site) && c->rep[0].net)
+    PetscCall(SurrogateFaultSiteSupported(c->rep[0].net, (int)f->spec.site, &supported));
+  bad = InjectProblem(c, nsteps, supported, msg, sizeof msg);
+  PetscCheck(!bad, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", bad);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -248,6 +275,21 @@ static PetscErrorCode NoiseDetector(Coupled c, PetscInt step, PetscInt epoch0, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One more rollback, at most 10 a run: a fault that persists ends it (why:
+ * the failed step's reason, or NULL for a fault that is detected again). */
+static PetscErrorCode Rollback(FaultState *f, MPI_Comm comm, PetscInt step, const char *why, PetscBool *rollback)
+{
+  char again[256];
+
+  PetscFunctionBegin;
+  if (why) PetscCall(PetscSNPrintf(again, sizeof again, "step %" PetscInt_FMT " still fails: %s", step, why));
+  else PetscCall(PetscSNPrintf(again, sizeof again, "the fault persists (step %" PetscInt_FMT ")", step));
+  PetscCheck(f->rollbacks < 10, comm, PETSC_ERR_FP, "-fault_action rollback: 10 rollbacks and %s", again);
+  f->rollbacks++;
+  *rollback = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* After the step that produced state `step` (and its training): the checks'
  * alarms, the replicas' verdict, and what to do. *rollback: restore the last
  * checkpoint and re-do. */
@@ -306,12 +348,7 @@ PetscErrorCode FaultsAfterStep(Coupled c, PetscInt step, PetscInt epoch0, PetscB
   if (f->action == FAULT_ACTION_ABORT)
     SETERRQ(c->comm, PETSC_ERR_FP, "-fault_action abort: fault detected in step %" PetscInt_FMT " (%s%s)", step,
             alarm ? "checksum alarm: " : "replicas differ", alarm ? f->alarm_what : "");
-  if (f->action == FAULT_ACTION_ROLLBACK) {
-    PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP,
-               "-fault_action rollback: 10 rollbacks and the fault persists (step %" PetscInt_FMT ")", step);
-    f->rollbacks++;
-    *rollback = PETSC_TRUE;
-  }
+  if (f->action == FAULT_ACTION_ROLLBACK) PetscCall(Rollback(f, c->comm, step, NULL, rollback));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -333,11 +370,7 @@ PetscErrorCode FaultsFailedStep(Coupled c, PetscInt step, const char *why, Petsc
     f->first_alarm_step = step, f->alarm_replica = -1, f->alarm_ratio = NAN;
     PetscCall(PetscStrncpy(f->alarm_what, "unsolved step or non-finite state", sizeof f->alarm_what));
   }
-  if (f->action != FAULT_ACTION_ROLLBACK) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(f->rollbacks < 10, c->comm, PETSC_ERR_FP,
-             "-fault_action rollback: 10 rollbacks and step %" PetscInt_FMT " still fails: %s", step, why);
-  f->rollbacks++;
-  *rollback = PETSC_TRUE;
+  if (f->action == FAULT_ACTION_ROLLBACK) PetscCall(Rollback(f, c->comm, step, why, rollback));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

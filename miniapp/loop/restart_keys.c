@@ -213,22 +213,21 @@ static void Phrase(const char *key, const char *v, size_t vl, PetscBool present,
 PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *path, const RestartKeys *mine,
                                   const char *theirs, size_t tn)
 {
-  for (int pass = 0; pass < 2; pass++) { /* mine against theirs, then keys only theirs has */
+  int corrupt = 0; /* a key without its value, or a record KeysNext cannot read */
+
+  for (int pass = 0; pass < 2 && !corrupt; pass++) { /* mine against theirs, then keys only theirs has */
     const char *b = pass ? theirs : mine->b, *o = pass ? mine->b : theirs;
     size_t      n = pass ? tn : mine->n, on = pass ? mine->n : tn, pos = 0, kl, vl, ol;
     const char *k, *v, *ov;
     int         st, found;
-    while ((st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
+    while (!corrupt && (st = KeysNext(b, n, &pos, &k, &kl)) == 1) {
       char key[256], a[800], m[800];
-      PetscCheck(KeysNext(b, n, &pos, &v, &vl) == 1, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record",
-                 option, path);
-      if (kl >= sizeof key) continue;
+      if ((corrupt = KeysNext(b, n, &pos, &v, &vl) != 1) || kl >= sizeof key) continue;
       memcpy(key, k, kl), key[kl] = 0;
       /* described: a file written before this rule holds them as given */
       if (!strcmp(key, "step") || RestartDescribed(key)) continue;
       RestartKeysFind(o, on, key, &ov, &ol, &found);
-      PetscCheck(found >= 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
-      if (found && ol == vl && !memcmp(ov, v, vl)) continue;
+      if ((corrupt = found < 0) || (found && ol == vl && !memcmp(ov, v, vl))) continue;
       if (pass && found) continue; /* a different value: the first pass named it */
       Phrase(key, pass ? v : ov, pass ? vl : ol, pass || found, a, sizeof a); /* the checkpoint's */
       Phrase(key, v, vl, !pass, m, sizeof m);                                /* this run's */
@@ -237,7 +236,8 @@ PetscErrorCode RestartKeysCompare(Coupled c, const char *option, const char *pat
               "wrote it; only output, verification and placement options may change)",
               option, path, a, m);
     }
-    PetscCheck(st == 0, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
+    corrupt = corrupt || st != 0;
   }
+  PetscCheck(!corrupt, c->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: corrupt keys record", option, path);
   return PETSC_SUCCESS;
 }

@@ -5,8 +5,6 @@
  * measured in the same run. Prints time per iteration, ratios, and achieved
  * bandwidth of a CG iteration under a stated traffic model. Not a test. */
 #include "cli.h"
-#include "optstrict.h"
-#include "outpath.h"
 #include "blasthreads.h"
 #include "solver.h"
 #include "vecred.h"

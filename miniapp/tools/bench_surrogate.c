@@ -12,8 +12,6 @@
  * locked on a GPU run), so a GPU step includes its host-device copies.
  * Options: -bench_n (262144) -bench_steps (3) -bench_reps (2) + -surrogate_*. */
 #include "cli.h"
-#include "optstrict.h"
-#include "outpath.h"
 #include "surrogate_impl.h"
 #include "heatdata.h"
 

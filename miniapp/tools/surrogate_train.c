@@ -5,8 +5,6 @@
 #include "surrogate.h"
 #include "heatdata.h"
 #include "cli.h"       /* miniapp/: one start and end, every option judged before any work */
-#include "optstrict.h"
-#include "outpath.h"   /* miniapp/: outputs that would destroy data are refused */
 
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +41,7 @@ static PetscErrorCode Run(void)
              " must be >= 2 (one sample normalizes to zeros: its gradient is zero, nothing would be trained)",
              batch);
   /* before any work: the checkpoint must not overwrite the one loaded, an options file, a file PETSc writes
-   * (-log_view :F, -ksp_converged_reason ascii:F, ...), a device or a directory (miniapp/cli/outpath.h) */
+   * (-log_view :F, -ksp_converged_reason ascii:F, ...), a device or a directory (miniapp/cli/outpath.c) */
   if (hassave) PetscCall(OutPathRegisterOutput("-train_save", save));
   if (hasload) PetscCall(OutPathRegisterInput("-train_load", load));
   PetscCall(OutPathCheck(PETSC_COMM_WORLD));
