@@ -192,7 +192,8 @@ def header(title, runs, args, extra, reports=None):
     lines = [
         "# %s: %s" % (title, args.deck or r.get("deck") or get(r, "problem.scenario")),
         "",
-        "- machine: %s, %s, %s cores; device %s" % (host, cpu_model(r), cores, get(r, "machine.device") or "n/a"),
+        "- machine: %s, %s, %s cores; device: solver %s, surrogate %s" % (
+            host, cpu_model(r), cores, get(r, "solver.device") or "cpu", get(r, "machine.device") or "n/a"),
         "- date: %s" % run_dates(reports or runs.reports),
         "- deck: %s (scenario %s, grid %s, %s steps, %s replicas, coupling %s)" % (
             args.deck or r.get("deck"), get(r, "problem.scenario"), "x".join(str(g) for g in get(r, "problem.grid") or []) or "n/a",

@@ -325,11 +325,18 @@ static PetscErrorCode Solve(Solver s, KSP ksp, Vec x, PetscBool trial, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
+static PetscErrorCode StepsLeft(Solver s)
 {
   PetscFunctionBegin;
   PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done",
              s->max_steps);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolverTrialSolve(Solver s, KSP ksp, Vec x, PetscInt *its, PetscReal *r0)
+{
+  PetscFunctionBegin;
+  PetscCall(StepsLeft(s));
   PetscCall(Solve(s, ksp, x, PETSC_TRUE, its, r0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -340,8 +347,7 @@ PetscErrorCode SolverStep(Solver s, Vec guess, PetscInt *its)
 
   PetscFunctionBegin;
   PetscCall(SolverCheckSetUp(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(s->step < s->max_steps, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "all %" PetscInt_FMT " steps are done",
-             s->max_steps);
+  PetscCall(StepsLeft(s));
   Vec b = NULL;
   PetscCall(SolverGetRHS(s, &b)); /* from u^n, before a guess replaces it */
   if (guess) PetscCall(VecCopy(guess, s->u));
@@ -412,36 +418,6 @@ PetscErrorCode SolverSolveAll(Solver s)
 {
   PetscFunctionBegin;
   while (s->step < s->max_steps) PetscCall(SolverStep(s, NULL, NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverHasClosure(Solver s, PetscBool *has)
-{
-  *has = (PetscBool)(s->ops->closure != NULL);
-  return PETSC_SUCCESS;
-}
-
-PetscErrorCode SolverComputeClosure(Solver s, Vec w, PetscScalar q[])
-{
-  PetscFunctionBegin;
-  PetscCheck(s->ops->closure, s->comm, PETSC_ERR_SUP, "scenario %s has no closure term", s->scenario);
-  PetscCall(s->ops->closure(s, w, q));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SolverSetClosure(Solver s, const PetscScalar q[])
-{
-  PetscInt xm, ym;
-
-  PetscFunctionBegin;
-  PetscCheck(s->ops->closure || !q, s->comm, PETSC_ERR_SUP, "scenario %s has no closure term to replace", s->scenario);
-  PetscCall(DMDAGetCorners(s->da, NULL, NULL, NULL, &xm, &ym, NULL));
-  if (!q) PetscCall(PetscFree(s->closure));
-  else {
-    if (!s->closure) PetscCall(PetscMalloc1(xm * ym, &s->closure));
-    PetscCall(PetscArraycpy(s->closure, q, xm * ym));
-    PetscCall(SolverDevSetClosure(s, q, xm * ym));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -216,8 +216,8 @@ PetscErrorCode SolverPickVecType(Solver s)
                             s->stock ? "-solver_stock_vec" : why));
   }
   if (!s->device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(!s->stock, s->comm, PETSC_ERR_ARG_INCOMP, "-solver_device cuda: not with -solver_stock_vec");
-  PetscCheck(VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);
+  if (s->stock) PetscCall(PetscStrncpy(why, "not with -solver_stock_vec", sizeof why));
+  PetscCheck(!s->stock && VecFPNADeviceUsable(why, sizeof why), s->comm, PETSC_ERR_SUP_SYS, "-solver_device cuda: %s", why);
   PetscCall(PetscStrncpy(s->vectype, VECFPNACUDA, sizeof(s->vectype)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

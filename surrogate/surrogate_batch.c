@@ -67,7 +67,7 @@ PetscErrorCode SurrogateGetDeviceBatch(Surrogate s, PetscInt n, float **in, floa
 
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "batch size %" PetscInt_FMT " must be >= 0", n);
+  PetscCall(SurrogateCheckCount_Private(n, "batch size"));
   if (s->ops->device_batch) {
     PetscCall(s->ops->device_batch(s, m, in, target, out));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -91,7 +91,7 @@ PetscErrorCode SurrogatePredictDevice(Surrogate s, PetscInt n, const float in[],
 
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "prediction count %" PetscInt_FMT " must be >= 0", n);
+  PetscCall(SurrogateCheckCount_Private(n, "prediction count"));
   if (n == 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (s->ops->predict_device) {
     PetscCall(s->ops->predict_device(s, n, in, out));
@@ -119,26 +119,27 @@ PetscErrorCode SurrogateTrainDevice(Surrogate s, PetscInt n, const float in[], c
 }
 
 #else /* no device: no batch can be there */
+static PetscErrorCode NoDevice(Surrogate s) { SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA"); }
 PetscErrorCode SurrogateStageToHost_Private(Surrogate s, PetscInt n, const float *in, const float *target,
                                             const float **hin, const float **htarget)
 {
   (void)n, (void)in, (void)target, (void)hin, (void)htarget;
-  SETERRQ(s->comm, PETSC_ERR_SUP, "this build has no CUDA");
+  return NoDevice(s);
 }
 PetscErrorCode SurrogateDeviceBatchDestroy_Private(Surrogate s) { return ((void)s, PETSC_SUCCESS); }
 PetscErrorCode SurrogateGetDeviceBatch(Surrogate s, PetscInt n, float **in, float **target, float **out)
 {
   (void)n, (void)in, (void)target, (void)out;
-  SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(s);
 }
 PetscErrorCode SurrogatePredictDevice(Surrogate s, PetscInt n, const float in[], float out[])
 {
   (void)n, (void)in, (void)out;
-  SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(s);
 }
 PetscErrorCode SurrogateTrainDevice(Surrogate s, PetscInt n, const float in[], const float target[], float *loss)
 {
   (void)n, (void)in, (void)target, (void)loss;
-  SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(s);
 }
 #endif

@@ -196,6 +196,8 @@ PETSC_INTERN PetscErrorCode SurrogateGradDestroy_CPU(SurrogateGradAcc *g);
 /* Combine np per-rank partials into values (rank order on every rank). */
 /* The call order: caller (PETSC_FUNCTION_NAME) needs SurrogateSetUp done (or not yet). */
 PETSC_INTERN PetscErrorCode SurrogateCheckSetUp_Private(Surrogate s, PetscBool done, const char *caller);
+/* A count of samples a call is given (what: its name in the refusal) is not negative. */
+PETSC_INTERN PetscErrorCode SurrogateCheckCount_Private(PetscInt n, const char *what);
 PETSC_INTERN PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *part, double *val);
 PETSC_INTERN PetscErrorCode SurrogateSyncHost_Private(Surrogate s);
 /* SurrogateTrain's step on a batch on the host or (device) on the CUDA device */

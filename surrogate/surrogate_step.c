@@ -29,6 +29,13 @@ PetscErrorCode SurrogateCombine_Private(Surrogate s, size_t np, red_partial_t *p
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SurrogateCheckCount_Private(PetscInt n, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " must be >= 0", what, n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode SurrogateGlobalCount(Surrogate s, PetscInt n, int64_t *N)
 {
   int64_t nl = n;
@@ -75,7 +82,7 @@ static PetscErrorCode Gradient(Surrogate s, PetscInt n, const float in[], const 
 
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "batch size %" PetscInt_FMT " must be >= 0", n);
+  PetscCall(SurrogateCheckCount_Private(n, "batch size"));
   PetscCheck(n == 0 || (in && target), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
              "training inputs and targets must not be NULL");
   PetscCall(SurrogateGlobalCount(s, n, &N));
@@ -162,7 +169,7 @@ PetscErrorCode SurrogatePredict(Surrogate s, PetscInt n, const float in[], float
 {
   PetscFunctionBeginUser;
   PetscCall(SurrogateCheckSetUp_Private(s, PETSC_TRUE, PETSC_FUNCTION_NAME));
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "prediction count %" PetscInt_FMT " must be >= 0", n);
+  PetscCall(SurrogateCheckCount_Private(n, "prediction count"));
   if (n == 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(s->ops->predict(s, n, in, out));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -420,7 +420,7 @@ PY
   for pair in "clean8 nanrun" "nanrun clean8"; do
     set -- $pair
     rc=0; "$(dirname "$app")/miniapp-compare" "$tmp/$1.nc" "$tmp/$2.nc" > "$tmp/cmp.out" 2>&1 || rc=$?
-    [ $rc = 0 ] && grep -Eq "^$tmp/$2.nc +[a-z]+/[a-z]+ +1 +1 +cpu +4 +- " "$tmp/cmp.out" &&
+    [ $rc = 0 ] && grep -Eq "^$tmp/$2.nc +[a-z]+/[a-z]+ +1 +1 +cpu/cpu +4 +- " "$tmp/cmp.out" &&
       grep -q "^# $tmp/nanrun.nc stopped at step 4 (its run was to reach step 8)" "$tmp/cmp.out" || { cat "$tmp/cmp.out"; fail "compare $1 $2 (a stopped run's file): exit $rc, or not the divergence at step 4 with the epochs unclaimed and the note"; }
   done
   # a run that is merely shorter (it finished) is still refused: its missing steps were never planned
@@ -431,7 +431,7 @@ PY
   rc=0; "$app" "${sm[@]}" -ts_max_steps 8 -inject site=state,step=4,bit=62,entry=2,replica=1 -output "$tmp/r1s4.nc" > /dev/null 2>&1 || rc=$?
   [ $rc = 2 ] || fail "the run with a non-finite replica 1: exit $rc, want 2"
   rc=0; "$(dirname "$app")/miniapp-compare" "$tmp/r1s4.nc" "$tmp/clean4.nc" > "$tmp/cmp.out" 2>&1 || rc=$?
-  [ $rc = 0 ] && grep -Eq "^$tmp/clean4.nc +[a-z]+/[a-z]+ +1 +1 +cpu +- +- " "$tmp/cmp.out" || { cat "$tmp/cmp.out"; fail "compare of a stopped run with the same steps: exit $rc, or a 'never' claimed"; }
+  [ $rc = 0 ] && grep -Eq "^$tmp/clean4.nc +[a-z]+/[a-z]+ +1 +1 +cpu/cpu +- +- " "$tmp/cmp.out" || { cat "$tmp/cmp.out"; fail "compare of a stopped run with the same steps: exit $rc, or a 'never' claimed"; }
   ;;
 *) fail "unknown test $name" ;;
 esac

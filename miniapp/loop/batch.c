@@ -52,17 +52,16 @@ PetscErrorCode BatchDestroy(Replica *p)
 }
 
 #if defined(MINIAPP_HAVE_CUDA)
-/* v's device array for reading (the host's copied over where only it holds them) */
-static PetscErrorCode ReadArray(Vec v, const double **d)
+/* v's device array (for reading: the host's copied over where only it holds them) */
+static PetscErrorCode DevArray(Vec v, VecDeviceAccess mode, double **d)
 {
-  double *a;
-
   PetscFunctionBegin;
-  PetscCall(VecFPNADeviceArray(v, VEC_DEVICE_READ, &a));
-  PetscCheck(a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a batch on the device from a vector that is not there");
-  *d = a;
+  PetscCall(VecFPNADeviceArray(v, mode, d));
+  PetscCheck(*d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a batch on the device with a vector that is not there");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode ReadArray(Vec v, const double **d) { return DevArray(v, VEC_DEVICE_READ, (double **)d); }
 
 PetscErrorCode BatchStencils(Coupled c, Replica *p, Vec v, PetscReal is, PetscInt nst, PetscInt off)
 {
@@ -91,8 +90,7 @@ PetscErrorCode BatchCorrection(Coupled c, Replica *p)
   double *z;
 
   PetscFunctionBegin;
-  PetscCall(VecFPNADeviceArray(p->z, VEC_DEVICE_WRITE, &z));
-  PetscCheck(z, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a correction on the device into a vector that is not there");
+  PetscCall(DevArray(p->z, VEC_DEVICE_WRITE, &z));
   CKB(couple_cuda_correction((size_t)(c->npts * c->dof), p->sz, p->dout, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -125,25 +123,26 @@ PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p)
 }
 
 #else /* no device: the batch is always on the host (p->dfeat NULL), and these are never called */
+static PetscErrorCode NoDevice(Coupled c) { SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA"); }
 PetscErrorCode BatchStencils(Coupled c, Replica *p, Vec v, PetscReal is, PetscInt nst, PetscInt off)
 {
   (void)p, (void)v, (void)is, (void)nst, (void)off;
-  SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(c);
 }
 PetscErrorCode BatchTarget(Coupled c, Replica *p, Vec a, Vec b, PetscReal s)
 {
   (void)p, (void)a, (void)b, (void)s;
-  SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(c);
 }
 PetscErrorCode BatchCorrection(Coupled c, Replica *p)
 {
   (void)p;
-  SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(c);
 }
 PetscErrorCode BatchNonFinite(Coupled c, Replica *p, int *bad)
 {
   (void)p, (void)bad;
-  SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+  return NoDevice(c);
 }
 PetscErrorCode BatchToHost(Coupled c, Replica *p, PetscBool feat, PetscBool out, PetscBool target)
 {

@@ -26,7 +26,8 @@ static PetscErrorCode Check(Coupled c, int err)
 /* The run's description as global attributes: the build, the problem, the
  * decomposition, the options and settings in effect (at[] points into t). */
 typedef struct {
-  char restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], opts[4096], every[16], steps_s[16];
+  char restart_s[32], grid[64], reps[32], ranks[16], threads[16], seed[32], dev[16], sdev[16], opts[4096];
+  char every[16], steps_s[16];
   char gsseed[32], params[512], settings[4096], petscver[64];
 } RunAttrText;
 
@@ -62,6 +63,11 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
   PetscCall(PetscSNPrintf(t->steps_s, sizeof t->steps_s, "%" PetscInt_FMT, steps));
   const char *kernels = "none";
   PetscCall(PetscStrncpy(t->dev, "none", sizeof t->dev));
+  {
+    PetscBool sd;
+    PetscCall(SolverUsesDevice(c->rep[0].solver, &sd));
+    PetscCall(PetscStrncpy(t->sdev, sd ? "cuda" : "cpu", sizeof t->sdev));
+  }
   if (c->rep[0].net) {
     SurrogateDevice d;
     PetscCall(SurrogateGetCudaKernels(c->rep[0].net, &kernels));
@@ -81,8 +87,9 @@ static PetscErrorCode RunAttributes(Coupled c, const char *sc, PetscInt steps, R
   ATTRN("output_every", t->every);
   ATTRN("mpi_ranks", t->ranks);
   ATTRN("omp_threads", t->threads);
-  ATTR("device", t->dev);
+  ATTR("device", t->dev); /* the surrogate's */
   ATTR("cuda_kernels", kernels);
+  ATTR("solver_device", t->sdev);
   ATTRN("atomic_order_seed", t->seed);
   ATTRN("gs_seed", t->gsseed);
   ATTR("parameters", t->params);
@@ -110,7 +117,7 @@ PetscErrorCode OutputCreate(Coupled c)
 {
   static const char *const names1[] = {"u"}, *const names2[] = {"u", "v"};
   ncout_info  info;
-  ncout_attr  at[28];
+  ncout_attr  at[32];
   RunAttrText text;
   int         na = 0, err = 0, last = -1;
   char        errmsg[PETSC_MAX_PATH_LEN + 256] = "";

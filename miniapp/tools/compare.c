@@ -327,16 +327,19 @@ static void per_segment(const run *r, const char *seg, const char *name, char *s
 static void print_row(int w, const run *r, const char *fs, const char *fe, const char *g, const char *rl,
                       const char *dg)
 {
-  char sol[64], sur[64], red[130], ranks[64], threads[64], dev[64], kern[32] = "";
+  char sol[64], sur[64], red[130], ranks[64], threads[64], dev[64], sdev[16], devs[96], kern[32] = "";
   attr(r, "solver_reduction", sol, sizeof sol), attr(r, "surrogate_reduction", sur, sizeof sur);
   per_segment(r, "segment_mpi_ranks", "mpi_ranks", ranks, sizeof ranks),
     per_segment(r, "segment_omp_threads", "omp_threads", threads, sizeof threads);
   attr(r, "device", dev, sizeof dev), attr(r, "cuda_kernels", kern, sizeof kern);
-  /* the kernel set: the deterministic bits depend on it */
+  attr(r, "solver_device", sdev, sizeof sdev); /* "-": a file from before the attribute */
+  /* solver/surrogate, and the kernel set: the deterministic bits depend on it */
   if (!strcmp(dev, "cuda") && (!strcmp(kern, "tiled") || !strcmp(kern, "gemm")))
-    snprintf(dev, sizeof dev, "cuda/%s", kern);
+    snprintf(devs, sizeof devs, "%s/cuda:%s", sdev, kern);
+  else snprintf(devs, sizeof devs, "%s/%s", sdev, dev);
   snprintf(red, sizeof red, "%s/%s", sol, sur);
-  printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, dev, fs, fe, g, rl, dg);
+  printf("%-*s %-27s %5s %7s %-14s %10s %11s %16s %12s %6s\n", w, r->path, red, ranks, threads, devs, fs, fe, g, rl,
+         dg);
 }
 
 static void print_table(const run *a, const run *b, const result *res, int nb)
@@ -344,8 +347,8 @@ static void print_table(const run *a, const run *b, const result *res, int nb)
   int w = (int)strlen(a->path);
   for (int p = 0; p < nb; p++)
     if ((int)strlen(b[p].path) > w) w = (int)strlen(b[p].path);
-  printf("%-*s %-27s %5s %7s %-8s %10s %11s %16s %12s %6s\n", w, "file", "solver/surrogate", "ranks", "threads",
-         "device", "first_step", "first_epoch", "growth[dec/step]", "final_rel_l2", "digits");
+  printf("%-*s %-27s %5s %7s %-14s %10s %11s %16s %12s %6s\n", w, "file", "solver/surrogate", "ranks", "threads",
+         "devices", "first_step", "first_epoch", "growth[dec/step]", "final_rel_l2", "digits");
   print_row(w, a, "ref", "ref", "-", "-", "-");
   for (int p = 0; p < nb; p++) {
     const result *r = &res[p];
