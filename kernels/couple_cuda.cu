@@ -4,24 +4,13 @@
  * nearest, as C's do. */
 #include "couple_cuda.h"
 
-#include <cuda_runtime.h>
+#include "grid_cuda.cuh"
 
-#define CC_THREADS 256
-#define CC_MAXGRID 65535
-
-static unsigned cc_grid(size_t n)
-{
-  size_t g = (n + CC_THREADS - 1) / CC_THREADS;
-  return (unsigned)(g < CC_MAXGRID ? g : CC_MAXGRID);
-}
-
-#define CC_LOOP \
-  for (size_t i = (size_t)blockIdx.x * CC_THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * CC_THREADS)
 
 #define CC_LAUNCH(k, n, ...) \
   do { \
     if (!(n)) return 0; \
-    k<<<cc_grid(n), CC_THREADS>>>(__VA_ARGS__); \
+    k<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(__VA_ARGS__); \
     return (int)cudaGetLastError(); \
   } while (0)
 
@@ -30,7 +19,7 @@ static unsigned cc_grid(size_t n)
 __global__ void cc_stencils_kernel(int M, int N, int dof, int periodic, int nst, size_t nin, size_t off, double is,
                                    const double *u, float *feat, size_t n)
 {
-  CC_LOOP
+  GRID_LOOP(i, n)
   {
     size_t w = (size_t)nst * (size_t)dof, pt = i / w, k = i % w;
     int    s = (int)(k / (size_t)dof), c = (int)(k % (size_t)dof); /* couple.h's stencil point, component */
@@ -48,19 +37,19 @@ __global__ void cc_stencils_kernel(int M, int N, int dof, int periodic, int nst,
 
 __global__ void cc_target_kernel(const double *a, const double *b, double s, float *t, size_t n)
 {
-  CC_LOOP t[i] = (float)__ddiv_rn(b ? __dsub_rn(a[i], b[i]) : a[i], s);
+  GRID_LOOP(i, n) t[i] = (float)__ddiv_rn(b ? __dsub_rn(a[i], b[i]) : a[i], s);
 }
 
 __global__ void cc_correction_kernel(double s, const float *out, double *z, size_t n)
 {
-  CC_LOOP z[i] = __dmul_rn(s, (double)out[i]);
+  GRID_LOOP(i, n) z[i] = __dmul_rn(s, (double)out[i]);
 }
 
 /* Every thread that meets an infinity or a NaN (exponent bits all ones)
  * stores 1: the same value, in any order. */
 __global__ void cc_nonfinite_kernel(const float *x, int *flag, size_t n)
 {
-  CC_LOOP
+  GRID_LOOP(i, n)
   if ((__float_as_uint(x[i]) & 0x7f800000u) == 0x7f800000u) *flag = 1;
 }
 
@@ -87,7 +76,7 @@ extern "C" int couple_cuda_nonfinite(size_t n, const float *x, int *flag, int *b
   *bad = 0;
   if (!n) return 0;
   if ((e = (int)cudaMemset(flag, 0, sizeof *flag))) return e;
-  cc_nonfinite_kernel<<<cc_grid(n), CC_THREADS>>>(x, flag, n);
+  cc_nonfinite_kernel<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(x, flag, n);
   if ((e = (int)cudaGetLastError())) return e;
   return (int)cudaMemcpy(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost);
 }

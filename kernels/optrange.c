@@ -1,6 +1,7 @@
 /* kernels/optrange.c: the range check and refusal line of a numeric option (optrange.h). */
 #include "optrange.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,13 @@ int opt_ranges_refuse(const opt_range *r, size_t n, char *msg, size_t len)
   for (size_t k = 0; k < n; k++)
     if (opt_range_refuse(&r[k], msg, len)) return 1;
   return 0;
+}
+
+const char *opt_say(char *msg, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, len, fmt, ap);
+  va_end(ap);
+  return msg;
 }

@@ -32,5 +32,7 @@ typedef struct {
 int opt_range_refuse(const opt_range *r, char *msg, size_t len);
 /* The first of n ranges whose value is outside: 1 and its refusal; else 0. */
 int opt_ranges_refuse(const opt_range *r, size_t n, char *msg, size_t len);
+/* A refusal a check found in plain C, written into msg as printf writes; returns msg. */
+const char *opt_say(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -3,23 +3,15 @@
  * in the host's order. */
 #include "step_cuda.h"
 
-#include <cuda_runtime.h>
+#include "grid_cuda.cuh"
+
 #include <math.h>
 
-#define SC_THREADS 256
 #define SC_MAXGRID 256 /* the scan's blocks: STEP_SCAN_SCRATCH / 8 */
-
-static unsigned sc_grid(size_t n, unsigned max)
-{
-  size_t g = (n + SC_THREADS - 1) / SC_THREADS;
-  return (unsigned)(g < 1 ? 1 : g < max ? g : max);
-}
-
-#define SC_LOOP(n) for (size_t i_ = (size_t)blockIdx.x * SC_THREADS + threadIdx.x; i_ < (n); i_ += (size_t)gridDim.x * SC_THREADS)
 
 __global__ void sc_gs_kernel(size_t npts, double dt, double F, double k, const double *w, const double *c, double *b)
 {
-  SC_LOOP(npts)
+  GRID_LOOP(i_, npts)
   {
     double u = w[2 * i_], v = w[2 * i_ + 1];
     double q = __dmul_rn(__dmul_rn(c ? c[i_] : u, v), v);
@@ -31,7 +23,7 @@ __global__ void sc_gs_kernel(size_t npts, double dt, double F, double k, const d
 extern "C" int step_cuda_gs_rhs(size_t npts, double dt, double F, double k, const double *w, const double *c, double *b)
 {
   if (!npts) return 0;
-  sc_gs_kernel<<<sc_grid(npts, 65535), SC_THREADS>>>(npts, dt, F, k, w, c, b);
+  sc_gs_kernel<<<grid_blocks(npts, GRID_MAX), GRID_THREADS>>>(npts, dt, F, k, w, c, b);
   return (int)cudaGetLastError();
 }
 
@@ -43,7 +35,7 @@ __device__ __forceinline__ double sc_exact(const step_heat_t &h, int i, int j, d
 
 __global__ void sc_heat_kernel(const step_heat_t h, const double *u, double *b)
 {
-  SC_LOOP((size_t)h.xm * h.ym)
+  GRID_LOOP(i_, (size_t)h.xm * h.ym)
   {
     int           il = (int)(i_ % (size_t)h.xm), jl = (int)(i_ / (size_t)h.xm), i = h.xs + il, j = h.ys + jl;
     const double *gw = h.g, *ge = gw + h.ym, *gs = ge + h.ym, *gn = gs + h.xm;
@@ -68,7 +60,7 @@ extern "C" int step_cuda_heat_rhs(const step_heat_t *h, const double *u, double 
 {
   size_t n = (size_t)h->xm * h->ym;
   if (!n) return 0;
-  sc_heat_kernel<<<sc_grid(n, 65535), SC_THREADS>>>(*h, u, b);
+  sc_heat_kernel<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(*h, u, b);
   return (int)cudaGetLastError();
 }
 
@@ -94,11 +86,11 @@ static unsigned long long sc_unindex(double d) { return d < 0 ? ~0ULL : (unsigne
 
 __global__ void sc_scan_kernel(size_t n, const double *x, double *out)
 {
-  __shared__ sc_part sh[SC_THREADS];
+  __shared__ sc_part sh[GRID_THREADS];
   int                t = threadIdx.x;
   sc_part            m = {INFINITY, -INFINITY, 0.0, ~0ULL, ~0ULL, 0, 0};
 
-  SC_LOOP(n)
+  GRID_LOOP(i_, n)
   { /* ascending indices: a strict comparison keeps the first */
     double v = x[i_];
     if (v != v) {
@@ -113,7 +105,7 @@ __global__ void sc_scan_kernel(size_t n, const double *x, double *out)
   }
   sh[t] = m;
   __syncthreads();
-  for (int h = SC_THREADS / 2; h > 0; h >>= 1) {
+  for (int h = GRID_THREADS / 2; h > 0; h >>= 1) {
     if (t < h) sc_merge(&sh[t], &sh[t + h]);
     __syncthreads();
   }
@@ -127,12 +119,12 @@ __global__ void sc_scan_kernel(size_t n, const double *x, double *out)
 extern "C" int step_cuda_scan(size_t n, const double *x, double *scratch, step_scan_t *out)
 {
   double   h[STEP_SCAN_SCRATCH];
-  unsigned g = sc_grid(n, SC_MAXGRID);
+  unsigned g = grid_blocks(n, SC_MAXGRID);
   sc_part  m = {INFINITY, -INFINITY, 0.0, ~0ULL, ~0ULL, 0, 0};
 
   if (n) {
     int e;
-    sc_scan_kernel<<<g, SC_THREADS>>>(n, x, scratch);
+    sc_scan_kernel<<<g, GRID_THREADS>>>(n, x, scratch);
     if ((e = (int)cudaGetLastError())) return e;
     if ((e = (int)cudaMemcpy(h, scratch, 8 * g * sizeof(double), cudaMemcpyDeviceToHost))) return e;
     for (unsigned k = 0; k < g; k++) { /* the blocks in any order: each merge is order-free */

@@ -3,39 +3,28 @@
  * as the host's loops round it. */
 #include "vec_cuda.h"
 
-#include <cuda_runtime.h>
+#include "grid_cuda.cuh"
 
-#define VC_THREADS 256
-#define VC_MAXGRID 65535
 
-static unsigned vc_grid(size_t n)
-{
-  size_t g = (n + VC_THREADS - 1) / VC_THREADS;
-  return (unsigned)(g < VC_MAXGRID ? g : VC_MAXGRID);
-}
-
-#define VC_LOOP \
-  for (size_t i = (size_t)blockIdx.x * VC_THREADS + threadIdx.x; i < n; i += (size_t)gridDim.x * VC_THREADS)
-
-__global__ void vc_set_kernel(double *y, double a, size_t n) { VC_LOOP y[i] = a; }
-__global__ void vc_scale_kernel(double *y, double a, size_t n) { VC_LOOP y[i] = __dmul_rn(a, y[i]); }
+__global__ void vc_set_kernel(double *y, double a, size_t n) { GRID_LOOP(i, n) y[i] = a; }
+__global__ void vc_scale_kernel(double *y, double a, size_t n) { GRID_LOOP(i, n) y[i] = __dmul_rn(a, y[i]); }
 __global__ void vc_axpby_kernel(double *y, double a, const double *x, double b, size_t n)
 {
-  VC_LOOP y[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i]));
+  GRID_LOOP(i, n) y[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i]));
 }
 __global__ void vc_waxpy_kernel(double *w, double a, const double *x, const double *y, size_t n)
 {
-  VC_LOOP w[i] = __dadd_rn(__dmul_rn(a, x[i]), y[i]);
+  GRID_LOOP(i, n) w[i] = __dadd_rn(__dmul_rn(a, x[i]), y[i]);
 }
 __global__ void vc_mult_kernel(double *w, const double *x, const double *y, size_t n)
 {
-  VC_LOOP w[i] = __dmul_rn(x[i], y[i]);
+  GRID_LOOP(i, n) w[i] = __dmul_rn(x[i], y[i]);
 }
 
 #define VC_LAUNCH(k, n, ...) \
   do { \
     if (!(n)) return 0; \
-    k<<<vc_grid(n), VC_THREADS>>>(__VA_ARGS__); \
+    k<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(__VA_ARGS__); \
     return (int)cudaGetLastError(); \
   } while (0)
 
@@ -80,7 +69,7 @@ extern "C" int vec_cuda_pointwise_mult(double *w, const double *x, const double 
 __global__ void vc_cg_tail_kernel(size_t n, double a, double *x, const double *p, double *r, const double *w,
                                   const double *dinv, int dp, double *z)
 {
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     double ri = __dadd_rn(__dmul_rn(-a, w[i]), r[i]), zi = __dmul_rn(ri, dinv[dp ? i % (size_t)dp : i]);
     x[i] = __dadd_rn(__dmul_rn(a, p[i]), x[i]);
@@ -98,7 +87,7 @@ extern "C" int vec_cuda_cg_tail(size_t n, double a, double *x, const double *p, 
 __global__ void vc_period_kernel(size_t n, const double *d, unsigned long long *bad)
 {
   unsigned long long b = 0;
-  VC_LOOP
+  GRID_LOOP(i, n)
   for (int k = 0; k < 4; k++)
     if (__double_as_longlong(d[i]) != __double_as_longlong(d[i % ((size_t)1 << k)])) b |= 1ULL << k;
   if (b) atomicOr(bad, b);
@@ -113,7 +102,7 @@ extern "C" int vec_cuda_period(size_t n, const double *d, int *dp)
   if (!n) return 0;
   if ((e = (int)cudaMalloc((void **)&bad, sizeof *bad))) return e;
   if (!(e = (int)cudaMemset(bad, 0, sizeof *bad))) {
-    vc_period_kernel<<<vc_grid(n), VC_THREADS>>>(n, d, bad);
+    vc_period_kernel<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(n, d, bad);
     if (!(e = (int)cudaGetLastError())) e = (int)cudaMemcpy(&h, bad, sizeof h, cudaMemcpyDeviceToHost);
   }
   (void)cudaFree(bad);
@@ -126,7 +115,7 @@ extern "C" int vec_cuda_period(size_t n, const double *d, int *dp)
 __global__ void vc_stencil_kernel(int M, int N, int dof, int periodic, double c0, double c1, double ihx2, double ihy2,
                                   const double *u, double *y, size_t n)
 {
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     int    c = (int)(i % (size_t)dof), pt = (int)(i / (size_t)dof), ix = pt % M, jy = pt / M;
     double p = u[i], cf = c ? c1 : c0, W, E, S, No;
@@ -160,7 +149,7 @@ __global__ void vc_faces_kernel(int M, int N, int dof, int periodic, double ihx2
                                 double *lap, size_t n)
 {
   const size_t nx = (size_t)(M + 1) * N, per_c = nx + (size_t)M * (N + 1);
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     int       c = (int)(i / per_c), lo_ok, hi_ok;
     size_t    f = i % per_c, lo, hi;
@@ -188,7 +177,7 @@ __global__ void vc_faces_kernel(int M, int N, int dof, int periodic, double ihx2
 
 __global__ void vc_apply_kernel(int dof, double c0, double c1, const double *u, const double *lap, double *y, size_t n)
 {
-  VC_LOOP y[i] = __dsub_rn(u[i], __dmul_rn(i % (size_t)dof ? c1 : c0, lap[i]));
+  GRID_LOOP(i, n) y[i] = __dsub_rn(u[i], __dmul_rn(i % (size_t)dof ? c1 : c0, lap[i]));
 }
 
 extern "C" int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, double coef0, double coef1, double ihx2,
@@ -198,7 +187,7 @@ extern "C" int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, doub
   int    e;
   if (!n) return 0;
   if ((e = vec_cuda_set(lap, 0.0, n))) return e;
-  vc_faces_kernel<<<vc_grid(nf), VC_THREADS>>>(M, N, dof, periodic, ihx2, ihy2, u, lap, nf);
+  vc_faces_kernel<<<grid_blocks(nf, GRID_MAX), GRID_THREADS>>>(M, N, dof, periodic, ihx2, ihy2, u, lap, nf);
   if ((e = (int)cudaGetLastError())) return e;
   VC_LAUNCH(vc_apply_kernel, n, dof, coef0, coef1, u, lap, y, n);
 }
@@ -206,7 +195,7 @@ extern "C" int vec_cuda_stencil_atomic(int M, int N, int dof, int periodic, doub
 /* One thread per edge value: W column, E column, S row, N row. */
 __global__ void vc_halo_pack_kernel(int xm, int ym, int dof, const double *u, double *e, size_t n)
 {
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     size_t col = (size_t)ym * dof, k = i;
     int    side = k < col ? 0 : k < 2 * col ? 1 : k < 2 * col + (size_t)xm * dof ? 2 : 3;
@@ -227,7 +216,7 @@ extern "C" int vec_cuda_halo_pack(int xm, int ym, int dof, const double *u, doub
 __global__ void vc_stencil_halo_kernel(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2,
                                        const double *u, const double *g, double *y, size_t n)
 {
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     int           c = (int)(i % (size_t)dof), pt = (int)(i / (size_t)dof), ix = pt % xm, jy = pt / xm;
     const double *gw = g, *ge = g + (size_t)ym * dof, *gs = g + 2 * (size_t)ym * dof, *gn = gs + (size_t)xm * dof;
@@ -257,7 +246,7 @@ __global__ void vc_faces_halo_kernel(int xm, int ym, int dof, double ihx2, doubl
 {
   const size_t  nx = (size_t)(xm + 1) * ym, per_c = nx + (size_t)xm * (ym + 1);
   const double *gw = g, *ge = g + (size_t)ym * dof, *gs = g + 2 * (size_t)ym * dof, *gn = gs + (size_t)xm * dof;
-  VC_LOOP
+  GRID_LOOP(i, n)
   {
     int    c = (int)(i / per_c), lo_ok, hi_ok;
     size_t f = i % per_c, lo = 0, hi = 0;
@@ -291,7 +280,7 @@ extern "C" int vec_cuda_stencil_atomic_halo(int xm, int ym, int dof, double c0, 
   int    e;
   if (!n) return 0;
   if ((e = vec_cuda_set(lap, 0.0, n))) return e;
-  vc_faces_halo_kernel<<<vc_grid(nf), VC_THREADS>>>(xm, ym, dof, ihx2, ihy2, u, g, lap, nf);
+  vc_faces_halo_kernel<<<grid_blocks(nf, GRID_MAX), GRID_THREADS>>>(xm, ym, dof, ihx2, ihy2, u, g, lap, nf);
   if ((e = (int)cudaGetLastError())) return e;
   VC_LAUNCH(vc_apply_kernel, n, dof, c0, c1, u, lap, y, n);
 }

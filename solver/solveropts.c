@@ -7,7 +7,6 @@
 #include "solver_reduction.h"
 #include "vecred.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 /* Krylov methods whose reductions all pass through VecDot/VecNorm/VecMDot
@@ -114,15 +113,6 @@ PetscErrorCode SolverCheckChebyshevBounds(Solver s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *Say(char *msg, size_t len, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, len, fmt, ap);
-  va_end(ap);
-  return msg;
-}
-
 /* What is wrong with the ranks' split p[k] along x and y (given when set[k])
  * of a grid of n[0] x n[1] points on size ranks, in one line; NULL if nothing. */
 static const char *SplitProblem(const PetscInt p[2], const PetscBool set[2], const PetscInt n[2], int size, char *msg,
@@ -134,23 +124,23 @@ static const char *SplitProblem(const PetscInt p[2], const PetscBool set[2], con
     const PetscInt q = p[k];
     if (!set[k]) continue;
     if (q < 1)
-      return Say(msg, len, "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], q, "xy"[k]);
-    if (q > size) return Say(msg, len, "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], q, size);
+      return opt_say(msg, len, "%s %" PetscInt_FMT ": the number of ranks along %c, at least 1", name[k], q, "xy"[k]);
+    if (q > size) return opt_say(msg, len, "%s %" PetscInt_FMT ": more than the run's %d MPI ranks", name[k], q, size);
     if (q > n[k])
-      return Say(msg, len,
+      return opt_say(msg, len,
                  "%s %" PetscInt_FMT ": more ranks than the grid's %" PetscInt_FMT " points along %c (-da_grid_%c)",
                  name[k], q, n[k], "xy"[k], "xy"[k]);
     if (size % q)
-      return Say(msg, len, "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], q, size);
+      return opt_say(msg, len, "%s %" PetscInt_FMT ": does not divide the run's %d MPI ranks", name[k], q, size);
   }
   if (set[0] && set[1] && p[0] * p[1] != size)
-    return Say(msg, len,
+    return opt_say(msg, len,
                "-da_processors_x %" PetscInt_FMT " x -da_processors_y %" PetscInt_FMT " = %" PetscInt_FMT
                " ranks, but the run has %d",
                p[0], p[1], p[0] * p[1], size);
   for (int k = 0; k < 2; k++) /* the other direction's share of a given split: at least one point a rank */
     if (set[k] && n[1 - k] < size / p[k])
-      return Say(msg, len, "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT
+      return opt_say(msg, len, "%s %" PetscInt_FMT ": leaves %d ranks along %c for the grid's %" PetscInt_FMT
                  " points (-da_grid_%c)", name[k], p[k], (int)(size / p[k]), "yx"[k], n[1 - k], "yx"[k]);
   return NULL;
 }

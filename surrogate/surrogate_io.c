@@ -7,10 +7,10 @@
  * is checked, synced and renamed (kernels/atomicfile.h), so neither a crash,
  * a full disk nor a concurrent writer leaves a bad checkpoint under the name. */
 #include "surrogate_impl.h"
+#include "optrange.h"
 #include "atomicfile.h"
 #include "hashrng.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -143,15 +143,6 @@ static PetscErrorCode ReadAll(Surrogate s, const char path[], unsigned char **bu
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *Say(char *msg, size_t n, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, n, fmt, ap);
-  va_end(ap);
-  return msg;
-}
-
 /* What is wrong with checkpoint bytes for this surrogate, in one line after
  * `what` (NULL when nothing is): their header, architecture, length and
  * checksum, in that order. */
@@ -164,28 +155,28 @@ static const char *Problem(Surrogate s, const unsigned char *buf, size_t len, co
   uint32_t d[SURR_MAX_LAYERS + 1];
   int      same;
 
-  if (len < sizeof *h) return Say(msg, n, "%s is truncated (%zu bytes, shorter than its header)", what, len);
+  if (len < sizeof *h) return opt_say(msg, n, "%s is truncated (%zu bytes, shorter than its header)", what, len);
   memcpy(h, buf, sizeof *h);
-  if (memcmp(h->magic, SURR_MAGIC, 8)) return Say(msg, n, "%s is not a surrogate checkpoint (bad magic)", what);
+  if (memcmp(h->magic, SURR_MAGIC, 8)) return opt_say(msg, n, "%s is not a surrogate checkpoint (bad magic)", what);
   if (h->endian != 0x01020304u || (h->version != SURR_VERSION && h->version != 1u))
-    return Say(msg, n, "%s has version %u (this build reads 1 and %u) or foreign byte order", what, h->version,
+    return opt_say(msg, n, "%s has version %u (this build reads 1 and %u) or foreign byte order", what, h->version,
                SURR_VERSION);
   if (h->nlayer < 1 || h->nlayer > SURR_MAX_LAYERS)
-    return Say(msg, n, "%s has a corrupt header (%u layers)", what, h->nlayer);
+    return opt_say(msg, n, "%s has a corrupt header (%u layers)", what, h->nlayer);
   same = h->nlayer == (uint32_t)s->nlayer && h->nparam == s->nparam;
   for (int l = 0; l <= s->nlayer; l++) d[l] = (uint32_t)s->dim[l], same = same && h->dim[l] == d[l];
   if (!same) {
     arch_string(h->dim, h->nlayer, have, sizeof have);
     arch_string(d, (uint32_t)s->nlayer, want, sizeof want);
-    return Say(msg, n, "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what,
+    return opt_say(msg, n, "%s holds an MLP %s, this surrogate is %s (check -surrogate_layers and the sizes)", what,
                have, want);
   }
   /* version 1: no row exponents */
   expect = sizeof *h + (payload_floats(s) - (h->version == 1u ? s->nurow : 0)) * sizeof(float) + sizeof ck;
-  if (len < expect) return Say(msg, n, "%s is truncated (%zu bytes, expected %zu)", what, len, expect);
-  if (len > expect) return Say(msg, n, "%s has %zu trailing bytes", what, len - expect);
+  if (len < expect) return opt_say(msg, n, "%s is truncated (%zu bytes, expected %zu)", what, len, expect);
+  if (len > expect) return opt_say(msg, n, "%s has %zu trailing bytes", what, len - expect);
   memcpy(&ck, buf + expect - sizeof ck, sizeof ck);
-  if (ck != checksum(buf, expect - sizeof ck)) return Say(msg, n, "%s is corrupt (checksum mismatch)", what);
+  if (ck != checksum(buf, expect - sizeof ck)) return opt_say(msg, n, "%s is corrupt (checksum mismatch)", what);
   return NULL;
 }
 

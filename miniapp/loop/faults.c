@@ -4,10 +4,10 @@
  * and against the rounding noise in the atomic build) and the response. The
  * sites are in solver/ and surrogate/, the checks' thresholds with them. */
 #include "coupling_impl.h"
+#include "optrange.h"
 #include "cli.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,15 +56,6 @@ PetscErrorCode FaultsSetFromOptions(Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *Say(char *msg, size_t len, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, len, fmt, ap);
-  va_end(ap);
-  return msg;
-}
-
 /* What is wrong with the -inject spec for this run of nsteps steps (its
  * replicas, vectors, network; supported: the surrogate's device has the
  * site), in one line; NULL if nothing. */
@@ -75,26 +66,26 @@ static const char *InjectProblem(Coupled c, PetscInt nsteps, PetscBool supported
   long long         n    = (long long)c->M * c->N * c->dof, epochs = (long long)nsteps * c->train_epochs;
 
   if (sp->replica >= c->nrep)
-    return Say(msg, len, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")",
+    return opt_say(msg, len, "-inject: replica=%d, but the run has %" PetscInt_FMT " replica(s) (0..%" PetscInt_FMT ")",
                sp->replica, c->nrep, c->nrep - 1);
   if (fault_site_is_solver(sp->site)) {
     if (sp->at > nsteps)
-      return Say(msg, len, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", sp->at, nsteps);
+      return opt_say(msg, len, "-inject: step=%lld, but the run has %" PetscInt_FMT " steps", sp->at, nsteps);
     if (sp->entry >= n)
-      return Say(msg, len, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", sp->entry, n,
+      return opt_say(msg, len, "-inject: entry=%lld, but the solver's vectors have %lld entries (0..%lld)", sp->entry, n,
                  n - 1);
     return NULL;
   }
-  if (!c->rep[0].net) return Say(msg, len, "-inject: site=%s needs a surrogate (-coupling guess or closure)", site);
-  if (!supported) return Say(msg, len, "-inject: site=%s is not available on the surrogate's device (CPU only)", site);
+  if (!c->rep[0].net) return opt_say(msg, len, "-inject: site=%s needs a surrogate (-coupling guess or closure)", site);
+  if (!supported) return opt_say(msg, len, "-inject: site=%s is not available on the surrogate's device (CPU only)", site);
   /* it never fired, and the run said so only as 'reached fewer than call=1 times' */
   if (sp->at >= epochs)
-    return Say(msg, len,
+    return opt_say(msg, len,
                "-inject: epoch=%lld, but the run trains at most %lld epochs (%" PetscInt_FMT
                " steps x -train_epochs %" PetscInt_FMT ")",
                sp->at, epochs, nsteps, c->train_epochs);
   if (sp->site != FAULT_ACTIVATION && sp->entry >= c->nweights)
-    return Say(msg, len, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")",
+    return opt_say(msg, len, "-inject: entry=%lld, but the network has %" PetscInt_FMT " parameters (0..%" PetscInt_FMT ")",
                sp->entry, c->nweights, c->nweights - 1);
   return NULL;
 }
