@@ -84,27 +84,27 @@ static PetscErrorCode PackNorm(Surrogate s, float **norm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, float *out)
+/* resident: in and out are the batch on the device (no copy); else host arrays */
+static PetscErrorCode Predict(Surrogate s, PetscInt n, const float *in, float *out, PetscBool resident)
 {
   float *norm;
 
   PetscFunctionBeginUser;
   PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_predict((mlp_cuda *)s->be, (size_t)n, in, norm, out));
+  if (resident) PetscCallMLP(mlp_cuda_predict_resident((mlp_cuda *)s->be, (size_t)n, in, norm, out));
+  else PetscCallMLP(mlp_cuda_predict((mlp_cuda *)s->be, (size_t)n, in, norm, out));
   PetscCall(PetscFree(norm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the resident batch: in and out on the device, no copy */
+static PetscErrorCode CUDAPredict(Surrogate s, PetscInt n, const float *in, float *out)
+{
+  return Predict(s, n, in, out, PETSC_FALSE);
+}
+
 static PetscErrorCode CUDAPredictDevice(Surrogate s, PetscInt n, const float *in, float *out)
 {
-  float *norm;
-
-  PetscFunctionBeginUser;
-  PetscCall(PackNorm(s, &norm));
-  PetscCallMLP(mlp_cuda_predict_resident((mlp_cuda *)s->be, (size_t)n, in, norm, out));
-  PetscCall(PetscFree(norm));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return Predict(s, n, in, out, PETSC_TRUE);
 }
 
 static PetscErrorCode CUDADeviceBatch(Surrogate s, size_t n, float **in, float **target, float **out)
