@@ -11,9 +11,10 @@
 #             reproducible build the golden hashes, which are the CPU's; FOM
 #   solver    the decks again with the solver's vectors on the GPU too
 #             (-solver_device cuda): VALID (the golden hashes: the CPU's bits),
-#             the FOM against the decks step's (solver on the CPU), and the
-#             host<->device vector copies of the run
+#             the FOM and the CG's seconds per iteration and GB/s against the
+#             decks step's (solver on the CPU), the loop's vector copies
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
+#             (with the solver step: the solver on the 2 GPUs too)
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
 #             train/infer samples/s per strategy, GFLOP/s, modelled GB/s;
 #             STRATEGY/gemm: with -surrogate_cuda_kernels gemm
@@ -230,8 +231,8 @@ if on solver; then
     r=$logs/$d-solver.yaml
     rm -f "$r"
     timeout "$(tmo_now)" "${launch[@]}" "$app" -options_file "inputs/$d.opts" -surrogate_device $dev -solver_device $dev -report "$r" > "$logs/$d-solver.log" 2>&1; rc=$?
-    v=$(key "$r" verdict) g=$(key "$r" golden_state_hash) c=$(sed -n 's/^device_vector_copies: *//p' "$logs/$d-solver.log" | head -n 1)
-    detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$r" value) Mpoint-steps/s (solver on the CPU: $(key "$logs/$d.yaml" value)), ${c:-?} host<->device vector copies, $np rank(s), total $(key "$r" total) s"
+    v=$(key "$r" verdict) g=$(key "$r" golden_state_hash) c=$(key "$r" loop_vector_copies)
+    detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$r" value) Mpoint-steps/s (solver on the CPU: $(key "$logs/$d.yaml" value)), CG $(key "$r" seconds_per_iteration) s/iteration at $(key "$r" achieved_gbs) GB/s (CPU: $(key "$logs/$d.yaml" seconds_per_iteration) s), ${c:-?} vector copies in the loop, $np rank(s), total $(key "$r" total) s"
     if [ $rc = 0 ] && [ "$v" = VALID ]; then record "solver on $dev: $d" pass "$detail"; else record "solver on $dev: $d" fail "exit $rc, $detail, logs/$d-solver.log"; fi
   done
 fi
@@ -247,6 +248,15 @@ if on ranks; then
   elif [ "$(key "$logs/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 $dev ranks vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
   elif [ "$hc" = "$hg" ] && [ "$hc" != " " ]; then record "2 $dev ranks vs 1 CPU rank" pass "same state and weights hashes $hg"
   else record "2 $dev ranks vs 1 CPU rank" fail "$dev $hg, CPU $hc"; fi
+  if on solver; then # both halves on 2 GPU ranks, the halo through the host: the same bits in a reproducible build
+    rm -f "$logs/dev2s.yaml"
+    timeout "$(tmo_now)" mpiexec -n 2 "$app" "${run2[@]}" -surrogate_device $dev -solver_device $dev -summary "$logs/dev2s.yaml" > "$logs/dev2s.log" 2>&1; rc=$?
+    hs="$(key "$logs/dev2s.yaml" state_hash) $(key "$logs/dev2s.yaml" weights_hash)"
+    if [ $rc != 0 ]; then record "2 $dev ranks, solver too, vs 1 CPU rank" fail "exit $rc, logs/dev2s.log"
+    elif [ "$(key "$logs/cpu1.yaml" solver_reduction)" != reproducible ]; then record "2 $dev ranks, solver too, vs 1 CPU rank" pass "not a reproducible build: hashes not compared ($hs vs $hc)"
+    elif [ "$hc" = "$hs" ] && [ "$hc" != " " ]; then record "2 $dev ranks, solver too, vs 1 CPU rank" pass "same state and weights hashes $hs, $(key "$logs/dev2s.yaml" device_loop_vector_copies) vector copies in the loop"
+    else record "2 $dev ranks, solver too, vs 1 CPU rank" fail "$dev $hs, CPU $hc"; fi
+  fi
 fi
 
 if on bench; then

@@ -30,7 +30,8 @@ d = yaml.safe_load(open(sys.argv[1]))
 st = {c["check"]: c["status"] for c in d["checks"]}
 want = {"device": "skip", "test": "skip", "profile": "skip", "deck grayscott-small": "pass",
         "solver on cpu: grayscott-small": "pass",
-        "2 cpu ranks vs 1 CPU rank": "pass", "bench_surrogate n=3000 layers=8,8": "pass",
+        "2 cpu ranks vs 1 CPU rank": "pass", "2 cpu ranks, solver too, vs 1 CPU rank": "pass",
+        "bench_surrogate n=3000 layers=8,8": "pass",
         "bench_surrogate n=3000 layers=3": "pass", "atomic study (cpu, real atomics)": "pass",
         "atomic study (CPU, seeded replay)": "pass", "sweep grayscott-small": "pass"}
 bad = {k: (st.get(k), v) for k, v in want.items() if st.get(k) != v}
@@ -40,6 +41,7 @@ if bad or extra or d["surrogate_device"] != "cpu":
     sys.exit(1)
 PY
 has "$tmp/gc/result.md" "| deck grayscott-small | pass | verdict VALID"
+has "$tmp/gc/result.md" "| solver on cpu: grayscott-small | pass | verdict VALID"
 has "$tmp/gc/result.md" "### bench_surrogate, batch 3000, hidden layers 8,8"
 has "$tmp/gc/result.md" "### sweep grayscott-small (surrogate on cpu)"
 tar -tzf "$tmp/gc/logs.tar.gz" > "$tmp/list"
