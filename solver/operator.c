@@ -74,40 +74,30 @@ GATHER_TARGETS static void GatherRow(const OpCtx *op, PetscInt d, const PetscSca
   }
 }
 
-/* y on row j of the ghosted copy u, owned entries k0 <= k < k1 of the row. */
-static void GatherSegment(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y, PetscInt j,
-                          PetscInt k0, PetscInt k1)
-{
-  const PetscInt     stride = L->gxm * L->dof;
-  const PetscScalar *r      = Row(L, u, j);
-  GatherRow(op, L->dof, r, r - stride, r + stride, y + (size_t)(j - L->ys) * L->xm * L->dof, k0, k1);
-}
-
-static void MultGather(const OpCtx *op, const Layout *L, const PetscScalar *u, PetscScalar *y)
-{
-#pragma omp parallel for schedule(static) if (L->xm * L->ym > OP_PAR_MIN_POINTS)
-  for (PetscInt j = L->ys; j < L->ys + L->ym; j++) GatherSegment(op, L, u, y, j, 0, L->xm * L->dof);
-}
-
-/* One rank: row j of x itself, no ghosted copy (a pass of copying less, and
- * none single-threaded); the row's first and last point take their west or
- * east neighbour across the edge (the other end of the row, or 0), the first
- * and last row theirs south or north likewise: the ghosted copy's values. */
+/* Row j of the owned block of x itself, no ghosted copy; the row's first
+ * and last point take their west or east neighbour across the block's edge,
+ * its first and last row theirs south or north: on one rank the other end
+ * of the grid (periodic) or 0, on more the neighbours' edges (halo.c). The
+ * ghosted copy's values, so the same bits. */
 static void GatherDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y, PetscInt j, PetscInt k0, PetscInt k1)
 {
-  const PetscInt     d = op->dof, n = op->M * d, N = op->N;
-  const PetscScalar *r = x + (size_t)j * n, *rs, *rn;
-  PetscScalar       *yr = y + (size_t)j * n;
+  const PetscInt     d = op->dof, n = op->xm * d, N = op->ym;
+  const PetscScalar *r = x + (size_t)j * n, *rs, *rn, *g = op->halo ? op->halo->g : NULL;
+  PetscScalar       *yr = y + (size_t)j * n, w0[2] = {0, 0}, e1[2] = {0, 0};
   const PetscInt     a = PetscMax(k0, d), b = PetscMin(k1, n - d);
 
-  if (op->periodic) rs = x + (size_t)((j + N - 1) % N) * n, rn = x + (size_t)((j + 1) % N) * n;
-  else rs = j ? r - n : op->zeros, rn = j + 1 < N ? r + n : op->zeros;
+  if (g) {
+    rs = j ? r - n : g + op->halo->off[2], rn = j + 1 < N ? r + n : g + op->halo->off[3];
+    for (PetscInt c = 0; c < d; c++) w0[c] = g[op->halo->off[0] + j * d + c], e1[c] = g[op->halo->off[1] + j * d + c];
+  } else if (op->periodic) {
+    rs = x + (size_t)((j + N - 1) % N) * n, rn = x + (size_t)((j + 1) % N) * n;
+    for (PetscInt c = 0; c < d; c++) w0[c] = r[n - d + c], e1[c] = r[c];
+  } else rs = j ? r - n : op->zeros, rn = j + 1 < N ? r + n : op->zeros;
   if (a < b) GatherRow(op, d, r, rs, rn, yr, a, b);
   for (PetscInt k = k0; k < k1; k++) {
     if (k == a && a < b) k = b; /* the interior, done above */
     if (k >= k1) break;
-    PetscScalar p = r[k], w = k >= d ? r[k - d] : op->periodic ? r[k + n - d] : 0.0,
-                e = k + d < n ? r[k + d] : op->periodic ? r[k + d - n] : 0.0,
+    PetscScalar p = r[k], w = k >= d ? r[k - d] : w0[k % d], e = k + d < n ? r[k + d] : e1[k % d],
                 lap = ((w - p) + (e - p)) * op->ihx2 + ((rs[k] - p) + (rn[k] - p)) * op->ihy2;
     yr[k] = p - op->coef[k % d] * lap;
   }
@@ -115,8 +105,8 @@ static void GatherDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y, 
 
 static void MultDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y)
 {
-#pragma omp parallel for schedule(static) if (op->M * op->N > OP_PAR_MIN_POINTS)
-  for (PetscInt j = 0; j < op->N; j++) GatherDirect(op, x, y, j, 0, op->M * op->dof);
+#pragma omp parallel for schedule(static) if (op->xm * op->ym > OP_PAR_MIN_POINTS)
+  for (PetscInt j = 0; j < op->ym; j++) GatherDirect(op, x, y, j, 0, op->xm * op->dof);
 }
 
 /* The gathered product as blocks of the owned array (red_dot_blocks), with
@@ -127,7 +117,7 @@ static void MultDirect(const OpCtx *op, const PetscScalar *x, PetscScalar *y)
 typedef struct {
   const OpCtx       *op;
   const Layout      *L;
-  const PetscScalar *u, *x; /* the ghosted copy; or (one rank) x itself, u unused */
+  const PetscScalar *x; /* x itself (2+ ranks: its edges exchanged first) */
   PetscScalar       *y;
   long long          flip; /* local entry the armed fault flips, or -1 */
 } GatherBlocks;
@@ -139,15 +129,12 @@ static const double *GatherBlock(void *ctx, size_t i0, size_t m, double *xs)
   for (size_t k = i0; k < i0 + m;) {
     PetscInt j = (PetscInt)(k / (size_t)n), k0 = (PetscInt)(k % (size_t)n),
              k1 = PetscMin(n, k0 + (PetscInt)(i0 + m - k));
-    if (g->x) GatherDirect(g->op, g->x, g->y, j, k0, k1);
-    else {
-      GatherSegment(g->op, g->L, g->u, g->y, g->L->ys + j, k0, k1);
-      memcpy(xs + (k - i0), Row(g->L, g->u, g->L->ys + j) + k0, (size_t)(k1 - k0) * sizeof *xs);
-    }
+    GatherDirect(g->op, g->x, g->y, j, k0, k1);
     k += (size_t)(k1 - k0);
   }
   if (g->flip >= (long long)i0 && g->flip < (long long)(i0 + m)) fault_flip_double(g->op->fault, &g->y[g->flip]);
-  return g->x ? g->x + i0 : xs;
+  (void)xs;
+  return g->x + i0;
 }
 
 /* Faces of the owned block, per component: x-faces (i-1|i) for i in
@@ -303,7 +290,7 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &op));
-  direct = (PetscBool)(!op->scatter && op->one_rank);
+  direct = (PetscBool)!op->scatter; /* the gather form reads x itself (2+ ranks: and its neighbours' edges) */
   PetscCall(VecFPNAGetOrder(x, &ord));
   if (OperatorOnDevice(op, x, y, ord)) { /* opdev.c */
     PetscCall(OperatorDevMult(op, x, y));
@@ -311,15 +298,16 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(GetLayout(op->da, &L));
-  if (direct) PetscCall(VecGetArrayRead(x, &u));
-  else {
+  if (direct) {
+    PetscCall(VecGetArrayRead(x, &u));
+    if (!op->one_rank) PetscCall(OpHaloExchange(op, u));
+  } else {
     PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
     PetscCall(VecGetArrayRead(op->uloc, &u));
   }
   PetscCall(VecGetArrayWrite(y, &yy));
   if (op->scatter) MultScatter(op, &L, u, yy, ord);
-  else if (direct) MultDirect(op, u, yy);
-  else MultGather(op, &L, u, yy);
+  else MultDirect(op, u, yy);
   PetscCall(PetscLogFlops(11.0 * L.xm * L.ym * L.dof)); /* per unknown: 9 (5-point Laplacian) + 2 (u - coef lap) */
   /* -inject site=operator: before anything checks the product */
   if (op->fault) PetscCall(FaultHit(op, y, yy, (size_t)(L.xm * L.ym * L.dof)));
@@ -359,18 +347,16 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   }
   PetscCall(PetscLogEventBegin(multdot_event, A, x, y, 0));
   PetscCall(GetLayout(op->da, &L));
-  if (!op->one_rank) PetscCall(DMGlobalToLocal(op->da, x, INSERT_VALUES, op->uloc));
   PetscCall(VecGetOwnershipRange(y, &lo, NULL));
   PetscCall(VecGetSize(y, &N));
   g.op = op, g.L = &L,
   g.flip = fault_take(op->fault, FAULT_OPERATOR, (size_t)(L.xm * L.ym * L.dof), (long long)lo, (long long)N);
   PetscCall(VecGetArrayRead(x, &xa));
-  g.u = NULL, g.x = op->one_rank ? xa : NULL;
-  if (!op->one_rank) PetscCall(VecGetArrayRead(op->uloc, &g.u));
+  if (!op->one_rank) PetscCall(OpHaloExchange(op, xa));
+  g.x = xa;
   PetscCall(VecGetArrayWrite(y, &g.y));
   red_dot_blocks(s, (size_t)(L.xm * L.ym * L.dof), GatherBlock, &g, xa, g.y, &part, ord);
   PetscCall(VecRestoreArrayWrite(y, &g.y));
-  if (!op->one_rank) PetscCall(VecRestoreArrayRead(op->uloc, &g.u));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(PetscLogFlops(13.0 * L.xm * L.ym * L.dof)); /* the product's 11 and the dot's 2 per unknown */
   if (op->check) PetscCall(Check(A, op, x, y));
@@ -416,6 +402,7 @@ PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A)
   if (op->one_rank && !op->periodic) PetscCall(PetscCalloc1(M * dof, &op->zeros)); /* the rows beyond the edge */
   if (scatter) PetscCall(BuildFacePlan(op));
   PetscCall(DMDAGetCorners(da, NULL, NULL, NULL, &m, &n, NULL));
+  op->xm = m, op->ym = n;
   PetscCall(
     MatCreateShell(PetscObjectComm((PetscObject)da), m * n * dof, m * n * dof, M * N * dof, M * N * dof, op, A));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))OperatorMult));
@@ -483,6 +470,7 @@ PetscErrorCode OperatorDestroyContext(Mat A)
   PetscCall(PetscFree2(op->flux, op->lap));
   PetscCall(VecDestroy(&op->uloc));
   PetscCall(PetscFree(op->zeros));
+  OpHaloDestroy(op);
   OperatorDevFree(op);
   PetscCall(PetscFree(op));
   PetscFunctionReturn(PETSC_SUCCESS);

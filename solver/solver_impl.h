@@ -9,11 +9,19 @@
 #include "optrange.h"
 #include "step_cuda.h" /* step_scan_t, step_heat_t */
 
+/* The gather operator's halo on 2+ ranks (halo.c): the owned block's edges, e, and the neighbours', g, each the
+ * W column, the E column, the S row, the N row (kernels/vec_cuda.h vec_cuda_halo_pack's layout), at off[0..4]. */
+typedef struct {
+  PetscMPIInt nbr[4]; /* W, E, S, N: the neighbouring blocks' ranks (MPI_PROC_NULL beyond a Dirichlet edge) */
+  PetscInt    off[5];
+  double     *e, *g; /* g stays 0 where no neighbour writes */
+} OpHalo;
+
 /* Matrix-free operator y_c = u_c - coef_c * Lap_h(u_c) on the DMDA. */
 typedef struct {
   DM            da;
   Vec           uloc; /* ghosted work vector; outer Dirichlet ghosts stay 0 */
-  PetscInt      dof, M, N;
+  PetscInt      dof, M, N, xm, ym; /* the grid; the owned block */
   PetscBool     periodic, one_rank; /* both directions periodic (Gray-Scott) or both Dirichlet (heat); one rank */
   PetscReal     coef[2], ihx2, ihy2;
   PetscScalar  *zeros; /* one rank, Dirichlet: a row of zeros, the rows beyond the edge */
@@ -22,7 +30,8 @@ typedef struct {
   double       *flux;    /* [2 * nface] signed face fluxes                 */
   double       *lap;     /* [nowned + 1] Laplacian accumulator             */
   double       *lap_dev; /* its device twin (-solver_device cuda, one rank), or NULL */
-  struct OpDevHalo *halo; /* the device product's halo on 2+ ranks (opdev.c), or NULL */
+  OpHalo       *halo;    /* 2+ ranks, the gather form: the halo (halo.c), or NULL before the first product */
+  struct OpDevHalo *devhalo; /* its device strips (opdev.c), or NULL */
   size_t        nface;
   /* ABFT check 1^T(Ax) = (A^T 1)^T x (SolverSetChecks) */
   PetscBool     check;
@@ -42,6 +51,11 @@ PetscErrorCode SolverRHSNorm(Solver s, KSP ksp, Vec b, PetscReal *nb); /* solvec
 PetscErrorCode SolverWeakGrid(Solver s, PetscInt tile, PetscInt *M, PetscInt *N); /* -weak_tile (solveropts.c) */
 PetscErrorCode SolverPickVecType(Solver s);                                        /* solveropts.c */
 PetscErrorCode OperatorCreate(DM da, PetscBool scatter, Mat *A);
+/* halo.c: x's edges out and the neighbours' in (op->halo->g); Sendrecv alone for edges already in op->halo->e */
+PetscErrorCode OpHaloCreate(OpCtx *op);
+PetscErrorCode OpHaloExchange(OpCtx *op, const PetscScalar *x);
+PetscErrorCode OpHaloSendrecv(OpCtx *op);
+void           OpHaloDestroy(OpCtx *op);
 /* opdev.c: the product on the device, where OperatorOnDevice says it runs there */
 PetscBool      OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord);
 PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y);
