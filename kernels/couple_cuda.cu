@@ -35,6 +35,22 @@ __global__ void cc_stencils_kernel(int M, int N, int dof, int periodic, int nst,
   }
 }
 
+/* The same on a block of 2+ ranks: a neighbour beyond the block's edge from
+ * the neighbouring blocks' edges g (W, E columns, S, N rows). */
+__global__ void cc_stencils_halo_kernel(int xm, int ym, int dof, int nst, size_t nin, size_t off, double is,
+                                        const double *u, const double *g, float *feat, size_t n)
+{
+  const double *gw = g, *ge = g + (size_t)ym * dof, *gs = g + 2 * (size_t)ym * dof, *gn = gs + (size_t)xm * dof;
+  GRID_LOOP(i, n)
+  {
+    size_t w = (size_t)nst * (size_t)dof, pt = i / w, k = i % w;
+    int    s = (int)(k / (size_t)dof), c = (int)(k % (size_t)dof);
+    int    x = (int)(pt % (size_t)xm) + (s == 1 ? -1 : s == 2), y = (int)(pt / (size_t)xm) + (s == 3 ? -1 : s == 4);
+    double v = x < 0 ? gw[(size_t)y * dof + c] : x == xm ? ge[(size_t)y * dof + c] : y < 0 ? gs[(size_t)x * dof + c]
+             : y == ym ? gn[(size_t)x * dof + c] : u[((size_t)y * (size_t)xm + (size_t)x) * (size_t)dof + (size_t)c];
+    feat[pt * nin + off + k] = (float)__dmul_rn(v, is);
+  }
+}
 __global__ void cc_target_kernel(const double *a, const double *b, double s, float *t, size_t n)
 {
   GRID_LOOP(i, n) t[i] = (float)__ddiv_rn(b ? __dsub_rn(a[i], b[i]) : a[i], s);
@@ -60,6 +76,12 @@ extern "C" int couple_cuda_stencils(int M, int N, int dof, int periodic, int nst
   CC_LAUNCH(cc_stencils_kernel, n, M, N, dof, periodic, nst, nin, off, is, u, feat, n);
 }
 
+extern "C" int couple_cuda_stencils_halo(int xm, int ym, int dof, int nst, size_t nin, size_t off, double is,
+                                         const double *u, const double *g, float *feat)
+{
+  size_t n = (size_t)xm * (size_t)ym * (size_t)nst * (size_t)dof;
+  CC_LAUNCH(cc_stencils_halo_kernel, n, xm, ym, dof, nst, nin, off, is, u, g, feat, n);
+}
 extern "C" int couple_cuda_target(size_t n, const double *a, const double *b, double s, float *t)
 {
   CC_LAUNCH(cc_target_kernel, n, a, b, s, t, n);

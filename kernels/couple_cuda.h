@@ -1,6 +1,6 @@
 /* kernels/couple_cuda.h: the device twins of kernels/couple.h, on one rank's
  * whole grid (no ghosts: the stencil wraps a periodic edge or reads 0 beyond
- * another), each value rounded as the host rounds it (one IEEE operation at
+ * another) or one block of several with its neighbours' edges, each value rounded as the host rounds it (one IEEE operation at
  * a time, no fused multiply-add), so a batch formed here holds the host
  * batch's bits. Plain C API, no PETSc; kernels run in the order of their
  * calls. Each returns 0 or a CUDA error code. */
@@ -17,6 +17,11 @@ extern "C" {
  * at u + (j M + i) dof, all points one rank's: rows of nin floats, row j M + i. */
 int couple_cuda_stencils(int M, int N, int dof, int periodic, int nst, size_t nin, size_t off, double is,
                          const double *u, float *feat);
+/* The same on one rank's xm x ym block of 2 or more, a neighbour beyond the
+ * block's edge read from g, the neighbouring blocks' edges (vec_cuda.h
+ * vec_cuda_halo_pack's layout; zeros beyond a non-periodic edge). */
+int couple_cuda_stencils_halo(int xm, int ym, int dof, int nst, size_t nin, size_t off, double is, const double *u,
+                              const double *g, float *feat);
 int couple_cuda_target(size_t n, const double *a, const double *b, double s, float *t); /* b may be NULL */
 int couple_cuda_correction(size_t n, double s, const float *out, double *z);
 /* *bad (host) = couple_nonfinite_cpu of the device array x; flag: one device

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-python PY] -out DIR
+# scripts/benchmark.sh DECK [-launcher "mpiexec -n 4"] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-tunable "OPTS"] [-python PY] -out DIR
 # One benchmark submission (docs/benchmark.md): the deck as written (its run
 # rules: a run that is not official stops the submission), N repeats
 # (default 5) and more until the repeats' timed loops add up to the deck's
@@ -16,6 +16,9 @@
 #             (DIR/miniapp/miniapp); default build/reproducible
 #   -system   the system's name in the submission and the merged table
 #             (default: the host name the reports give)
+#   -tunable  options added to every repeat, e.g. "-solver_device cuda": only
+#             those the run rules leave free (docs/benchmark.md); any other
+#             makes the runs not official, and the submission stops
 #   -python   the Python for the tables (default: python3 on PATH)
 # Merge the submissions of several machines with
 #   scripts/report_table.py merge A/submission.yaml B/submission.yaml
@@ -23,14 +26,15 @@ case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "benchmark: error: $*" >&2; exit 1; }
-usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-python PY] -out DIR"
+usage="usage: scripts/benchmark.sh DECK [-launcher CMD] [-bin DIR] [-repeat N] [-min-seconds S] [-system NAME] [-tunable OPTS] [-python PY] -out DIR"
 [ $# -ge 1 ] || die "$usage"
 deck=$1; shift
-launcher="" bin="" repeat=5 out="" py=python3 minsec="" system=""
+launcher="" bin="" repeat=5 out="" py=python3 minsec="" system="" tunable=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
     -launcher) launcher=$2 ;;
+    -tunable) tunable=$2 ;;
     -bin) bin=$2 ;;
     -repeat) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-repeat $2: must be a positive integer"; repeat=$2 ;;
     -python) py=$2 ;;
@@ -68,13 +72,14 @@ mkdir -p "$out" 2> /dev/null || die "-out $out: cannot create it"
 manifest_begin "$out" benchmark.sh # replaces only what an earlier submission wrote here, and only if this one ends well
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 read -r -a launch <<< "$launcher"
+read -r -a tune <<< "$tunable"
 timed=0 k=0
 while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t < m) }'; do
   k=$((k + 1))
   [ $k -le 10000 ] || die "10000 repeats did not reach $minsec s of timed runs"
   manifest_add "r$k.yaml"; manifest_add "r$k.log"
   rc=0
-  manifest_run "${launch[@]}" "$app" -options_file "$opts" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
+  manifest_run "${launch[@]}" "$app" -options_file "$opts" "${tune[@]}" -report "$out/r$k.yaml" > "$out/r$k.log" 2>&1 || rc=$?
   [ $rc = 0 ] || die "repeat $k: exit $rc ($(grep -m1 'error:' "$out/r$k.log" || grep -m1 '^verification_detail' "$out/r$k.log" || tail -n 1 "$out/r$k.log"))"
   official=$(sed -n 's/^official: //p' "$out/r$k.yaml")
   [ "$official" = true ] || die "repeat $k: not an official run of the deck ($(sed -n 's/^official_why: //p' "$out/r$k.yaml"))"
@@ -83,6 +88,6 @@ while [ $k -lt "$repeat" ] || awk -v t="$timed" -v m="$minsec" 'BEGIN { exit !(t
   echo "benchmark: repeat $k/$repeat: VALID, official, FOM $(sed -n '/^fom:/,/^[a-z]/s/^  value: //p' "$out/r$k.yaml"), $timed of $minsec s timed"
 done
 manifest_add submission.yaml; manifest_add submission.yaml.md
-"$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts" --system "$system" --out "$out/submission.yaml" > /dev/null
+"$py" "$here/report_table.py" submission "$out" --min-seconds "$minsec" --command "${launcher:+$launcher }$app -options_file $opts${tunable:+ $tunable}" --system "$system" --out "$out/submission.yaml" > /dev/null
 manifest_end
 echo "benchmark: $out/submission.yaml and $out/submission.yaml.md: official $(sed -n 's/^official: //p' "$out/submission.yaml")$(sed -n 's/^official_why: \(.\{1,\}\)/ (\1)/p' "$out/submission.yaml" | grep -v '(null)')"

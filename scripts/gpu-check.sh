@@ -13,6 +13,10 @@
 #             (-solver_device cuda): VALID (the golden hashes: the CPU's bits),
 #             the FOM and the CG's seconds per iteration and GB/s against the
 #             decks step's (solver on the CPU), the loop's vector copies
+#   submit    scripts/benchmark.sh on -submit_deck (default grayscott-medium),
+#             both halves on the GPU (-tunable "-solver_device cuda"): this
+#             machine's official submission, for docs/benchmark.md's table of
+#             machines (logs/submission/)
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
 #             (with the solver step: the solver on the 2 GPUs too)
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
@@ -44,13 +48,13 @@ caller=$PWD # relative paths the caller gives are the caller's, not the reposito
 callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller" "$1" ;; esac; }
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \"D ..\"] [-np N] [-bench_n \"N ..\"] [-widths \"W ..\"]"
-usage+=" [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
+usage+=" [-submit_deck D] [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || die "$1 $2: must be a positive integer below 10^9"; }
-allsteps="device test sanitize decks solver ranks bench torch atomic sweep sumstudy profile kernels"
+allsteps="device test sanitize decks solver submit ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
-sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
+submit_deck=grayscott-medium sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
 py=python3 tmo=1800 deadline="" rehearse=0 cmdline="scripts/gpu-check.sh $*"
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
@@ -64,6 +68,7 @@ while [ $# -gt 0 ]; do
       for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
     -decks) decks=${2//,/ }; [ -n "${decks// /}" ] || die "-decks: empty (name a deck of inputs/)" ;;
     -np) posint "$1" "$2"; np=$2 ;;
+    -submit_deck) [ -f "inputs/$2.opts" ] || die "-submit_deck $2: no inputs/$2.opts"; submit_deck=$2 ;;
     -bench_n) for n in $2; do posint "$1" "$n"; done; [ -n "${2// /}" ] || die "-bench_n: empty (batch sizes)"; bench_n=$2 ;;
     -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; [ -n "${2// /}" ] || die "-widths: empty (hidden layer lists)"; widths=$2 ;;
     -atomic_bin) [ -n "$2" ] || die "-atomic_bin: empty"; atomic_bin=$(callerpath "$2") ;;
@@ -235,6 +240,15 @@ if on solver; then
     detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$r" value) Mpoint-steps/s (solver on the CPU: $(key "$logs/$d.yaml" value)), CG $(key "$r" seconds_per_iteration) s/iteration at $(key "$r" achieved_gbs) GB/s (CPU: $(key "$logs/$d.yaml" seconds_per_iteration) s), ${c:-?} vector copies in the loop, $np rank(s), total $(key "$r" total) s"
     if [ $rc = 0 ] && [ "$v" = VALID ]; then record "solver on $dev: $d" pass "$detail"; else record "solver on $dev: $d" fail "exit $rc, $detail, logs/$d-solver.log"; fi
   done
+fi
+
+if on submit; then
+  log=$logs/submit.log s=$logs/submission/submission.yaml
+  timeout "$(tmo_now)" scripts/benchmark.sh "$submit_deck" -bin "$bin" -repeat 3 -tunable "-solver_device $dev" -python "$py" \
+    -out "$logs/submission" > "$log" 2>&1; rc=$?
+  detail="FOM mean $(sed -n '/^fom:/,/^[a-z]/s/^  mean: //p' "$s" 2> /dev/null), cv $(sed -n '/^fom:/,/^[a-z]/s/^  cv: //p' "$s" 2> /dev/null), $(key "$s" repeats) repeats"
+  if [ $rc = 0 ] && [ "$(key "$s" official)" = true ]; then record "submission $submit_deck" pass "official, $detail"
+  else record "submission $submit_deck" fail "exit $rc, official $(key "$s" official), $(grep -m1 'error:' "$log"), logs/submit.log"; fi
 fi
 
 if on ranks; then

@@ -102,6 +102,7 @@ def describe(first, reps, name):
             "cpu_mhz_max": m.get("cpu_mhz_max"), "cores": m.get("cores_total") or m.get("cores_online"),
             "threads_per_core": m.get("threads_per_core"), "numa_nodes": m.get("numa_nodes"),
             "memory_gib": m.get("memory_gib"), "gpu": m.get("gpu") or m.get("device_name"), "nodes": m.get("nodes"),
+            "interconnect": m.get("interconnect") or "not described",
             "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
             "device": {"solver": get(first, "solver.device") or "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),

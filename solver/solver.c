@@ -213,6 +213,7 @@ PetscErrorCode SolverCreateKSP(Solver s, KSP *ksp)
   }
   PetscCall(KSPMonitorSet(*ksp, StartResidualMonitor, s, NULL));
   PetscCall(KSPSetUp(*ksp));
+  PetscCall(SolverDevWarm(s, *ksp));
   /* the method's work vectors (KSPCreateVecs makes them from a layout, not from u) draw from the solver's order */
   for (PetscInt i = 0; i < (*ksp)->nwork; i++) PetscCall(VecFPNASetOrderSlot((PetscObject)(*ksp)->work[i], &s->order));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -288,7 +289,6 @@ PetscErrorCode SolverSetUp(Solver s)
     PetscCall(SolverStateScan(s, &sc));
     PetscCall(WidenRange(s, &sc));
   }
-  PetscCall(SolverDevWarm(s));
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

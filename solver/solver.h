@@ -141,6 +141,9 @@ PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);
 PetscErrorCode SolverUsesStockVectors(Solver     s, PetscBool *stock);
 /* -solver_device cuda: the solver's vectors are fpnacuda (vecred.h) */
 PetscErrorCode SolverUsesDevice(Solver s, PetscBool *device);
+/* With the vectors on the device and 2+ ranks: the edges of v's neighbouring blocks on the device, *g (the W and E
+ * columns, the S and N rows of kernels/vec_cuda.h vec_cuda_halo_pack; zeros beyond a Dirichlet edge). Collective. */
+PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g);
 PetscErrorCode SolverGetIterations(Solver s, PetscInt *total, const PetscInt **per_step);
 PetscErrorCode SolverGetKSP(Solver s, KSP *ksp);
 /* The vector passes (8 bytes per unknown each) one iteration of the Krylov method the last solve ran makes, 0 where

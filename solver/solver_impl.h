@@ -150,7 +150,7 @@ PetscErrorCode SolverDevSetClosure(Solver s, const PetscScalar *q, PetscInt n); 
 PetscErrorCode SolverStateScan(Solver s, step_scan_t *sc);
 /* solvecheck.c: a state with a non-finite entry on some rank (sc: this rank's scan) fails the run */
 PetscErrorCode SolverRecordStateFinite(Solver s, const step_scan_t *sc, PetscBool *ok);
-PetscErrorCode SolverDevWarm(Solver s); /* the end of the set-up: the loop's operands on the device */
+PetscErrorCode SolverDevWarm(Solver s, KSP ksp); /* a KSP's set-up: its preconditioner on the device */
 void           SolverDevDestroy(Solver s);
 
 /* solveropts.c: option checks, one line naming the option */

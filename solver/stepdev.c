@@ -103,6 +103,13 @@ static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g)
+{
+  PetscFunctionBegin;
+  PetscCall(OperatorDevExchange(s->A, v, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 void SolverDevDestroy(Solver s)
 {
   if (!s->dev) return;
@@ -138,18 +145,22 @@ static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *
   return PETSC_SUCCESS;
 }
 void SolverDevDestroy(Solver s) { (void)s; }
+PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g)
+{
+  (void)s, (void)v, (void)g;
+  return PETSC_ERR_SUP;
+}
 #endif
 
-/* What the loop reads reaches the device before it: the preconditioner, set
- * up and applied once (b is formed anew at the first step). */
-PetscErrorCode SolverDevWarm(Solver s)
+/* What the loop reads reaches the device before it: a KSP's preconditioner,
+ * set up, applied once (b is formed anew at the first step). */
+PetscErrorCode SolverDevWarm(Solver s, KSP ksp)
 {
   PC pc;
 
   PetscFunctionBegin;
   if (!s->device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(KSPSetUp(s->ksp));
-  PetscCall(KSPGetPC(s->ksp, &pc));
+  PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCApply(pc, s->u, s->b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

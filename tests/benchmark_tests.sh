@@ -26,7 +26,7 @@ for np in 2 4; do
 import sys, yaml
 d, np = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
 s = d["system"]  # what a comparison of two systems needs (docs/benchmark.md)
-for k in ("date", "name", "cpu", "cpu_mhz_max", "cores", "threads_per_core", "numa_nodes", "memory_gib", "gpu", "nodes", "ranks_x_threads",
+for k in ("date", "name", "cpu", "cpu_mhz_max", "cores", "threads_per_core", "numa_nodes", "memory_gib", "gpu", "nodes", "interconnect", "ranks_x_threads",
           "device", "fom_unit", "revision", "energy_joules"):
     assert k in s, "system lacks " + k
 assert s["name"] == "test system " + np and s["ranks_x_threads"] == np + " x 1" and s["device"] == {"solver": "cpu", "surrogate": "cpu"}, s
@@ -34,6 +34,14 @@ assert s["revision"] == d["build"]["revision"] and s["date"] == d["runs"][0]["st
 PY
   echo "ok: $np ranks, $(key "$s" repeats) repeats, official"
 done
+# -tunable: an option the run rules leave free keeps the runs official and is in the submission's command;
+# any other stops the submission in one line
+"$bm" grayscott-small -bin "$build" -repeat 1 -tunable "-solver_device cpu -threads 1" -python $py -out "$tmp/tun" > "$tmp/tun.log" 2>&1 \
+  && [ "$(key "$tmp/tun/submission.yaml" official)" = true ] && grep -q -- "-solver_device cpu -threads 1" "$tmp/tun/submission.yaml" \
+  || { cat "$tmp/tun.log"; fail "benchmark.sh -tunable with free options: not an official submission naming them"; }
+rc=0; "$bm" grayscott-small -bin "$build" -repeat 1 -tunable "-ksp_rtol 1e-3" -python $py -out "$tmp/tun2" > "$tmp/tun2.log" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q "^benchmark: error: repeat 1: not an official run" "$tmp/tun2.log" || { cat "$tmp/tun2.log"; fail "benchmark.sh -tunable -ksp_rtol: not refused"; }
+echo "ok: -tunable: free options official, -ksp_rtol refused"
 # the minimum timed duration: -repeat 1 with at least 2 s of timed runs
 # repeats until the runs' timed loops add up to 2 s
 "$bm" grayscott-small -bin "$build" -repeat 1 -min-seconds 2 -python $py -out "$tmp/min" > "$tmp/min.log" 2>&1 || { cat "$tmp/min.log"; fail "benchmark.sh -min-seconds 2 failed"; }

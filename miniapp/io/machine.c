@@ -119,9 +119,57 @@ static double ReadNumber(const char *path)
   return v;
 }
 
+/* The first line of a file of /sys, without its newline ("" when it cannot be read). */
+static void ReadLine(const char *path, char *buf, size_t len)
+{
+  FILE *f = fopen(path, "r");
+  buf[0] = 0;
+  if (f && fgets(buf, (int)len, f)) buf[strcspn(buf, "\n")] = 0;
+  if (f) fclose(f);
+}
+
+/* The node's fabric as /sys tells it: each InfiniBand (or RoCE) port's rate
+ * and link layer, else the physical network interfaces' speeds (a VM's
+ * virtual NIC may give none: "-1"); "" when none is listed. */
+static void Interconnect(char *buf, size_t len)
+{
+  DIR           *dir;
+  struct dirent *e;
+  size_t         n = 0;
+
+  buf[0] = 0;
+  if ((dir = opendir("/sys/class/infiniband"))) { /* <dev>/ports/<p>/rate: "200 Gb/sec (4X HDR)" */
+    while ((e = readdir(dir)) && n + 1 < len) {
+      char path[512], rate[128], layer[64];
+      if (e->d_name[0] == '.') continue;
+      snprintf(path, sizeof path, "/sys/class/infiniband/%.200s/ports/1/rate", e->d_name);
+      ReadLine(path, rate, sizeof rate);
+      snprintf(path, sizeof path, "/sys/class/infiniband/%.200s/ports/1/link_layer", e->d_name);
+      ReadLine(path, layer, sizeof layer);
+      n += (size_t)snprintf(buf + n, len - n, "%s%s: %s %s", n ? "; " : "", e->d_name, rate[0] ? rate : "?", layer);
+    }
+    closedir(dir);
+  }
+  if (!n && (dir = opendir("/sys/class/net"))) { /* <if>/speed in Mb/s, for interfaces with a device */
+    while ((e = readdir(dir)) && n + 1 < len) {
+      char path[512];
+      if (e->d_name[0] == '.') continue;
+      snprintf(path, sizeof path, "/sys/class/net/%.200s/device", e->d_name);
+      if (access(path, F_OK)) continue; /* loopback, bridges, virtual queues */
+      snprintf(path, sizeof path, "/sys/class/net/%.200s/speed", e->d_name);
+      double mbs = ReadNumber(path);
+      if (mbs > 0) n += (size_t)snprintf(buf + n, len - n, "%s%s: %.0f Mb/s", n ? "; " : "", e->d_name, mbs);
+      else n += (size_t)snprintf(buf + n, len - n, "%s%s: speed not reported", n ? "; " : "", e->d_name);
+    }
+    closedir(dir);
+  }
+  if (n >= len) buf[len - 1] = 0;
+}
+
 /* What a comparison of systems needs beyond the model name: the CPU's frequency (its maximum where cpufreq says
  * it, else /proc/cpuinfo's current one), hardware threads per core (SMT), NUMA nodes, and a GPU's model where
- * the NVIDIA driver lists one (/proc/driver/nvidia/gpus). Read from /proc and /sys; null where they do not say. */
+ * the NVIDIA driver lists one (/proc/driver/nvidia/gpus), the interconnect. Read from /proc and /sys; null where
+ * they do not say. */
 static void SystemFacts(FILE *out)
 {
   double mhz = ReadNumber("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq") / 1000.0;
@@ -172,6 +220,8 @@ static void SystemFacts(FILE *out)
   fprintf(out, smt > 0 ? "%d\n" : "null\n", smt);
   fprintf(out, numa > 0 ? "  numa_nodes: %d\n" : "  numa_nodes: null\n", numa);
   fprintf(out, "  gpu: %s\n", gpu[0] ? yaml_str(gpu) : "null");
+  Interconnect(line, sizeof line);
+  fprintf(out, "  interconnect: %s\n", line[0] ? yaml_str(line) : "null");
 }
 
 PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)

@@ -3,7 +3,8 @@
  * from the vectors' device arrays, in the network's device buffers
  * (SurrogateGetDeviceBatch: its own on the CUDA device, staged through the
  * host for a CPU network), and the correction is written there: these
- * phases copy no vector. Otherwise (ranks with ghosts, a CPU solver) it is
+ * phases copy no vector (on 2+ ranks the stencils' neighbours across a
+ * block's edge come as strips, the solver's halo). With a CPU solver it is
  * on the host, where features.c forms it. The kernels (kernels/couple_cuda.h)
  * give the host's bits. */
 #include "coupling_impl.h"
@@ -29,7 +30,7 @@ PetscErrorCode BatchSetUp(Coupled c, Replica *p)
   if (p->batch_placed) PetscFunctionReturn(PETSC_SUCCESS);
   p->batch_placed = PETSC_TRUE;
   PetscCall(SolverUsesDevice(p->solver, &dev));
-  if (!dev || c->size > 1 || !c->npts) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!dev || !c->npts) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SolverGetDM(p->solver, &da));
   PetscCall(DMDAGetInfo(da, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bx, NULL, NULL, NULL));
   c->periodic = (PetscBool)(bx == DM_BOUNDARY_PERIODIC);
@@ -69,8 +70,14 @@ PetscErrorCode BatchStencils(Coupled c, Replica *p, Vec v, PetscReal is, PetscIn
 
   PetscFunctionBegin;
   PetscCall(ReadArray(v, &u));
-  CKB(couple_cuda_stencils((int)c->M, (int)c->N, (int)c->dof, (int)c->periodic, (int)nst, (size_t)c->n_in,
-                           (size_t)off, is, u, p->dfeat));
+  if (c->size > 1) { /* the neighbours' edges of v, staged through the host (the solver's halo) */
+    const double *g;
+    PetscCall(SolverDeviceHalo(p->solver, v, &g));
+    CKB(couple_cuda_stencils_halo((int)c->xm, (int)c->ym, (int)c->dof, (int)nst, (size_t)c->n_in, (size_t)off, is, u,
+                                  g, p->dfeat));
+  } else
+    CKB(couple_cuda_stencils((int)c->M, (int)c->N, (int)c->dof, (int)c->periodic, (int)nst, (size_t)c->n_in,
+                             (size_t)off, is, u, p->dfeat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -179,6 +179,10 @@ PetscErrorCode CoupledSetUp(Coupled c)
       }
       /* d^n: the learned guess projects on {d^n, z} */
       PetscCall(GuessSpaceCreate(p->solver, PetscMax(c->history, 1), &p->space));
+      { /* d^0 = 0 is read before it is written: on the device (with the solver there) at set-up, not in the loop */
+        double *dd;
+        PetscCall(VecFPNADeviceArray(p->d, VEC_DEVICE_READ, &dd));
+      }
     }
     if (c->mode == COUPLING_CLOSURE) PetscCall(PetscMalloc2(c->npts, &p->q, c->npts, &p->qexact));
     p->closure_err = p->inc_err = p->drift = p->r0 = p->rnorm = NAN;
