@@ -47,6 +47,17 @@ has "$tmp/gc/result.md" "### sweep grayscott-small (surrogate on cpu)"
 tar -tzf "$tmp/gc/logs.tar.gz" > "$tmp/list"
 has "$tmp/list" "logs/grayscott-small.yaml"
 
+# the submit step: an official submission of this machine (a clean build's runs only are official)
+case $("$build/miniapp/miniapp" -version 2> /dev/null | head -n 1) in
+  *"-dirty)"*) echo "skip: the submit step (the build's tree is modified: no run is official)" ;;
+  *)
+    scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gcs" -steps submit -submit_deck grayscott-small > "$tmp/log" 2>&1 \
+      && has "$tmp/gcs/result.md" "| submission grayscott-small | pass | official" \
+      && [ "$(sed -n 's/^official: //p' "$tmp/gcs/logs/submission/submission.yaml")" = true ] \
+      || { cat "$tmp/log"; fail "the submit step: not an official submission"; }
+    echo "ok: the submit step wrote an official submission" ;;
+esac
+
 # a failing executable fails the check and the script
 mkdir -p "$tmp/bad/reproducible"
 printf '#!/bin/sh\necho "miniapp: error: broken on purpose" >&2\nexit 3\n' > "$tmp/bad/reproducible/miniapp"
