@@ -52,7 +52,8 @@ __global__ void sc_heat_kernel(const step_heat_t h, const double *u, double *b)
                            j == h.N - 1 ? __dmul_rn(__dmul_rn(h.e1, h.sx[i + 1]), h.cy1) : 0.0);
     double bnd = __dadd_rn(__dmul_rn(bx, h.ihx2), __dmul_rn(by, h.ihy2));
     double f   = __dadd_rn(__dmul_rn(h.f_new, sc_exact(h, i, j, h.e1)), __dmul_rn(h.f_old, sc_exact(h, i, j, h.e0)));
-    b[i_]      = __dadd_rn(__dadd_rn(__dadd_rn(p, __dmul_rn(h.c_old, lap)), __dmul_rn(h.c_new, bnd)), __dmul_rn(h.dt, f));
+    double pb  = __dadd_rn(__dadd_rn(p, __dmul_rn(h.c_old, lap)), __dmul_rn(h.c_new, bnd));
+    b[i_]      = __dadd_rn(pb, __dmul_rn(h.dt, f));
   }
 }
 

@@ -48,8 +48,9 @@ PetscErrorCode OpHaloSendrecv(OpCtx *op)
   MPI_Comm comm = PetscObjectComm((PetscObject)op->da);
 
   PetscFunctionBegin;
-  for (int k = 0; k < 4; k++) { /* side k's edge to that neighbour; its edge facing this block arrives from the other side */
-    int o = k ^ 1;              /* W <-> E, S <-> N */
+  /* side k's edge to that neighbour; the edge facing this block arrives from the other side, o */
+  for (int k = 0; k < 4; k++) {
+    int o = k ^ 1; /* W <-> E, S <-> N */
     PetscCallMPI(MPI_Sendrecv(h->e + h->off[k], (int)(h->off[k + 1] - h->off[k]), MPI_DOUBLE, h->nbr[k], k,
                               h->g + h->off[o], (int)(h->off[o + 1] - h->off[o]), MPI_DOUBLE, h->nbr[o], k, comm,
                               MPI_STATUS_IGNORE));

@@ -119,7 +119,10 @@ PetscErrorCode SurrogateTrainDevice(Surrogate s, PetscInt n, const float in[], c
 }
 
 #else /* no device: no batch can be there */
-static PetscErrorCode NoDevice(Surrogate s) { SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA"); }
+static PetscErrorCode NoDevice(Surrogate s)
+{
+  SETERRQ(s->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+}
 PetscErrorCode SurrogateStageToHost_Private(Surrogate s, PetscInt n, const float *in, const float *target,
                                             const float **hin, const float **htarget)
 {

@@ -130,7 +130,10 @@ PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p)
 }
 
 #else /* no device: the batch is always on the host (p->dfeat NULL), and these are never called */
-static PetscErrorCode NoDevice(Coupled c) { SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA"); }
+static PetscErrorCode NoDevice(Coupled c)
+{
+  SETERRQ(c->comm, PETSC_ERR_SUP, "a batch on the device needs a build with CUDA");
+}
 PetscErrorCode BatchStencils(Coupled c, Replica *p, Vec v, PetscReal is, PetscInt nst, PetscInt off)
 {
   (void)p, (void)v, (void)is, (void)nst, (void)off;
