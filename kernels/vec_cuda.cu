@@ -34,6 +34,16 @@ extern "C" int vec_cuda_alloc(double **d, size_t n)
   return n ? (int)cudaMalloc((void **)d, n * sizeof(double)) : 0;
 }
 extern "C" int vec_cuda_free(double *d) { return d ? (int)cudaFree(d) : 0; }
+extern "C" int vec_cuda_device_memory(int *ndev, size_t *bytes)
+{
+  cudaDeviceProp p;
+  int            e;
+  *ndev = 0, *bytes = 0;
+  if ((e = (int)cudaGetDeviceCount(ndev)) || *ndev < 1) return e;
+  if ((e = (int)cudaGetDeviceProperties(&p, 0))) return e;
+  *bytes = p.totalGlobalMem;
+  return 0;
+}
 extern "C" const char *vec_cuda_error_string(int e) { return cudaGetErrorString((cudaError_t)e); }
 extern "C" int vec_cuda_to_device(double *d, const double *h, size_t n)
 {

@@ -18,6 +18,7 @@ extern "C" {
 int vec_cuda_alloc(double **d, size_t n); /* n doubles; *d NULL for n == 0 */
 int vec_cuda_free(double *d);
 const char *vec_cuda_error_string(int e); /* the runtime's words for error e */
+int vec_cuda_device_memory(int *ndev, size_t *bytes); /* the devices, and device 0's memory in bytes */
 int vec_cuda_to_device(double *d, const double *h, size_t n);
 int vec_cuda_to_host(double *h, const double *d, size_t n);
 int vec_cuda_copy(double *y, const double *x, size_t n);                      /* y = x */

@@ -154,3 +154,18 @@ PetscErrorCode SolverCheckpoint(Solver s, Ckpt ck, const char prefix[])
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode SolverGetMemoryBound(Solver s, PetscInt64 *points, PetscInt *dof, PetscInt *host_vectors,
+                                    PetscInt *device_vectors)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  *points = ((PetscInt64)s->M * s->N + size - 1) / size, *dof = s->ops->dof;
+  /* u, b, the monitor's two work vectors, the operator's ghosted copy, a Krylov method's three work vectors at
+   * least (the fused CG's: four), the preconditioner's diagonal; the ghosted copy is the host's alone */
+  *host_vectors   = 9;
+  *device_vectors = s->device ? 8 : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -43,6 +43,8 @@ struct _p_GuessSpace {
   Vec         Au, r, xf, Av;
 };
 
+PetscInt GuessSpaceVectorCount(PetscInt m) { return 2 * m + 4 + 2 * FISCHER_MAX; } /* d, Ad; Au, r, Av, xf; xt, bt */
+
 PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g)
 {
   PetscFunctionBegin;

@@ -83,6 +83,7 @@ PetscBool      SolverSolveRecordValid(const SolverSolveRecord *rec, int64_t step
  * the solution, in that norm, than any point of u + span(V). */
 typedef struct _p_GuessSpace *GuessSpace;
 PetscErrorCode GuessSpaceCreate(Solver s, PetscInt m, GuessSpace *g);
+PetscInt       GuessSpaceVectorCount(PetscInt m); /* the solver-sized vectors GuessSpaceCreate(s, m) makes */
 PetscErrorCode GuessSpacePush(GuessSpace g, Vec d); /* after SolverStep: d = u^{n+1} - u^n */
 PetscErrorCode GuessSpaceProject(GuessSpace g, PetscInt nhist, PetscBool with_u, PetscBool with_fischer, Vec extra,
                                  Vec x0);
@@ -141,6 +142,10 @@ PetscErrorCode SolverGetParameters(Solver s, char *buf, size_t len);
 PetscErrorCode SolverUsesStockVectors(Solver     s, PetscBool *stock);
 /* -solver_device cuda: the solver's vectors are fpnacuda (vecred.h) */
 PetscErrorCode SolverUsesDevice(Solver s, PetscBool *device);
+/* Before SolverSetUp (after SetFromOptions): the largest rank's grid points at least (the grid's over the ranks),
+ * the values a point, and the vectors the set-up makes at least, on the host and (-solver_device cuda) the device. */
+PetscErrorCode SolverGetMemoryBound(Solver s, PetscInt64 *points, PetscInt *dof, PetscInt *host_vectors,
+                                    PetscInt *device_vectors);
 /* With the vectors on the device and 2+ ranks: the edges of v's neighbouring blocks on the device, *g (the W and E
  * columns, the S and N rows of kernels/vec_cuda.h vec_cuda_halo_pack; zeros beyond a Dirichlet edge). Collective. */
 PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g);

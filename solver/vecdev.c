@@ -398,6 +398,13 @@ PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+void VecFPNADeviceMemory(int *ndev, double *bytes)
+{
+  size_t b;
+  if (vec_cuda_device_memory(ndev, &b)) *ndev = 0, b = 0;
+  *bytes = (double)b;
+}
+
 PetscBool VecFPNADeviceUsable(char *why, size_t len)
 {
   double *d;
@@ -450,6 +457,7 @@ PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
   *d = NULL;
   return PETSC_SUCCESS;
 }
+void VecFPNADeviceMemory(int *ndev, double *bytes) { *ndev = 0, *bytes = 0; }
 PetscBool  VecFPNADeviceUsable(char *why, size_t len)
 {
   snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)");

@@ -26,6 +26,8 @@ PetscInt64 VecFPNADeviceCopies(void);
  * holds the valid values and PETSc's cached norms of v are dropped. */
 typedef enum { VEC_DEVICE_READ = 1, VEC_DEVICE_WRITE = 2, VEC_DEVICE_READ_WRITE = 3 } VecDeviceAccess;
 PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d);
+/* The CUDA devices this process sees and device 0's memory in bytes (0, 0 without). */
+void VecFPNADeviceMemory(int *ndev, double *bytes);
 /* Can this process make fpnacuda vectors? If not, why, in a few words. */
 PetscBool VecFPNADeviceUsable(char *why, size_t len);
 const char    *VecFPNACompiledStrategy(void);

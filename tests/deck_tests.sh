@@ -26,8 +26,8 @@ need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mp
                     "numa_nodes", "gpu", "stream_triad_gbs"],
         "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
-        "problem": ["scenario", "grid", "steps", "replicas", "coupling"],
-        "solver": ["iterations_total", "seconds_per_iteration", "achieved_gbs"],
+        "problem": ["scenario", "grid", "steps", "replicas", "coupling", "memory_at_least_gib_per_rank"],
+        "solver": ["device", "loop_vector_copies", "iterations_total", "seconds_per_iteration", "achieved_gbs"],
         "surrogate": ["train_samples_per_s", "inference_points_per_s"],
         "coupling": ["mode", "ksp_iterations"],
         "timing": ["total", "solve", "features", "predict", "train", "time_per_step"],
@@ -38,6 +38,9 @@ for sec, keys in need.items():
         assert k in d[sec], f"report lacks {sec}.{k}"
 assert d["verdict"] == "VALID" and d["fom"]["value"] > 0 and d["machine"]["stream_triad_gbs"] > 0
 assert d["date"].endswith("Z") and d["machine"]["peak_memory_mib_per_rank"]["max"] > 0
+mem = d["problem"]["memory_at_least_gib_per_rank"]  # a bound counted before the set-up: below what the run took
+assert 0 < mem["host"] * 1024 <= d["machine"]["peak_memory_mib_per_rank"]["max"] and mem["device"] == 0, mem
+assert d["solver"]["device"] == "cpu" and d["solver"]["loop_vector_copies"] == 0, d["solver"]
 run = d["run"]  # one run: 128 random bits, its start in UTC to the microsecond, this process; the load it ran under
 assert len(run["id"]) == 32 and int(run["id"], 16) >= 0 and run["start"].endswith("Z") and run["pid"] > 0, run
 assert all(len(run[k]) == 3 and min(run[k]) >= 0 for k in ("load_before", "load_after")), run

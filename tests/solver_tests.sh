@@ -151,6 +151,9 @@ bad_input) # one clear line naming the problem, nonzero exit, no output file
   check 'pc_jacobi_type rowmax: needs the operator.s rows' -ts_max_steps 1 -pc_jacobi_type rowmax
   check 'solver_device gpu: not one of cpu, cuda' -solver_device gpu
   check 'solver_device cuda: not with -solver_stock_vec' -solver_device cuda -solver_stock_vec
+  # a run that cannot fit says so before it allocates (1e9 unknowns, 8 replicas of guess mode: terabytes on any node)
+  check 'needs at least .* GiB of memory a rank .*more than the node has available' -scenario grayscott \
+    -da_grid_x 30000 -da_grid_y 17895 -coupling guess -replicas 8
   # -weak_tile: the grid grows with the ranks (MPI_Dims_create's split), and it makes the grid alone
   check 'weak_tile: not with -da_grid_x' -weak_tile 24 -da_grid_x 30
   check 'weak_tile 2: must be in \[3, 65536\]' -weak_tile 2

@@ -423,6 +423,13 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
                          sc, M, N, dof));
   PetscCall(PetscFPrintf(comm, f, "  steps: %" PetscInt_FMT "\n  replicas: %" PetscInt_FMT "\n  coupling: %s\n", steps,
                          nrep, mode));
+  {
+    double mh, md;
+    PetscCall(CoupledGetMemoryBound(c, &mh, &md));
+    /* counted before the set-up allocated: the vectors and the batch (memory.c) */
+    PetscCall(PetscFPrintf(comm, f, "  memory_at_least_gib_per_rank: {host: %s, device: %s}\n",
+                           yaml_num("%.3f", mh / 1073741824.0), yaml_num("%.3f", md / 1073741824.0)));
+  }
   PetscCall(WriteSolverRates(comm, f, c, s, its, tpi, (double)npts * dof));
   if (net) { /* a train step costs about 6 flops per weight and sample (forward 2, backward 4), inference 2 */
     PetscInt nw;

@@ -158,6 +158,7 @@ PetscErrorCode CoupledSetUp(Coupled c)
   DM                da;
 
   PetscFunctionBegin;
+  PetscCall(MemoryCheck(c)); /* before anything is allocated */
   for (PetscInt r = 0; r < c->nrep; r++) PetscCall(SolverSetUp(c->rep[r].solver));
   PetscCall(SolverGetDM(c->rep[0].solver, &da));
   PetscCall(DMDAGetInfo(da, NULL, &c->M, &c->N, NULL, NULL, NULL, NULL, &c->dof, NULL, NULL, NULL, NULL, NULL));
@@ -321,6 +322,15 @@ PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t)
   *t       = c->times;
   t->solve = v[0], t->features = v[1], t->predict = v[2], t->train = v[3], t->metrics = v[4], t->output = v[5],
   t->baselines = v[6], t->total = v[7];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CoupledGetMemoryBound(Coupled c, double *host, double *device)
+{
+  PetscFunctionBegin;
+  *host = c->mem_host, *device = c->mem_device;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, host, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, device, 1, MPI_DOUBLE, MPI_MAX, c->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -43,6 +43,9 @@ PetscErrorCode CoupledGetTimes(Coupled c, CoupledTimes *t);
 /* Full-vector host<->device copies of the time loop other than its outputs' and checkpoints' (collective: the
  * most of any rank; 0 with the solver on the host). */
 PetscErrorCode CoupledGetLoopCopies(Coupled c, PetscInt64 *n);
+/* The bytes a rank needs at least, on the host and the device, as counted before the set-up allocated (collective:
+ * the most of any rank). */
+PetscErrorCode CoupledGetMemoryBound(Coupled c, double *host, double *device);
 /* Krylov iterations of all replicas, and of the -coupling none baseline (-1: not run). */
 PetscErrorCode CoupledGetIterations(Coupled c, PetscInt *replicas_total, PetscInt *none_total, PetscInt *fischer_total);
 PetscErrorCode CoupledGetInfo(Coupled c, const char **coupling, PetscInt *replicas, PetscInt *points_global);

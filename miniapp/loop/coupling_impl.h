@@ -157,6 +157,7 @@ struct _p_Coupled {
   CoupledTimes times;
   /* full-vector host<->device copies (VecFPNADeviceCopies) of the time loop, and of its outputs and checkpoints */
   PetscInt64   loop_copies, copies_aside;
+  double       mem_host, mem_device; /* bytes a rank needs at least (memory.c) */
   PetscLogEvent ev_solve, ev_feat, ev_pred, ev_train, ev_metrics, ev_out, ev_base;
 };
 
@@ -168,6 +169,9 @@ struct _p_Coupled {
     PetscCall(call); \
     (c)->copies_aside += VecFPNADeviceCopies() - k_; \
   } while (0)
+
+/* memory.c: the bound of what the run needs, checked against the node and the device before anything is allocated */
+PetscErrorCode MemoryCheck(Coupled c);
 
 /* step.c: one time step as its phases */
 /* guess or closure, solve */

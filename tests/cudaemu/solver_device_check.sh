@@ -106,6 +106,9 @@ fi
 out=$("$app" -options_file "$decks/grayscott-small.opts" -ts_max_steps 1 -solver_device cuda 2>&1); rc=$?
 [ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "error: -solver_device cuda: " \
   || { echo "$out"; fail "-solver_device cuda without a usable device: not one line and exit 1"; }
+out=$("$emu" -scenario grayscott -da_grid_x 4096 -da_grid_y 4096 -ts_max_steps 1 -coupling none -solver_device cuda 2>&1); rc=$?
+[ $rc = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "needs at least .* GiB of device memory a rank" \
+  || { echo "$out"; fail "a grid beyond the emulated device's 1 GiB: not refused in one line before it allocates"; }
 "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 1 -solver_device auto -summary "$t/auto.yaml" > /dev/null 2>&1 \
   && [ "$(key "$t/auto.yaml" solver_device)" = cuda ] || fail "-solver_device auto did not take the emulated device"
 "$app" -options_file "$t/grayscott-small.opts" -ts_max_steps 1 -solver_device auto -summary "$t/auto.yaml" > "$t/auto.log" 2>&1 \
