@@ -113,10 +113,19 @@ static void PutHeader(Ckpt ck, const char name[], size_t n)
   Emit(ck, &dl, sizeof dl);
 }
 
+/* A call that writes (write) or reads a checkpoint opened the other way is the caller's error. */
+static PetscErrorCode OpenFor(Ckpt ck, PetscBool write)
+{
+  PetscFunctionBegin;
+  PetscCheck(ck->write == write, ck->comm, PETSC_ERR_ORDER, "checkpoint %s is open for %s", ck->path,
+             ck->write ? "writing" : "reading");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CkptPut(Ckpt ck, const char name[], const void *data, size_t n)
 {
   PetscFunctionBegin;
-  PetscCheck(ck->write, ck->comm, PETSC_ERR_ORDER, "checkpoint %s is open for reading", ck->path);
+  PetscCall(OpenFor(ck, PETSC_TRUE));
   PetscCheck(strlen(name) < CKPT_NAME, ck->comm, PETSC_ERR_ARG_SIZ, "checkpoint record name %s too long", name);
   if (ck->rank == 0) {
     PutHeader(ck, name, n);
@@ -261,7 +270,7 @@ PetscErrorCode CkptGetLength(Ckpt ck, const char name[], size_t *n, PetscBool *f
   long long l = -1;
 
   PetscFunctionBegin;
-  PetscCheck(!ck->write, ck->comm, PETSC_ERR_ORDER, "checkpoint %s is open for writing", ck->path);
+  PetscCall(OpenFor(ck, PETSC_FALSE));
   if (ck->rank == 0) {
     const CkptRecord *r = Find(ck, name);
     if (r) l = (long long)r->len;

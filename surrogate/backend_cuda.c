@@ -10,13 +10,6 @@
 
 #include <stdlib.h>
 
-#define PetscCallMLP(call) \
-  do { \
-    int rc_ = (call); \
-    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), \
-               #call); \
-  } while (0)
-
 int SurrogateCUDAAvailable(void) { return mlp_cuda_available(); }
 const char *SurrogateCUDAUnavailableReason(void) { return mlp_cuda_unavailable_reason(); }
 int         SurrogateCUDAProbe(char *line, size_t len) { return mlp_cuda_probe(line, len); }

@@ -9,13 +9,6 @@
 #if defined(MINIAPP_HAVE_CUDA)
 #include "mlp_cuda.h"
 
-#define PetscCallDev(call) \
-  do { \
-    int rc_ = (call); \
-    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), \
-               #call); \
-  } while (0)
-
 static PetscErrorCode FreeDevice(SurrogateDevBatch *b)
 {
   PetscFunctionBeginUser;
@@ -44,8 +37,8 @@ PetscErrorCode SurrogateStageToHost_Private(Surrogate s, PetscInt n, const float
 
   PetscFunctionBeginUser;
   PetscCall(Staging(s, m));
-  PetscCallDev(mlp_cuda_copy(s->db.hin, in, m * (size_t)s->n_in * sizeof(float), 0));
-  if (target) PetscCallDev(mlp_cuda_copy(s->db.htgt, target, m * (size_t)s->n_out * sizeof(float), 0));
+  PetscCallMLP(mlp_cuda_copy(s->db.hin, in, m * (size_t)s->n_in * sizeof(float), 0));
+  if (target) PetscCallMLP(mlp_cuda_copy(s->db.htgt, target, m * (size_t)s->n_out * sizeof(float), 0));
   *hin = s->db.hin;
   if (htarget) *htarget = target ? s->db.htgt : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -76,9 +69,9 @@ PetscErrorCode SurrogateGetDeviceBatch(Surrogate s, PetscInt n, float **in, floa
              mlp_cuda_unavailable_reason());
   if (m > b->cap) {
     PetscCall(FreeDevice(b));
-    PetscCallDev(mlp_cuda_dev_alloc((void **)&b->in, m * (size_t)s->n_in * sizeof(float)));
-    PetscCallDev(mlp_cuda_dev_alloc((void **)&b->tgt, m * (size_t)s->n_out * sizeof(float)));
-    PetscCallDev(mlp_cuda_dev_alloc((void **)&b->out, m * (size_t)s->n_out * sizeof(float)));
+    PetscCallMLP(mlp_cuda_dev_alloc((void **)&b->in, m * (size_t)s->n_in * sizeof(float)));
+    PetscCallMLP(mlp_cuda_dev_alloc((void **)&b->tgt, m * (size_t)s->n_out * sizeof(float)));
+    PetscCallMLP(mlp_cuda_dev_alloc((void **)&b->out, m * (size_t)s->n_out * sizeof(float)));
     b->cap = m;
   }
   *in = b->in, *target = b->tgt, *out = b->out;
@@ -99,7 +92,7 @@ PetscErrorCode SurrogatePredictDevice(Surrogate s, PetscInt n, const float in[],
   }
   PetscCall(SurrogateStageToHost_Private(s, n, in, NULL, &hin, NULL));
   PetscCall(s->ops->predict(s, n, hin, s->db.hout));
-  PetscCallDev(mlp_cuda_copy(out, s->db.hout, (size_t)n * (size_t)s->n_out * sizeof(float), 1));
+  PetscCallMLP(mlp_cuda_copy(out, s->db.hout, (size_t)n * (size_t)s->n_out * sizeof(float), 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

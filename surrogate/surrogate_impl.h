@@ -242,4 +242,12 @@ PETSC_INTERN PetscErrorCode SurrogateFaultActivation_Private(fault_ctx *f, float
  * of the compiled one (lets one binary compare all three side by side). */
 PETSC_EXTERN PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strategy_t st);
 
+/* A call of the CUDA backend's kernels (mlp_cuda.h: 0 or a CUDA error code) under PETSc's error handling. */
+#define PetscCallMLP(call) \
+  do { \
+    int rc_ = (call); \
+    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), \
+               #call); \
+  } while (0)
+
 #endif

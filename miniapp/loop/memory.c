@@ -7,6 +7,7 @@
  * there together), or its device's memory (the ranks sharing one), stops in
  * one line before it allocates; the report states the bound. */
 #include "coupling_impl.h"
+#include "optrange.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,7 @@ PetscErrorCode MemoryCheck(Coupled c)
   int         ndev, share = 1;
   PetscMPIInt local;
   MPI_Comm    node;
+  char        why[512] = "";
 
   PetscFunctionBegin;
   PetscCall(SolverGetMemoryBound(s, &pts, &dof, &hv, &dv));
@@ -59,14 +61,17 @@ PetscErrorCode MemoryCheck(Coupled c)
   }
   /* every rank decides alike: the most loaded node or device */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, ratio, 2, MPI_DOUBLE, MPI_MAX, c->comm));
-  PetscCheck(ratio[0] <= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "this run needs at least %.1f GiB of memory a rank (%.0f values of the solver's vectors a rank, %d rank(s) "
-             "on this node), more than the node has available (%.1f GiB): use more nodes, fewer replicas or a smaller "
-             "grid",
-             c->mem_host / 1073741824.0, n, (int)local, avail / 1073741824.0);
-  PetscCheck(ratio[1] <= 1, c->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-solver_device cuda: this run needs at least %.1f GiB of device memory a rank (%d rank(s) a device), "
-             "more than a device has (%.1f GiB): use more devices or a smaller grid",
-             c->mem_device / 1073741824.0, share, dev_bytes / 1073741824.0);
+  if (ratio[0] > 1)
+    opt_say(why, sizeof why,
+            "this run needs at least %.1f GiB of memory a rank (%.0f values of the solver's vectors a rank, %d rank(s) "
+            "on this node), more than the node has available (%.1f GiB): use more nodes, fewer replicas or a smaller "
+            "grid",
+            c->mem_host / 1073741824.0, n, (int)local, avail / 1073741824.0);
+  else if (ratio[1] > 1)
+    opt_say(why, sizeof why,
+            "-solver_device cuda: this run needs at least %.1f GiB of device memory a rank (%d rank(s) a device), "
+            "more than a device has (%.1f GiB): use more devices or a smaller grid",
+            c->mem_device / 1073741824.0, share, dev_bytes / 1073741824.0);
+  PetscCheck(!why[0], c->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s", why);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
