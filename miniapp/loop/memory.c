@@ -29,8 +29,8 @@ PetscErrorCode MemoryCheck(Coupled c)
   Solver      s = c->rep[0].solver;
   PetscInt64  pts;
   PetscInt    dof, hv, dv, nv = 3; /* prev, w, x0 */
-  double      avail, dev_bytes, n, ratio[2] = {0, 0}; /* need / have: host, device */
-  int         ndev, share = 1;
+  double      avail, dev_bytes = 0, n, ratio[2] = {0, 0}; /* need / have: host, device */
+  int         ndev = 0, share = 1;
   PetscMPIInt local;
   MPI_Comm    node;
   char        why[512] = "";
@@ -53,11 +53,11 @@ PetscErrorCode MemoryCheck(Coupled c)
   PetscCallMPI(MPI_Comm_size(node, &local));
   PetscCallMPI(MPI_Comm_free(&node));
   avail = HostAvailable();
-  VecFPNADeviceMemory(&ndev, &dev_bytes);
   if (avail > 0) ratio[0] = c->mem_host * local / avail;
-  if (c->mem_device > 0 && ndev > 0) { /* the node's ranks take the devices in turn (surrogate/device_cuda.cu) */
-    share    = (local + ndev - 1) / ndev;
-    ratio[1] = c->mem_device * share / dev_bytes;
+  if (c->mem_device > 0) { /* the node's ranks take the devices in turn (surrogate/device_cuda.cu) */
+    VecFPNADeviceMemory(&ndev, &dev_bytes);
+    share = ndev > 0 ? (local + ndev - 1) / ndev : 1;
+    if (ndev > 0 && dev_bytes > 0) ratio[1] = c->mem_device * share / dev_bytes;
   }
   /* every rank decides alike: the most loaded node or device */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, ratio, 2, MPI_DOUBLE, MPI_MAX, c->comm));
