@@ -353,7 +353,12 @@ limits) # section 3: too many ranks, too little memory, too large a network: the
   if command -v mpiexec > /dev/null; then
     bad '5 MPI ranks cannot share the grid: -da_grid_[xy] 3 is split over 5 ranks' mpiexec -n 5 "$app" -da_grid_x 3 -da_grid_y 3 -ts_max_steps 1
   fi
-  (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit' "$app" -scenario heat -da_grid_x 20000 -da_grid_y 20000 -ts_max_steps 1) || exit 1
+  # more than the node has: refused before anything is allocated (memory.c), on any node (1e9 unknowns, 8 replicas)
+  bad 'needs at least [0-9.]+ GiB of memory a rank .*more than the node has available' "$app" -scenario grayscott \
+    -da_grid_x 30000 -da_grid_y 17895 -coupling guess -replicas 8 -ts_max_steps 1
+  # within the node's memory but over the process's limit (4.3 GiB at least, 1.5 GB allowed): the allocation's failure
+  # (or, on a node with less available, the bound's refusal), in the same words
+  (ulimit -v 1500000; expect 1 'out of memory \(in [A-Za-z_0-9]+\): the problem does not fit|needs at least [0-9.]+ GiB of memory a rank' "$app" -scenario heat -da_grid_x 8000 -da_grid_y 8000 -ts_max_steps 1) || exit 1
   bad 'surrogate_layers: the network would have [0-9]+ weights' "$app" $small -coupling guess -surrogate_layers 65536,65536
   # out of memory while the guess space is made: the clean-up destroyed uninitialized vectors (SEGV trace after the line)
   for lim in 2600000 3000000; do
