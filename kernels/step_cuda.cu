@@ -1,9 +1,10 @@
-/* kernels/step_cuda.cu: the step's right-hand sides and the state scan on
- * the device (step_cuda.h), in _rn intrinsics: one rounding per operation,
+/* kernels/step_cuda.cu: the step's right-hand sides, the state scan and
+ * the state hash on the device (step_cuda.h), in _rn intrinsics: one rounding per operation,
  * in the host's order. */
 #include "step_cuda.h"
 
 #include "grid_cuda.cuh"
+#include "hashrng.h"
 
 #include <math.h>
 
@@ -135,5 +136,44 @@ extern "C" int step_cuda_scan(size_t n, const double *x, double *scratch, step_s
     }
   }
   out->lo = m.lo, out->hi = m.hi, out->nanv = m.nanv, out->nan = m.nan_i != 0, out->nonfinite = m.nonfinite;
+  return 0;
+}
+
+/* Each block's sum of hash terms into out[block]: integers mod 2^64, exact in any order. */
+__global__ void sc_hash_kernel(size_t n, size_t xm, size_t xs, size_t ys, size_t M, size_t dof, const double *x,
+                               unsigned long long *out)
+{
+  __shared__ unsigned long long sh[GRID_THREADS];
+  int                           t = threadIdx.x;
+  unsigned long long            h = 0;
+
+  GRID_LOOP(o, n)
+  {
+    size_t p = o / dof, c = o % dof, i = xs + p % xm, j = ys + p / xm;
+    h += hash_term((j * M + i) * dof + c, x[o]);
+  }
+  sh[t] = h;
+  __syncthreads();
+  for (int k = GRID_THREADS / 2; k > 0; k >>= 1) {
+    if (t < k) sh[t] += sh[t + k];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = sh[0];
+}
+
+extern "C" int step_cuda_hash(size_t xm, size_t ym, size_t xs, size_t ys, size_t M, size_t dof, const double *x,
+                              double *scratch, uint64_t *out)
+{
+  size_t             n = xm * ym * dof;
+  unsigned           g = grid_blocks(n, SC_MAXGRID);
+  unsigned long long h[SC_MAXGRID];
+  int                e;
+
+  *out = 0;
+  if (!n) return 0;
+  sc_hash_kernel<<<g, GRID_THREADS>>>(n, xm, xs, ys, M, dof, x, (unsigned long long *)scratch);
+  if ((e = (int)cudaGetLastError())) return e;
+  if ((e = (int)cudaMemcpy(h, scratch, g * sizeof *h, cudaMemcpyDeviceToHost))) return e;
+  for (unsigned k = 0; k < g; k++) *out += h[k];
   return 0;
 }

@@ -1,6 +1,6 @@
 /* kernels/step_cuda.h: the solver's step outside the Krylov solve on device
  * arrays, for the scenarios of solver/ on one rank: the right-hand sides
- * and the scan of the new state. Each value is rounded as the host's loop
+ * the scan of the new state and its hash. Each value is rounded as the host's loop
  * rounds it (solver/grayscott.c, heat.c, solver.c; -ffp-contract=off, one
  * IEEE operation at a time), so the device's arrays hold the host's bits.
  * Plain C API, no PETSc; each returns 0 or a CUDA error code. */
@@ -42,6 +42,10 @@ int step_cuda_heat_rhs(const step_heat_t *h, const double *u, double *b);
  * STEP_SCAN_SCRATCH doubles of the caller's device memory. */
 #define STEP_SCAN_SCRATCH (8 * 256)
 int step_cuda_scan(size_t n, const double *x, double *scratch, step_scan_t *out);
+
+/* step_hash (step.h) of device array x; scratch as step_cuda_scan's. */
+int step_cuda_hash(size_t xm, size_t ym, size_t xs, size_t ys, size_t M, size_t dof, const double *x, double *scratch,
+                   uint64_t *out);
 
 #ifdef __cplusplus
 }

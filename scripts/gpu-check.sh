@@ -13,6 +13,13 @@
 #             (-solver_device cuda): VALID (the golden hashes: the CPU's bits),
 #             the FOM and the CG's seconds per iteration and GB/s against the
 #             decks step's (solver on the CPU), the loop's vector copies
+#   gpudecks  the GPU-node decks (-gpu_decks): a run cut to -short_steps steps
+#             (training every step) on the CPU and on the GPU, the same state
+#             and weights hashes in a reproducible build; then the deck whole on
+#             the GPU: VALID, its FOM, its time (at least 60 s, the deck's
+#             sizing rule), its memory bound and its hashes (the golden ones to
+#             record for a deck that has none). -gpudeck_tile T cuts each deck
+#             to T x T points a rank (the rehearsal)
 #   submit    scripts/benchmark.sh on -submit_deck (default grayscott-medium),
 #             both halves on the GPU (-tunable "-solver_device cuda"): this
 #             machine's official submission, for docs/benchmark.md's table of
@@ -51,10 +58,11 @@ usage="usage: scripts/gpu-check.sh [-bin DIR] [-out DIR] [-steps LIST] [-decks \
 usage+=" [-submit_deck D] [-atomic_bin DIR] [-atomic_deck D] [-replicas R] [-sweep_root DIR] [-sweep_decks \"D ..\"] [-sweep_repeat K] [-sweep_variants A,B] [-python PY] [-timeout S] [-deadline EPOCH] [-rehearse]"
 die() { echo "gpu-check: error: $*" >&2; exit 1; }
 posint() { [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || die "$1 $2: must be a positive integer below 10^9"; }
-allsteps="device test sanitize decks solver submit ranks bench torch atomic sweep sumstudy profile kernels"
+allsteps="device test sanitize decks solver gpudecks submit ranks bench torch atomic sweep sumstudy profile kernels"
 bin=build/reproducible out=out/gpu-check steps=$allsteps decks="grayscott-small grayscott-medium grayscott-large" np=1
 bench_n="262144 4194304" widths="32,32 64,64,64" atomic_bin="" atomic_deck=grayscott-medium replicas=10
 submit_deck=grayscott-medium sweep_root="" sweep_decks="grayscott-medium grayscott-large" sweep_variants=atomic-deterministic,atomic-reproducible sweep_repeat=2
+gpu_decks="grayscott-gpu-large grayscott-gpu-weak" gpudeck_tile="" short_steps=2
 py=python3 tmo=1800 deadline="" rehearse=0 cmdline="scripts/gpu-check.sh $*"
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=1; shift; continue; }
@@ -68,6 +76,9 @@ while [ $# -gt 0 ]; do
       for s in $steps; do [[ " $allsteps " == *" $s "* ]] || die "-steps: unknown step '$s' (of: ${allsteps// /,})"; done ;;
     -decks) decks=${2//,/ }; [ -n "${decks// /}" ] || die "-decks: empty (name a deck of inputs/)" ;;
     -np) posint "$1" "$2"; np=$2 ;;
+    -gpu_decks) gpu_decks=${2//,/ }; [ -n "${gpu_decks// /}" ] || die "-gpu_decks: empty (name a deck of inputs/)" ;;
+    -gpudeck_tile) posint "$1" "$2"; gpudeck_tile=$2 ;;
+    -short_steps) posint "$1" "$2"; short_steps=$2 ;;
     -submit_deck) [ -f "inputs/$2.opts" ] || die "-submit_deck $2: no inputs/$2.opts"; submit_deck=$2 ;;
     -bench_n) for n in $2; do posint "$1" "$n"; done; [ -n "${2// /}" ] || die "-bench_n: empty (batch sizes)"; bench_n=$2 ;;
     -widths) for w in $2; do [[ $w =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "-widths: '$w' is not a comma list of widths"; done; [ -n "${2// /}" ] || die "-widths: empty (hidden layer lists)"; widths=$2 ;;
@@ -99,7 +110,7 @@ tmo_now() {
   fi
   echo "$t"
 }
-for d in $decks $atomic_deck $sweep_decks; do [ -f "inputs/$d.opts" ] || die "unknown deck '$d' (not in inputs/)"; done
+for d in $decks $gpu_decks $atomic_deck $sweep_decks; do [ -f "inputs/$d.opts" ] || die "unknown deck '$d' (not in inputs/)"; done
 [ -d "$bin" ] || die "-bin $bin: not a folder (build with scripts/setup.sh reproducible, or give a runtime's variant folder)"
 exe() { # exe DIR NAME: the executable NAME under DIR (a build tree or a runtime folder)
   for c in "$1/$2" "$1/miniapp/$2" "$1/bench/$2" "$1/tests/surrogate/$2" "$1/bench/sumstudy/$2"; do [ -f "$c" ] && [ -x "$c" ] && { echo "$c"; return; }; done
@@ -239,6 +250,33 @@ if on solver; then
     v=$(key "$r" verdict) g=$(key "$r" golden_state_hash) c=$(key "$r" loop_vector_copies)
     detail="verdict ${v:-none}, golden state hash ${g:-none}, FOM $(key "$r" value) Mpoint-steps/s (solver on the CPU: $(key "$logs/$d.yaml" value)), CG $(key "$r" seconds_per_iteration) s/iteration at $(key "$r" achieved_gbs) GB/s (CPU: $(key "$logs/$d.yaml" seconds_per_iteration) s), ${c:-?} vector copies in the loop, $np rank(s), total $(key "$r" total) s"
     if [ $rc = 0 ] && [ "$v" = VALID ]; then record "solver on $dev: $d" pass "$detail"; else record "solver on $dev: $d" fail "exit $rc, $detail, logs/$d-solver.log"; fi
+  done
+fi
+
+if on gpudecks; then
+  for d in $gpu_decks; do
+    cut=() # the deck's own grid, or -gpudeck_tile's
+    if [ -n "$gpudeck_tile" ]; then
+      if grep -q '^-weak_tile' "inputs/$d.opts"; then cut=(-weak_tile "$gpudeck_tile"); else cut=(-da_grid_x "$gpudeck_tile" -da_grid_y "$gpudeck_tile"); fi
+    fi
+    short=(-options_file "inputs/$d.opts" "${cut[@]}" -ts_max_steps "$short_steps" -train_every 1)
+    rm -f "$logs/$d-cpu.yaml" "$logs/$d-dev.yaml" "$logs/$d.yaml"
+    timeout "$(tmo_now)" "${launch[@]}" "$app" "${short[@]}" -solver_device cpu -surrogate_device cpu -summary "$logs/$d-cpu.yaml" > "$logs/$d-cpu.log" 2>&1; rc1=$?
+    timeout "$(tmo_now)" "${launch[@]}" "$app" "${short[@]}" -solver_device $dev -surrogate_device $dev -summary "$logs/$d-dev.yaml" > "$logs/$d-dev.log" 2>&1; rc=$?
+    hc="$(key "$logs/$d-cpu.yaml" state_hash) $(key "$logs/$d-cpu.yaml" weights_hash)" hg="$(key "$logs/$d-dev.yaml" state_hash) $(key "$logs/$d-dev.yaml" weights_hash)"
+    t="GPU deck $d, $short_steps steps: $dev vs CPU"
+    if [ $rc1 != 0 ]; then record "$t" fail "the CPU run: exit $rc1, $(grep -m1 'error:' "$logs/$d-cpu.log"), logs/$d-cpu.log"
+    elif [ $rc != 0 ]; then record "$t" fail "exit $rc, $(grep -m1 'error:' "$logs/$d-dev.log"), logs/$d-dev.log"
+    elif [ "$(key "$logs/$d-cpu.yaml" solver_reduction)" != reproducible ]; then record "$t" pass "not a reproducible build: hashes not compared ($hg vs $hc)"
+    elif [ "$hc" = "$hg" ] && [ "$hc" != " " ]; then record "$t" pass "same state and weights hashes $hg, $(key "$logs/$d-dev.yaml" device_loop_vector_copies) vector copies in the loop"
+    else record "$t" fail "$dev $hg, CPU $hc"; fi
+    if [ $rehearse = 1 ]; then record "GPU deck $d" skip "the whole deck needs a GPU (rehearsal)"; continue; fi
+    timeout "$(tmo_now)" "${launch[@]}" "$app" -options_file "inputs/$d.opts" "${cut[@]}" -report "$logs/$d.yaml" > "$logs/$d.log" 2>&1; rc=$?
+    r=$logs/$d.yaml v=$(key "$logs/$d.yaml" verdict) tt=$(key "$logs/$d.yaml" total)
+    detail="verdict ${v:-none}, FOM $(key "$r" value) Mpoint-steps/s, total ${tt:-?} s, $np rank(s), memory at least $(sed -n 's/^ *memory_at_least_gib_per_rank: *//p' "$r" | head -n 1) GiB a rank, state hash $(key "$r" state_hash), weights hash $(key "$r" weights_hash), golden $(key "$r" golden_state_hash)"
+    if [ $rc != 0 ] || [ "$v" != VALID ]; then record "GPU deck $d" fail "exit $rc, $detail, $(grep -m1 'error:' "$logs/$d.log"), logs/$d.log"
+    elif [ -z "$gpudeck_tile" ] && ! awk -v t="${tt:-0}" 'BEGIN { exit !(t >= 60) }'; then record "GPU deck $d" fail "shorter than the 60 s it is sized for: $detail"
+    else record "GPU deck $d" pass "$detail"; fi
   done
 fi
 

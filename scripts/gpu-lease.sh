@@ -5,6 +5,7 @@
 # in groups, most important first (-groups, default all, in this order):
 #   core      device, test, ranks, decks grayscott-small and -medium
 #   solver    the solver on the GPU too: decks grayscott-medium and -large, solver on the CPU, then on the GPU
+#   gpudecks  the GPU-node decks: 2 steps on the CPU and the GPU (same bits), then each whole on the GPU
 #   submit    this machine's official submission of grayscott-medium, both halves on the GPU
 #   bench     bench_surrogate, batches 262144 and 4194304, 5-32-32-1 and 5-64-64-64-1
 #   torch     the PyTorch reference on the same batches and networks
@@ -32,7 +33,7 @@ abs() { case $1 in /*) echo "$1" ;; *) echo "$here/$1" ;; esac; } # paths are th
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-lease.sh [-runtime FILE.tar.xz] [-bin DIR] [-budget S] [-groups LIST] [-out DIR] [-rehearse]"
 die() { echo "gpu-lease: error: $*" >&2; exit 1; }
-allgroups="core solver submit bench torch kernels sanitize large sweep atomic sumstudy"
+allgroups="core solver gpudecks submit bench torch kernels sanitize large sweep atomic sumstudy"
 runtime="" bin="" budget=540 groups=$allgroups dest=${OUT:-$PWD/out/gpu-lease} rehearse=()
 while [ $# -gt 0 ]; do
   [ "$1" = -rehearse ] && { rehearse=(-rehearse); shift; continue; }
@@ -69,13 +70,14 @@ fi
 [ -d "$bin" ] || die "-bin $bin: not a folder (a build tree or a runtime's variant folder)"
 
 est() { # GROUP: seconds it takes on an H100 machine, generously
-  case $1 in core) echo 90 ;; solver) echo 150 ;; submit) echo 100 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;
+  case $1 in core) echo 90 ;; solver) echo 150 ;; gpudecks) echo 300 ;; submit) echo 100 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;
     sweep) echo 200 ;; atomic) echo 120 ;; sumstudy) echo 60 ;; esac
 }
 args() { # GROUP: gpu-check.sh's arguments
   case $1 in
     core) echo "-steps device,test,ranks,decks -decks grayscott-small,grayscott-medium" ;;
     solver) echo "-steps decks,solver -decks grayscott-medium,grayscott-large" ;;
+    gpudecks) echo "-steps gpudecks" ;;
     submit) echo "-steps submit -submit_deck grayscott-medium" ;;
     bench) echo "-steps bench" ;;
     torch) echo "-steps torch" ;;

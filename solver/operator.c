@@ -243,16 +243,23 @@ static PetscErrorCode Check(Mat A, OpCtx *op, Vec x, Vec y)
   for (PetscInt c = 0; c < op->dof; c++) D = PetscMax(D, 1 + 4 * op->coef[c] * (op->ihx2 + op->ihy2));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetSize(x, &N));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayRead(y, &ya));
-  PetscCall(VecGetArrayRead(op->csum, &ca));
-  red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0], &scratch);
-  red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1], &scratch);
-  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2], &scratch);
-  red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, ya, NULL, &p[3], &scratch);
-  PetscCall(VecRestoreArrayRead(op->csum, &ca));
-  PetscCall(VecRestoreArrayRead(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (VecDevIs(x) && VecDevIs(y) && VecDevIs(op->csum)) { /* where the vectors are: the same partials, bitwise */
+    PetscCall(VecDevLocalPartial(SOLVER_STRATEGY, RED_OP_SUM, y, NULL, &p[0], &scratch));
+    PetscCall(VecDevLocalPartial(SOLVER_STRATEGY, RED_OP_DOT, op->csum, x, &p[1], &scratch));
+    PetscCall(VecDevLocalPartial(SOLVER_STRATEGY, RED_OP_ASUM, x, NULL, &p[2], &scratch));
+    PetscCall(VecDevLocalPartial(SOLVER_STRATEGY, RED_OP_ASUM, y, NULL, &p[3], &scratch));
+  } else {
+    PetscCall(VecGetArrayRead(x, &xa));
+    PetscCall(VecGetArrayRead(y, &ya));
+    PetscCall(VecGetArrayRead(op->csum, &ca));
+    red_local(SOLVER_STRATEGY, RED_OP_SUM, (size_t)n, ya, NULL, &p[0], &scratch);
+    red_local(SOLVER_STRATEGY, RED_OP_DOT, (size_t)n, ca, xa, &p[1], &scratch);
+    red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, xa, NULL, &p[2], &scratch);
+    red_local(SOLVER_STRATEGY, RED_OP_ASUM, (size_t)n, ya, NULL, &p[3], &scratch);
+    PetscCall(VecRestoreArrayRead(op->csum, &ca));
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
   PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), SOLVER_STRATEGY, 4, p, v));
   PetscCall(VecFPNAOrderRestore(x, mine));
   PetscCall(PetscLogFlops(5.0 * n));

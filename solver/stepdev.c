@@ -1,6 +1,6 @@
 /* solver/stepdev.c: the step outside the Krylov solve on the device
- * (-solver_device cuda): the scenarios' right-hand sides and the scan of
- * the new state (kernels/step_cuda.h), with the host's bits, so a step's
+ * (-solver_device cuda): the scenarios' right-hand sides, the scan of the
+ * new state and its hash (kernels/step_cuda.h), with the host's bits, so a step's
  * work stays on the device. Heat's right-hand side reads its neighbours:
  * on 2+ ranks their edges come through the operator's halo (opdev.c). */
 #include "solver_impl.h"
@@ -103,6 +103,21 @@ static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode DevHash(Solver s, size_t xm, size_t ym, size_t xs, size_t ys, uint64_t *h, PetscBool *done)
+{
+  struct SolverDev *d = NULL;
+  double           *ud;
+
+  PetscFunctionBegin;
+  *done = (PetscBool)(s->device && VecDevIs(s->u));
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(Dev(s, &d));
+  if (!d->scan) CKD(vec_cuda_alloc(&d->scan, STEP_SCAN_SCRATCH));
+  PetscCall(VecFPNADeviceArray(s->u, VEC_DEVICE_READ, &ud));
+  CKD(step_cuda_hash(xm, ym, xs, ys, (size_t)s->M, (size_t)s->dof, ud, d->scan, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g)
 {
   PetscFunctionBegin;
@@ -144,6 +159,12 @@ static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *
   *done = PETSC_FALSE;
   return PETSC_SUCCESS;
 }
+static PetscErrorCode DevHash(Solver s, size_t xm, size_t ym, size_t xs, size_t ys, uint64_t *h, PetscBool *done)
+{
+  (void)s, (void)xm, (void)ym, (void)xs, (void)ys, (void)h;
+  *done = PETSC_FALSE;
+  return PETSC_SUCCESS;
+}
 void SolverDevDestroy(Solver s) { (void)s; }
 PetscErrorCode SolverDeviceHalo(Solver s, Vec v, const double **g)
 {
@@ -179,5 +200,25 @@ PetscErrorCode SolverStateScan(Solver s, step_scan_t *sc)
     step_scan((size_t)n, a, sc);
     PetscCall(VecRestoreArrayRead(s->u, &a));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The state's hash, independent of the summation order and the decomposition (step.h). */
+PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
+{
+  PetscInt  xs, ys, xm, ym;
+  uint64_t  h = 0;
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
+  PetscCall(DevHash(s, (size_t)xm, (size_t)ym, (size_t)xs, (size_t)ys, &h, &done));
+  if (!done) {
+    const PetscScalar *a;
+    PetscCall(VecGetArrayRead(s->u, &a));
+    h = step_hash((size_t)xm, (size_t)ym, (size_t)xs, (size_t)ys, (size_t)s->M, (size_t)s->dof, a);
+    PetscCall(VecRestoreArrayRead(s->u, &a));
+  }
+  PetscCallMPI(MPI_Allreduce(&h, hash, 1, MPI_UINT64_T, MPI_SUM, s->comm)); /* integer: exact */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

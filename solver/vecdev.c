@@ -18,6 +18,7 @@
 
 #if defined(MINIAPP_HAVE_CUDA)
 #include "reduce_cuda.h"
+#include "step_cuda.h"
 #include "vec_cuda.h"
 
 #include <petsc/private/vecimpl.h>
@@ -29,6 +30,7 @@ typedef struct {
   double      *d;     /* the device array (allocated at the first copy there) */
   int          where; /* ON_*: which side holds the valid values */
   red_cuda_ws *ws;    /* the reductions' scratch */
+  double      *scan;  /* the maximum's scratch (STEP_SCAN_SCRATCH), or NULL */
 } VecDev;
 
 static PetscInt64 copies; /* full-vector copies between host and device */
@@ -48,6 +50,7 @@ static PetscErrorCode DevDestroy(void *ctx)
 
   PetscFunctionBegin;
   if (dv->ws) red_cuda_ws_destroy(&dv->ws);
+  (void)vec_cuda_free(dv->scan);
   (void)vec_cuda_free(dv->d); /* an error here is an earlier kernel's, reported where it was waited for */
   PetscCall(PetscFree(dv));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -336,6 +339,22 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m)
+{
+  double     *xd = NULL;
+  VecDev     *dv;
+  step_scan_t sc;
+
+  PetscFunctionBegin;
+  PetscCall(GetDev(x, &dv));
+  if (!dv->scan) CKD(vec_cuda_alloc(&dv->scan, STEP_SCAN_SCRATCH));
+  PetscCall(DeviceArray(x, PETSC_FALSE, &xd));
+  CKD(step_cuda_scan((size_t)x->map->n, xd, dv->scan, &sc));
+  /* the host loop's: the last NaN's magnitude, else the largest |x_i|, 0 for none */
+  *m = sc.nan ? PetscAbsReal(sc.nanv) : x->map->n ? PetscMax(PetscAbsReal(sc.lo), PetscAbsReal(sc.hi)) : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
 {
   double *dd = NULL;
@@ -435,6 +454,11 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
 PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
 {
   (void)d, (void)dp;
+  return PETSC_ERR_SUP;
+}
+PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m)
+{
+  (void)x, (void)m;
   return PETSC_ERR_SUP;
 }
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,

@@ -17,6 +17,8 @@ PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, r
 /* VecFPNACGTail on fpnacuda vectors: the updates on the device, then the two rank partials. */
 PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
                             red_partial_t part[2], red_atomic_state *ord);
+/* max_i |x_i| of an fpnacuda vector's local entries, as vecred.c's host loop gives it (NaN: the last one's). */
+PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m);
 /* The smallest period dp of 1, 2, 4, 8 of an fpnacuda vector's entries (bitwise), 0 for none: fusedcg.c's. */
 PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp);
 /* The gather operator on one rank (operator.c) on fpnacuda vectors: y = u - coef_c Lap_h u on the device. */

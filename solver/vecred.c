@@ -83,6 +83,10 @@ static PetscErrorCode LocalMaxAbs(Vec x, PetscReal *m)
   PetscInt           n;
 
   PetscFunctionBegin;
+  if (VecDevIs(x)) {
+    PetscCall(VecDevMaxAbs(x, m));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   *m = 0.0;
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));

@@ -1,28 +1,9 @@
-/* solver/verify.c: the solver's half of a run's verdict: the state's hash
- * (independent of the summation order and the decomposition), the
+/* solver/verify.c: the solver's half of a run's verdict: the
  * scenario's own check joined with the solves' (solvecheck.c), and the
  * HPCG-style repeat of the last step's solve. */
 #include "solver_impl.h"
-#include "hashrng.h"
 
 #include <string.h>
-
-PetscErrorCode SolverStateHash(Solver s, uint64_t *hash)
-{
-  const PetscScalar ***a;
-  PetscInt             xs, ys, xm, ym;
-  uint64_t             h = 0;
-
-  PetscFunctionBegin;
-  PetscCall(DMDAGetCorners(s->da, &xs, &ys, NULL, &xm, &ym, NULL));
-  PetscCall(DMDAVecGetArrayDOFRead(s->da, s->u, &a));
-  for (PetscInt j = ys; j < ys + ym; j++)
-    for (PetscInt i = xs; i < xs + xm; i++)
-      for (PetscInt c = 0; c < s->dof; c++) h += hash_term(((uint64_t)j * s->M + i) * s->dof + c, a[j][i][c]);
-  PetscCall(DMDAVecRestoreArrayDOFRead(s->da, s->u, &a));
-  PetscCallMPI(MPI_Allreduce(&h, hash, 1, MPI_UINT64_T, MPI_SUM, s->comm)); /* integer: exact */
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 PetscErrorCode SolverCheckScenario(Solver s, PetscBool *ok, char *why, size_t len)
 {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/gpu_check_tests.sh BUILD: scripts/gpu-check.sh rehearsed on this
 # machine with the CPU backend (-rehearse), so that the one command a vendor
-# runs on a GPU node has run end to end before: the decks, 2 ranks against 1,
-# the benchmark, the atomic study and a sweep over prebuilt variants must
-# pass, the GPU-only steps must say they were skipped, result.yaml must parse
+# runs on a GPU node has run end to end before: the decks, the GPU-node decks
+# cut short, 2 ranks against 1, the benchmark, the atomic study and a sweep
+# over prebuilt variants must pass, the GPU-only steps must say they were skipped, result.yaml must parse
 # with one entry per check, and a failing executable must make the script
 # fail. Also its argument checks. About a minute. Prints PASS.
 set -euo pipefail
@@ -19,8 +19,8 @@ has() { grep -qF -- "$2" "$1" || { cat "$1"; fail "'$2' not in $(basename "$1")"
 mkdir -p "$tmp/root"
 for v in reproducible atomic reproducible-atomic; do ln -s "$build" "$tmp/root/$v"; done
 rc=0
-scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gc" -steps device,test,decks,solver,ranks,bench,atomic,sweep,profile \
-  -decks grayscott-small -bench_n 3000 -widths "8,8 3" -atomic_deck grayscott-small -replicas 2 \
+scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gc" -steps device,test,decks,solver,gpudecks,ranks,bench,atomic,sweep,profile \
+  -decks grayscott-small -gpudeck_tile 32 -bench_n 3000 -widths "8,8 3" -atomic_deck grayscott-small -replicas 2 \
   -sweep_decks grayscott-small -sweep_variants reproducible > "$tmp/log" 2>&1 || rc=$?
 [ $rc = 0 ] || { cat "$tmp/log"; fail "rehearsal exited $rc"; }
 y=$tmp/gc/result.yaml
@@ -30,6 +30,8 @@ d = yaml.safe_load(open(sys.argv[1]))
 st = {c["check"]: c["status"] for c in d["checks"]}
 want = {"device": "skip", "test": "skip", "profile": "skip", "deck grayscott-small": "pass",
         "solver on cpu: grayscott-small": "pass",
+        "GPU deck grayscott-gpu-large, 2 steps: cpu vs CPU": "pass", "GPU deck grayscott-gpu-large": "skip",
+        "GPU deck grayscott-gpu-weak, 2 steps: cpu vs CPU": "pass", "GPU deck grayscott-gpu-weak": "skip",
         "2 cpu ranks vs 1 CPU rank": "pass", "2 cpu ranks, solver too, vs 1 CPU rank": "pass",
         "bench_surrogate n=3000 layers=8,8": "pass",
         "bench_surrogate n=3000 layers=3": "pass", "atomic study (cpu, real atomics)": "pass",
@@ -42,6 +44,7 @@ if bad or extra or d["surrogate_device"] != "cpu":
 PY
 has "$tmp/gc/result.md" "| deck grayscott-small | pass | verdict VALID"
 has "$tmp/gc/result.md" "| solver on cpu: grayscott-small | pass | verdict VALID"
+has "$tmp/gc/result.md" "| GPU deck grayscott-gpu-weak, 2 steps: cpu vs CPU | pass | same state and weights hashes 0x"
 has "$tmp/gc/result.md" "### bench_surrogate, batch 3000, hidden layers 8,8"
 has "$tmp/gc/result.md" "### sweep grayscott-small (surrogate on cpu)"
 tar -tzf "$tmp/gc/logs.tar.gz" > "$tmp/list"

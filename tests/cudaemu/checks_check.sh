@@ -2,7 +2,9 @@
 # tests/cudaemu/checks_check.sh MINIAPP_EMU: the surrogate's ABFT checks on the
 # emulated device (the CUDA references k_cksums and k_abs, mlp_cuda.cu, ran in
 # no test): fault-free with -fault_checks, VALID and no alarm; a weight flip,
-# caught by the checksum in the step it happens. Prints PASS.
+# caught by the checksum in the step it happens; with the solver on the device
+# too, its operator checks run there: no alarm, no vector copied in the loop,
+# the CPU solver's hashes and worst check ratio. Prints PASS.
 set -u
 app=$1
 d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
@@ -12,6 +14,17 @@ g=(-scenario grayscott -da_grid_x 48 -da_grid_y 40 -coupling guess -coupling_bas
 "$app" "${g[@]}" -summary "$d/ok.yaml" > "$d/ok.log" 2>&1 || { tail -n 5 "$d/ok.log"; fail "fault-free run with checks: exit $?"; }
 grep -q '^surrogate_device: cuda' "$d/ok.yaml" || fail "the surrogate did not run on the emulated device"
 [ "$(fkey "$d/ok.yaml" alarms)" = 0 ] || { sed -n '/^fault:/,$p' "$d/ok.yaml"; fail "a fault-free run raised alarms on the emulated device"; }
+# the solver on the device too: its operator checksums there, on the same bits (the same run, the same worst ratio)
+"$app" "${g[@]}" -solver_device cuda -summary "$d/dev.yaml" > "$d/dev.log" 2>&1 || { tail -n 5 "$d/dev.log"; fail "fault-free run with checks, solver on the device: exit $?"; }
+key() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
+[ "$(fkey "$d/dev.yaml" alarms)" = 0 ] || fail "the solver on the emulated device: a fault-free run raised alarms"
+[ "$(key "$d/dev.yaml" device_loop_vector_copies)" = 0 ] \
+  || fail "the operator's checks on the device copied $(key "$d/dev.yaml" device_loop_vector_copies) vectors in the loop"
+for k in state_hash weights_hash; do
+  [ "$(key "$d/dev.yaml" $k)" = "$(key "$d/ok.yaml" $k)" ] || fail "the solver on the device: $k differs"
+done
+[ "$(fkey "$d/dev.yaml" worst_check_ratio)" = "$(fkey "$d/ok.yaml" worst_check_ratio)" ] \
+  || fail "the operator's checks on the device: worst ratio $(fkey "$d/dev.yaml" worst_check_ratio), on the CPU $(fkey "$d/ok.yaml" worst_check_ratio)"
 "$app" "${g[@]}" -inject site=weight,epoch=2,bit=29,entry=7 -summary "$d/f.yaml" > "$d/f.log" 2>&1
 rc=$?
 [ $rc = 2 ] && [ "$(fkey "$d/f.yaml" detected_by_checksum_step)" != null ] && [ "$(fkey "$d/f.yaml" detected_by_checksum_step)" != "" ] || { sed -n '/^fault:/,$p' "$d/f.yaml"; fail "a weight flip on the emulated device: exit $rc, not caught by the checksum"; }

@@ -1,9 +1,10 @@
-/* tests/cudaemu/test_emu_step.c: the device's state scan and period test
- * (kernels/step_cuda.h, vec_cuda.h) against the host's (kernels/step.c and
- * solver/fusedcg.c's loop), bit for bit, on lengths that fill part of a
+/* tests/cudaemu/test_emu_step.c: the device's state scan, state hash and
+ * period test (kernels/step_cuda.h, vec_cuda.h) against the host's
+ * (kernels/step.c and solver/fusedcg.c's loop), bit for bit, on lengths that fill part of a
  * block, one block, and more blocks than the grid (the stride), with ties
- * of +0 and -0, NaNs of several payloads, infinities. Exit 1 on the first
- * difference. */
+ * of +0 and -0, NaNs of several payloads, infinities; the hash on blocks of
+ * grids with offsets and 1-3 components, and split in two (the sum of the
+ * halves' hashes is the whole's). Exit 1 on the first difference. */
 #include "step_cuda.h"
 #include "vec_cuda.h"
 
@@ -87,8 +88,29 @@ int main(void)
         }
       }
     }
+  { /* blocks: xm, ym, xs, ys, M, dof */
+    const size_t blocks[][6] = {{1, 1, 0, 0, 1, 1},   {7, 3, 2, 5, 20, 2},       {64, 48, 0, 0, 64, 2},
+                                {255, 257, 13, 4, 300, 1}, {300, 218, 0, 0, 300, 3}, {0, 5, 0, 0, 9, 2}};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++)
+      for (int p = 0; p < 5; p++) {
+        const size_t *k = blocks[b];
+        size_t        n = k[0] * k[1] * k[5], top = (k[1] / 2) * k[0] * k[5];
+        uint64_t      h, d, lo, hi;
+        fill(p, n, x);
+        h = step_hash(k[0], k[1], k[2], k[3], k[4], k[5], x);
+        if (vec_cuda_to_device(xd, x, n) || step_cuda_hash(k[0], k[1], k[2], k[3], k[4], k[5], xd, scratch, &d)) return 2;
+        /* the block's rows split in two, as two ranks would hold them */
+        lo = step_hash(k[0], k[1] / 2, k[2], k[3], k[4], k[5], x);
+        hi = step_hash(k[0], k[1] - k[1] / 2, k[2], k[3] + k[1] / 2, k[4], k[5], x + top);
+        cases++;
+        if (h != d || lo + hi != h)
+          printf("FAIL hash block %zu pattern %d: host %016llx device %016llx halves %016llx\n", b, p,
+                 (unsigned long long)h, (unsigned long long)d, (unsigned long long)(lo + hi)),
+            fails++;
+      }
+  }
   (void)vec_cuda_free(scratch), (void)vec_cuda_free(xd), free(x);
   if (fails) return 1;
-  printf("PASS: %d scans and period tests, the host's bits\n", cases);
+  printf("PASS: %d scans, hashes and period tests, the host's bits\n", cases);
   return 0;
 }

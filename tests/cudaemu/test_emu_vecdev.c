@@ -120,9 +120,15 @@ static PetscErrorCode One(PetscInt N)
     EXPECT(Same(rh[k], rd[k]), "N %" PetscInt_FMT ": result %d: host %.17g, device %.17g", N, k, rh[k], rd[k]);
   EXPECT(oh.calls == od.calls, "N %" PetscInt_FMT ": %llu draws of the order on the host, %llu on the device", N,
          (unsigned long long)oh.calls, (unsigned long long)od.calls);
-  PetscCall(VecNorm(d[2], NORM_INFINITY, &rd[12])); /* a host read: one copy */
+  PetscCall(VecNorm(d[2], NORM_INFINITY, &rd[12])); /* on the device too: no copy */
   PetscCall(VecNorm(h[2], NORM_INFINITY, &rh[12]));
   EXPECT(Same(rh[12], rd[12]), "N %" PetscInt_FMT ": infinity norm differs", N);
+  EXPECT(VecFPNADeviceCopies() == c1, "N %" PetscInt_FMT ": the infinity norm copied the vector", N);
+  {
+    const PetscScalar *a; /* a host read: one copy */
+    PetscCall(VecGetArrayRead(d[2], &a));
+    PetscCall(VecRestoreArrayRead(d[2], &a));
+  }
   c2 = VecFPNADeviceCopies();
   for (int k = 0; k < 3; k++) PetscCall(Compare(h[k], d[k], names[k], N));
   { /* the CG tail writes on the device: a norm after it is taken again, not PETSc's cached one */
@@ -159,7 +165,7 @@ static PetscErrorCode One(PetscInt N)
     c3 = VecFPNADeviceCopies();
     PetscCall(VecScale(d[2], 2.0));
   }
-  /* per rank: the chain copies x's values over (1) and nothing else; the infinity norm reads z on the host (1) */
+  /* per rank: the chain copies x's values over (1) and nothing else; a host read of z copies it (1) */
   EXPECT(c1 - c0 == 1, "N %" PetscInt_FMT ": the chain made %lld copies, expected 1", N, (long long)(c1 - c0));
   EXPECT(c2 - c1 == 1, "N %" PetscInt_FMT ": a host read made %lld copies, expected 1", N, (long long)(c2 - c1));
   EXPECT(VecFPNADeviceCopies() - c3 == 1, "N %" PetscInt_FMT ": the planted host write was not copied back", N);
