@@ -95,9 +95,8 @@ void OperatorDevFree(OpCtx *op) { (void)op; }
 
 PetscBool OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord)
 {
-  /* no fault site armed (faults are injected on the host); the scatter form only with the device's own atomic
-   * order (a seeded order is replayed on the host) */
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !op->fault && !(op->scatter && ord && ord->seed));
+  /* the scatter form only with the device's own atomic order (a seeded order is replayed on the host) */
+  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !(op->scatter && ord && ord->seed));
 }
 
 PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y)

@@ -301,6 +301,7 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscCall(VecFPNAGetOrder(x, &ord));
   if (OperatorOnDevice(op, x, y, ord)) { /* opdev.c */
     PetscCall(OperatorDevMult(op, x, y));
+    if (fault_is_armed(op->fault, FAULT_OPERATOR)) PetscCall(VecDevFaultHit(op->fault, FAULT_OPERATOR, y));
     if (op->check) PetscCall(Check(A, op, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -12,6 +12,7 @@
  * (SolverMonitorsInvisible). Not here: what the coupled loop does about a
  * failure (it stops, and the run is INVALID). */
 #include "solver_impl.h"
+#include "vecdev.h"
 #include "fault.h"
 #include "reduce.h"
 #include "vecred.h"
@@ -280,6 +281,10 @@ PetscErrorCode SolverFaultHit(Solver s, fault_site site, Vec x)
 
   PetscFunctionBegin;
   if (!fault_is_armed(s->fault, site)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (VecDevIs(x)) { /* where the values are: one entry crosses, not the vector */
+    PetscCall(VecDevFaultHit(s->fault, site, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecGetOwnershipRange(x, &lo, NULL));
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetSize(x, &N));

@@ -339,6 +339,25 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y)
+{
+  PetscInt  lo, N;
+  long long k;
+  double   *yd = NULL, v;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(y, &lo, NULL));
+  PetscCall(VecGetSize(y, &N));
+  k = fault_take(f, site, (size_t)y->map->n, (long long)lo, (long long)N);
+  if (k < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DeviceArray(y, PETSC_FALSE, &yd));
+  CKD(vec_cuda_to_host(&v, yd + k, 1));
+  fault_flip_double(f, &v);
+  CKD(vec_cuda_to_device(yd + k, &v, 1));
+  PetscCall(Written(y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m)
 {
   double     *xd = NULL;
@@ -459,6 +478,11 @@ PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
 PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m)
 {
   (void)x, (void)m;
+  return PETSC_ERR_SUP;
+}
+PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y)
+{
+  (void)f, (void)site, (void)y;
   return PETSC_ERR_SUP;
 }
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,

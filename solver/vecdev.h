@@ -3,6 +3,7 @@
 #define MINIAPP_SOLVER_VECDEV_H
 
 #include "vecred.h"
+#include "fault.h"
 
 /* A CUDA call of kernels/ (0 or an error code) under PETSc's error handling: the error's words and the call. */
 #define CKD(x) \
@@ -17,6 +18,9 @@ PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, r
 /* VecFPNACGTail on fpnacuda vectors: the updates on the device, then the two rank partials. */
 PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
                             red_partial_t part[2], red_atomic_state *ord);
+/* A fault site (kernels/fault.h) on an fpnacuda vector's device values: the call counted as on the host, and
+ * the entry it picks flipped there (one value crosses each way). */
+PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y);
 /* max_i |x_i| of an fpnacuda vector's local entries, as vecred.c's host loop gives it (NaN: the last one's). */
 PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m);
 /* The smallest period dp of 1, 2, 4, 8 of an fpnacuda vector's entries (bitwise), 0 for none: fusedcg.c's. */

@@ -4,7 +4,9 @@
 # no test): fault-free with -fault_checks, VALID and no alarm; a weight flip,
 # caught by the checksum in the step it happens; with the solver on the device
 # too, its operator checks run there: no alarm, no vector copied in the loop,
-# the CPU solver's hashes and worst check ratio. Prints PASS.
+# the CPU solver's hashes and worst check ratio; and a flip in each of the
+# solver's sites (operator, state, iterate) is made on the device with the
+# CPU's record, exit status and state. Prints PASS.
 set -u
 app=$1
 d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
@@ -25,6 +27,19 @@ for k in state_hash weights_hash; do
 done
 [ "$(fkey "$d/dev.yaml" worst_check_ratio)" = "$(fkey "$d/ok.yaml" worst_check_ratio)" ] \
   || fail "the operator's checks on the device: worst ratio $(fkey "$d/dev.yaml" worst_check_ratio), on the CPU $(fkey "$d/ok.yaml" worst_check_ratio)"
+# a flip in the solver's sites with its vectors on the device: made there (one entry crosses), the CPU's record,
+# exit status and state, no vector copied in the loop
+for site in site=operator,step=2,bit=55,entry=100,call=3 site=state,step=2,bit=60,entry=7 site=iterate,step=3,bit=58,entry=300,call=2; do
+  for sd in cpu cuda; do
+    "$app" "${g[@]}" -solver_device $sd -inject $site -summary "$d/i-$sd.yaml" > "$d/i-$sd.log" 2>&1
+    echo $? > "$d/i-$sd.rc"
+  done
+  [ "$(fkey "$d/i-cuda.yaml" fired)" = true ] || fail "$site on the device: the flip did not fire"
+  cmp -s "$d/i-cpu.rc" "$d/i-cuda.rc" && [ "$(key "$d/i-cpu.yaml" state_hash)" = "$(key "$d/i-cuda.yaml" state_hash)" ] \
+    && diff <(sed -n '/^fault:/,/^[a-z]/p' "$d/i-cpu.yaml") <(sed -n '/^fault:/,/^[a-z]/p' "$d/i-cuda.yaml") > /dev/null \
+    || fail "$site: the solver on the device and on the CPU differ (exit, state or the fault's record)"
+  [ "$(key "$d/i-cuda.yaml" device_loop_vector_copies)" = 0 ] || fail "$site on the device: vectors copied in the loop"
+done
 "$app" "${g[@]}" -inject site=weight,epoch=2,bit=29,entry=7 -summary "$d/f.yaml" > "$d/f.log" 2>&1
 rc=$?
 [ $rc = 2 ] && [ "$(fkey "$d/f.yaml" detected_by_checksum_step)" != null ] && [ "$(fkey "$d/f.yaml" detected_by_checksum_step)" != "" ] || { sed -n '/^fault:/,$p' "$d/f.yaml"; fail "a weight flip on the emulated device: exit $rc, not caught by the checksum"; }
