@@ -88,33 +88,38 @@ PetscErrorCode SolverDevHeatRHS(Solver s, Vec u, Vec b, step_heat_t *h,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *done)
+/* The state's device array and the scratch of its scans, when the state is on the device (*done). */
+static PetscErrorCode DevState(Solver s, double **ud, double **scratch, PetscBool *done)
 {
   struct SolverDev *d = NULL;
-  double           *ud;
 
   PetscFunctionBegin;
   *done = (PetscBool)(s->device && VecDevIs(s->u));
   if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(Dev(s, &d));
   if (!d->scan) CKD(vec_cuda_alloc(&d->scan, STEP_SCAN_SCRATCH));
-  PetscCall(VecFPNADeviceArray(s->u, VEC_DEVICE_READ, &ud));
-  CKD(step_cuda_scan((size_t)n, ud, d->scan, sc));
+  PetscCall(VecFPNADeviceArray(s->u, VEC_DEVICE_READ, ud));
+  *scratch = d->scan;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DevScan(Solver s, PetscInt n, step_scan_t *sc, PetscBool *done)
+{
+  double *ud = NULL, *scratch = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(DevState(s, &ud, &scratch, done));
+  if (*done) CKD(step_cuda_scan((size_t)n, ud, scratch, sc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode DevHash(Solver s, size_t xm, size_t ym, size_t xs, size_t ys, uint64_t *h, PetscBool *done)
 {
-  struct SolverDev *d = NULL;
-  double           *ud;
+  double *ud = NULL, *scratch = NULL;
 
   PetscFunctionBegin;
-  *done = (PetscBool)(s->device && VecDevIs(s->u));
-  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(Dev(s, &d));
-  if (!d->scan) CKD(vec_cuda_alloc(&d->scan, STEP_SCAN_SCRATCH));
-  PetscCall(VecFPNADeviceArray(s->u, VEC_DEVICE_READ, &ud));
-  CKD(step_cuda_hash(xm, ym, xs, ys, (size_t)s->M, (size_t)s->dof, ud, d->scan, h));
+  PetscCall(DevState(s, &ud, &scratch, done));
+  if (*done) CKD(step_cuda_hash(xm, ym, xs, ys, (size_t)s->M, (size_t)s->dof, ud, scratch, h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -456,13 +456,11 @@ PetscBool VecFPNADeviceUsable(char *why, size_t len)
 PetscBool      VecDevIs(Vec v) { return ((void)v, PETSC_FALSE); }
 PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord)
 {
-  (void)s, (void)op, (void)x, (void)y, (void)p, (void)ord;
-  return PETSC_ERR_SUP;
+  return ((void)s, (void)op, (void)x, (void)y, (void)p, (void)ord, PETSC_ERR_SUP);
 }
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
 {
-  (void)create, (void)duplicate;
-  return PETSC_SUCCESS;
+  return ((void)create, (void)duplicate, PETSC_SUCCESS);
 }
 PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
                             red_partial_t part[2], red_atomic_state *ord)
@@ -470,20 +468,11 @@ PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r
   (void)s, (void)a, (void)x, (void)p, (void)r, (void)w, (void)dinv, (void)dp, (void)z, (void)part, (void)ord;
   return PETSC_ERR_SUP;
 }
-PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp)
-{
-  (void)d, (void)dp;
-  return PETSC_ERR_SUP;
-}
-PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m)
-{
-  (void)x, (void)m;
-  return PETSC_ERR_SUP;
-}
+PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp) { return ((void)d, (void)dp, PETSC_ERR_SUP); }
+PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m) { return ((void)x, (void)m, PETSC_ERR_SUP); }
 PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y)
 {
-  (void)f, (void)site, (void)y;
-  return PETSC_ERR_SUP;
+  return ((void)f, (void)site, (void)y, PETSC_ERR_SUP);
 }
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
                              const PetscReal coef[], PetscReal ihx2, PetscReal ihy2)
@@ -501,14 +490,11 @@ void VecDevFree(double *d) { (void)d; }
 PetscInt64 VecFPNADeviceCopies(void) { return 0; }
 PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
 {
-  (void)v, (void)mode;
-  *d = NULL;
-  return PETSC_SUCCESS;
+  return ((void)v, (void)mode, *d = NULL, PETSC_SUCCESS);
 }
 void VecFPNADeviceMemory(int *ndev, double *bytes) { *ndev = 0, *bytes = 0; }
 PetscBool  VecFPNADeviceUsable(char *why, size_t len)
 {
-  snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)");
-  return PETSC_FALSE;
+  return (snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)"), PETSC_FALSE);
 }
 #endif
