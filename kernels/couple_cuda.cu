@@ -6,6 +6,8 @@
 
 #include "grid_cuda.cuh"
 
+#include <stdlib.h>
+
 
 #define CC_LAUNCH(k, n, ...) \
   do { \
@@ -69,6 +71,12 @@ __global__ void cc_nonfinite_kernel(const float *x, int *flag, size_t n)
   if ((__float_as_uint(x[i]) & 0x7f800000u) == 0x7f800000u) *flag = 1;
 }
 
+/* One thread a block of DIFF_BLOCK values, in index order (diff.h). */
+__global__ void cc_diff_kernel(size_t n, const double *a, const double *b, diff_acc *part, size_t nb)
+{
+  GRID_LOOP(k, nb) part[k] = diff_block(n, a, b, k);
+}
+
 extern "C" int couple_cuda_stencils(int M, int N, int dof, int periodic, int nst, size_t nin, size_t off, double is,
                                     const double *u, float *feat)
 {
@@ -101,6 +109,23 @@ extern "C" int couple_cuda_nonfinite(size_t n, const float *x, int *flag, int *b
   cc_nonfinite_kernel<<<grid_blocks(n, GRID_MAX), GRID_THREADS>>>(x, flag, n);
   if ((e = (int)cudaGetLastError())) return e;
   return (int)cudaMemcpy(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost);
+}
+
+extern "C" int couple_cuda_diff(size_t n, const double *a, const double *b, diff_acc *acc)
+{
+  size_t    nb = (n + DIFF_BLOCK - 1) / DIFF_BLOCK;
+  diff_acc *d  = NULL, *h;
+  int       e;
+  if (!nb) return 0;
+  if (!(h = (diff_acc *)malloc(nb * sizeof *h))) return (int)cudaErrorMemoryAllocation;
+  if (!(e = (int)cudaMalloc((void **)&d, nb * sizeof *d))) {
+    cc_diff_kernel<<<grid_blocks(nb, GRID_MAX), GRID_THREADS>>>(n, a, b, d, nb);
+    if (!(e = (int)cudaGetLastError())) e = (int)cudaMemcpy(h, d, nb * sizeof *h, cudaMemcpyDeviceToHost);
+    (void)cudaFree(d);
+  }
+  for (size_t k = 0; !e && k < nb; k++) diff_merge(acc, &h[k]);
+  free(h);
+  return e;
 }
 
 extern "C" int couple_cuda_alloc(void **d, size_t bytes)

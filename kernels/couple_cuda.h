@@ -8,6 +8,7 @@
 #define MINIAPP_KERNELS_COUPLE_CUDA_H
 
 #include <stddef.h>
+#include "diff.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,10 @@ int couple_cuda_correction(size_t n, double s, const float *out, double *z);
 /* *bad (host) = couple_nonfinite_cpu of the device array x; flag: one device
  * int of the caller's scratch. Waits for the kernels before it. */
 int couple_cuda_nonfinite(size_t n, const float *x, int *flag, int *bad);
+/* The comparison of device arrays a and b (n doubles each) merged into *acc
+ * (host), with the bits of miniapp/io/metrics.c's metrics_add: one thread a
+ * DIFF_BLOCK, the blocks' accumulators merged on the host in block order. */
+int couple_cuda_diff(size_t n, const double *a, const double *b, diff_acc *acc);
 
 /* device memory and copies, in bytes */
 int         couple_cuda_alloc(void **d, size_t bytes); /* *d NULL for 0 bytes */

@@ -7,53 +7,24 @@
 
 void metrics_reset(metrics_acc *acc) { memset(acc, 0, sizeof *acc); }
 
-/* Doubles ordered as integers: adjacent doubles differ by 1, +0 and -0 by 0. */
-static int64_t ordered(double x)
-{
-  int64_t k;
-  memcpy(&k, &x, sizeof k);
-  return k < 0 ? INT64_MIN - k : k;
-}
+uint64_t metrics_ulp_distance(double a, double b) { return diff_ulp(a, b); }
 
-uint64_t metrics_ulp_distance(double a, double b)
-{
-  if (isnan(a) || isnan(b)) return UINT64_MAX;
-  int64_t ka = ordered(a), kb = ordered(b);
-  return ka > kb ? (uint64_t)ka - (uint64_t)kb : (uint64_t)kb - (uint64_t)ka;
-}
-
-static void add_one(metrics_acc *acc, double a, double b, int same_bits, double ulp)
-{
-  double d = fabs(a - b);
-  acc->n += 1;
-  if (!same_bits) acc->ndiff += 1;
-  if (a != 0) acc->sum_rel += d / fabs(a);
-  else if (b != 0 || isnan(b)) acc->sum_rel += 1;
-  acc->sum_d2 += d * d;
-  acc->sum_a2 += a * a;
-  if (!isnan(acc->max_abs) && !(d <= acc->max_abs)) acc->max_abs = d; /* a NaN stays once seen */
-  if (ulp > acc->max_ulp) acc->max_ulp = ulp;
-}
-
+/* In blocks, as the device's couple_cuda_diff: the same bits on both. */
 void metrics_add(metrics_acc *acc, size_t n, const double *a, const double *b)
 {
-  for (size_t i = 0; i < n; i++)
-    add_one(acc, a[i], b[i], !memcmp(&a[i], &b[i], sizeof *a), (double)metrics_ulp_distance(a[i], b[i]));
+  for (size_t k = 0; k * DIFF_BLOCK < n; k++) {
+    diff_acc blk = diff_block(n, a, b, k);
+    diff_merge(acc, &blk);
+  }
 }
 
 void metrics_addf(metrics_acc *acc, size_t n, const float *a, const float *b)
 {
   for (size_t i = 0; i < n; i++) /* ULPs of float: the double distance scaled by 2^-29 */
-    add_one(acc, a[i], b[i], !memcmp(&a[i], &b[i], sizeof *a), ldexp((double)metrics_ulp_distance(a[i], b[i]), -29));
+    diff_add(acc, a[i], b[i], !memcmp(&a[i], &b[i], sizeof *a), ldexp((double)diff_ulp(a[i], b[i]), -29));
 }
 
-void metrics_merge(metrics_acc *into, const metrics_acc *from)
-{
-  into->n += from->n, into->ndiff += from->ndiff, into->sum_rel += from->sum_rel;
-  into->sum_d2 += from->sum_d2, into->sum_a2 += from->sum_a2;
-  if (!isnan(into->max_abs) && !(from->max_abs <= into->max_abs)) into->max_abs = from->max_abs;
-  if (from->max_ulp > into->max_ulp) into->max_ulp = from->max_ulp;
-}
+void metrics_merge(metrics_acc *into, const metrics_acc *from) { diff_merge(into, from); }
 
 double metrics_digits(double rel)
 {

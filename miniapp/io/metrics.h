@@ -18,12 +18,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "diff.h"
 
 #define METRICS_DIGITS_MAX 17.0 /* reported when the runs agree bitwise */
 
-typedef struct {
-  double n, ndiff, sum_rel, sum_d2, sum_a2, max_abs, max_ulp; /* counts as doubles: exact to 2^53 */
-} metrics_acc;
+typedef diff_acc metrics_acc; /* n, ndiff, sum_rel, sum_d2, sum_a2, max_abs, max_ulp */
 
 typedef struct {
   double vc, vermv, rel_l2, max_abs, max_ulp, digits;

@@ -129,6 +129,21 @@ PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode BatchDiff(Vec a, Vec b, diff_acc *acc, PetscBool *done)
+{
+  double  *da = NULL, *db = NULL;
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(VecFPNADeviceArray(a, VEC_DEVICE_READ, &da));
+  if (da) PetscCall(VecFPNADeviceArray(b, VEC_DEVICE_READ, &db));
+  *done = (PetscBool)(da && db);
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetLocalSize(a, &n));
+  CKB(couple_cuda_diff((size_t)n, da, db, acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #else /* no device: the batch is always on the host (p->dfeat NULL), and these are never called */
 static PetscErrorCode NoDevice(Coupled c)
 {
@@ -159,4 +174,8 @@ PetscErrorCode BatchToHost(Coupled c, Replica *p, PetscBool feat, PetscBool out,
   return ((void)c, (void)p, (void)feat, (void)out, (void)target, PETSC_SUCCESS);
 }
 PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p) { return ((void)c, (void)p, PETSC_SUCCESS); }
+PetscErrorCode BatchDiff(Vec a, Vec b, diff_acc *acc, PetscBool *done)
+{
+  return ((void)a, (void)b, (void)acc, *done = PETSC_FALSE, PETSC_SUCCESS);
+}
 #endif

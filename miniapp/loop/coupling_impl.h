@@ -209,6 +209,10 @@ PetscErrorCode BatchNonFinite(Coupled c, Replica *p, int *bad); /* of the predic
 /* host copies of the device batch's features, predictions, target (each if asked) */
 PetscErrorCode BatchToHost(Coupled c, Replica *p, PetscBool feat, PetscBool out, PetscBool target);
 PetscErrorCode BatchTargetToDevice(Coupled c, Replica *p);
+/* The comparison of a and b (metrics.h) merged into *acc on the device, *done; not done where one is on the host */
+PetscErrorCode BatchDiff(Vec a, Vec b, diff_acc *acc, PetscBool *done);
+/* observe.c: the comparison of a with b (metrics.h) over this rank's entries, on the device where both are */
+PetscErrorCode StateDiff(Vec a, Vec b, metrics_acc *acc);
 
 /* restart_keys.c: the halves the run uses (the network's only where there is one) */
 PetscBool RunOrdered(Coupled c);    /* none adds in completion order */

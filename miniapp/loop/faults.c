@@ -164,7 +164,7 @@ PetscErrorCode FaultsCollect(Coupled c)
  * non-finite distance counts as infinitely far. */
 static PetscErrorCode Nearest(Coupled c, PetscBool weights, double m[])
 {
-  PetscInt nr = c->nrep, n;
+  PetscInt nr = c->nrep;
   double  *d2, *a2;
 
   PetscFunctionBegin;
@@ -177,23 +177,16 @@ static PetscErrorCode Nearest(Coupled c, PetscBool weights, double m[])
         for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x - c->rep[s].w32[i]) * (x - c->rep[s].w32[i]);
       }
   } else {
-    const PetscScalar *x[MAX_REPLICAS];
-    for (PetscInt r = 0; r < nr; r++) {
-      Vec u;
-      PetscCall(SolverGetState(c->rep[r].solver, &u));
-      PetscCall(VecGetLocalSize(u, &n));
-      PetscCall(VecGetArrayRead(u, &x[r]));
-    }
+    Vec u[MAX_REPLICAS];
+    for (PetscInt r = 0; r < nr; r++) PetscCall(SolverGetState(c->rep[r].solver, &u[r]));
+    /* each pair once (StateDiff: on the device where the states are); the last replica's norm against replica 0 */
     for (PetscInt r = 0; r < nr; r++)
-      for (PetscInt i = 0; i < n; i++) {
-        a2[r] += x[r][i] * x[r][i];
-        for (PetscInt s = r + 1; s < nr; s++) d2[r * nr + s] += (x[r][i] - x[s][i]) * (x[r][i] - x[s][i]);
+      for (PetscInt s = r + 1; s < nr || (s == nr && r == nr - 1); s++) {
+        metrics_acc acc;
+        PetscCall(StateDiff(u[r], u[s % nr], &acc));
+        if (s < nr) d2[r * nr + s] = acc.sum_d2;
+        a2[r] = acc.sum_a2;
       }
-    for (PetscInt r = 0; r < nr; r++) {
-      Vec u;
-      PetscCall(SolverGetState(c->rep[r].solver, &u));
-      PetscCall(VecRestoreArrayRead(u, &x[r]));
-    }
     /* a threshold's input: any order will do */
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, d2, (PetscMPIInt)(nr * nr), MPI_DOUBLE, MPI_SUM, c->comm));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, a2, (PetscMPIInt)nr, MPI_DOUBLE, MPI_SUM, c->comm));

@@ -24,20 +24,32 @@ static PetscErrorCode AllreduceMetrics(MPI_Comm comm, metrics_acc *acc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CompareStates(Coupled c, Vec a, Vec b, metrics_t *m)
+PetscErrorCode StateDiff(Vec a, Vec b, metrics_acc *acc)
 {
   const PetscScalar *x, *y;
   PetscInt           n;
-  metrics_acc        acc;
+  PetscBool          done;
 
   PetscFunctionBegin;
-  metrics_reset(&acc);
-  PetscCall(VecGetLocalSize(a, &n));
-  PetscCall(VecGetArrayRead(a, &x));
-  PetscCall(VecGetArrayRead(b, &y));
-  metrics_add(&acc, (size_t)n, x, y);
-  PetscCall(VecRestoreArrayRead(b, &y));
-  PetscCall(VecRestoreArrayRead(a, &x));
+  metrics_reset(acc);
+  PetscCall(BatchDiff(a, b, acc, &done));
+  if (!done) {
+    PetscCall(VecGetLocalSize(a, &n));
+    PetscCall(VecGetArrayRead(a, &x));
+    PetscCall(VecGetArrayRead(b, &y));
+    metrics_add(acc, (size_t)n, x, y);
+    PetscCall(VecRestoreArrayRead(b, &y));
+    PetscCall(VecRestoreArrayRead(a, &x));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompareStates(Coupled c, Vec a, Vec b, metrics_t *m)
+{
+  metrics_acc acc;
+
+  PetscFunctionBegin;
+  PetscCall(StateDiff(a, b, &acc));
   PetscCall(AllreduceMetrics(c->comm, &acc));
   metrics_finish(&acc, m);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -6,7 +6,8 @@
 # too, its operator checks run there: no alarm, no vector copied in the loop,
 # the CPU solver's hashes and worst check ratio; and a flip in each of the
 # solver's sites (operator, state, iterate) is made on the device with the
-# CPU's record, exit status and state. Prints PASS.
+# CPU's record, exit status and state (in the atomic build the state flip
+# among 3 replicas, whose distances the noise detector compares). Prints PASS.
 set -u
 app=$1
 d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
@@ -32,8 +33,10 @@ done
 # a flip in the solver's sites with its vectors on the device: made there (one entry crosses), the CPU's record,
 # exit status and state, no vector copied in the loop
 for site in site=operator,step=2,bit=55,entry=100,call=3 site=state,step=2,bit=60,entry=7 site=iterate,step=3,bit=58,entry=300,call=2; do
+  # the atomic build's noise detector compares 3 replicas' states (on the device where they are)
+  r=() && [ $atomic = 1 ] && [ "${site%%,*}" = site=state ] && r=(-replicas 3)
   for sd in cpu cuda; do
-    "$app" "${g[@]}" -solver_device $sd -inject $site -summary "$d/i-$sd.yaml" > "$d/i-$sd.log" 2>&1
+    "$app" "${g[@]}" "${r[@]}" -solver_device $sd -inject $site -summary "$d/i-$sd.yaml" > "$d/i-$sd.log" 2>&1
     echo $? > "$d/i-$sd.rc"
   done
   [ "$(fkey "$d/i-cuda.yaml" fired)" = true ] || fail "$site on the device: the flip did not fire"

@@ -10,7 +10,8 @@
 # on the emulated device too; in the atomic build, unseeded, the device's own
 # atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled,
 # on 1, 2 and 3 ranks, the loop copies no vector (device_loop_vector_copies
-# 0: the whole step on the device, the halo as edge strips). On 1 and 2
+# 0: the whole step on the device, the halo as edge strips, heat's two
+# replicas compared there). On 1 and 2
 # ranks the coupling's phases (features, targets, correction, predictions,
 # training) keep the batch on the device: the loop copies no vector either,
 # and in the reproducible build, with both on the device, the coupling's
@@ -61,6 +62,8 @@ for run in gs:1 heat:1 gs:3 heat:2; do # uncoupled: no vector crosses in the loo
   d=${run%:*} np=${run#*:}
   [ $d = gs ] && deck=grayscott-small || deck=heat-small
   grep -v -e '^-train' -e '^-surrogate' -e '^-coupling' "$t/$deck.opts" > "$t/$deck-none.opts"
+  # two replicas: their states compared on the device every step
+  [ $run = heat:1 ] && echo "-replicas 2" >> "$t/$deck-none.opts"
   if [ ${#seed[@]} -gt 0 ]; then # atomic: a seeded scatter is replayed on the host; the device's own order copies nothing
     launch=() && [ "$np" -gt 1 ] && launch=("$mpiexec" --oversubscribe -n "$np")
     CUDAEMU_SEED=$np "${launch[@]}" "$emu" -options_file "$t/$deck-none.opts" -ts_max_steps 4 -coupling none -solver_device cuda \

@@ -4,7 +4,8 @@
  * zero-edge grids (odd shapes, 1 and 2 components, the point alone and the
  * 5-point stencil, a column block inside wider rows, whose other columns
  * must stay as they were), the training targets with and without the
- * subtracted field, the correction, and the finite test; on values over
+ * subtracted field, the correction, the finite test, and the comparison of
+ * two arrays (kernels/diff.h) against a loop written out here; on values over
  * many binades, with signed zeros, subnormals, infinities and NaNs, and
  * scales that overflow and underflow the floats. Prints the first
  * mismatches. */
@@ -144,6 +145,62 @@ static void nonfinite(size_t n, size_t bad, float v, int *flag)
   free(x);
 }
 
+/* The comparison of a with b as metrics.h defines it, block by block of
+ * DIFF_BLOCK in index order, the blocks added in order: written out here, not
+ * through diff.h, so that a slip in the shared code shows. */
+static diff_acc diff_reference(size_t n, const double *a, const double *b)
+{
+  diff_acc t = {0, 0, 0, 0, 0, 0, 0};
+  for (size_t k0 = 0; k0 < n; k0 += DIFF_BLOCK) {
+    double s[5] = {0}, mx = 0, mu = 0;
+    for (size_t i = k0; i < n && i < k0 + DIFF_BLOCK; i++) {
+      double d = fabs(a[i] - b[i]);
+      s[0] += 1, s[1] += memcmp(&a[i], &b[i], sizeof *a) != 0;
+      s[2] += a[i] != 0 ? d / fabs(a[i]) : (b[i] != 0 || isnan(b[i]));
+      s[3] += d * d, s[4] += a[i] * a[i];
+      if (!isnan(mx) && !(d <= mx)) mx = d;
+      int64_t ka, kb;
+      memcpy(&ka, &a[i], 8), memcpy(&kb, &b[i], 8);
+      ka = ka < 0 ? INT64_MIN - ka : ka, kb = kb < 0 ? INT64_MIN - kb : kb;
+      double u = isnan(a[i]) || isnan(b[i]) ? (double)UINT64_MAX : (double)(ka > kb ? (uint64_t)ka - (uint64_t)kb
+                                                                                       : (uint64_t)kb - (uint64_t)ka);
+      if (u > mu) mu = u;
+    }
+    t.n += s[0], t.ndiff += s[1], t.sum_rel += s[2], t.sum_d2 += s[3], t.sum_a2 += s[4];
+    if (!isnan(t.max_abs) && !(mx <= t.max_abs)) t.max_abs = mx;
+    if (mu > t.max_ulp) t.max_ulp = mu;
+  }
+  return t;
+}
+
+/* n values a, and b: a changed in about one entry in `every` (by two ulps,
+ * or by 0.1%), with specials planted in both when `specials` */
+static void diffs(size_t n, unsigned every, int specials)
+{
+  double  *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+  diff_acc h, d = {0, 0, 0, 0, 0, 0, 0};
+  char     what[96];
+
+  for (size_t i = 0; i < n; i++) {
+    a[i] = ldexp((double)(next() % 2000001) / 1e6 - 1.0, (int)(next() % 41) - 20);
+    if (specials && next() % 97 == 0) a[i] = value();
+    uint64_t h = next();
+    b[i]       = h % every ? a[i] : h % 3 ? nextafter(nextafter(a[i], INFINITY), INFINITY) : specials ? value() : 1.001 * a[i];
+  }
+  void *ad = dev(n * sizeof *a, a), *bd = dev(n * sizeof *b, b);
+  h = diff_reference(n, a, b);
+  if (couple_cuda_diff(n, (const double *)ad, (const double *)bd, &d)) fails++, printf("FAIL: diff: a CUDA error\n");
+  snprintf(what, sizeof what, "diff n %zu every %u%s (n ndiff sum_rel sum_d2 sum_a2 max_abs max_ulp)", n, every,
+           specials ? " specials" : "");
+  /* a NaN's sign and payload are the hardware's (x86's default NaN is negative, CUDA's positive): NaN is NaN */
+  double *ph = &h.n, *pd = &d.n;
+  for (size_t k = 0; k < sizeof h / sizeof(double); k++)
+    if (isnan(ph[k]) && isnan(pd[k])) ph[k] = pd[k] = NAN;
+  same(what, &h, &d, sizeof h / sizeof(double), sizeof(double));
+  couple_cuda_free(ad), couple_cuda_free(bd);
+  free(a), free(b);
+}
+
 int main(void)
 {
   static const int shapes[][2] = {{7, 5}, {1, 3}, {3, 1}, {33, 17}, {64, 48}};
@@ -170,6 +227,12 @@ int main(void)
   nonfinite(70000, 31337, -INFINITY, flag);
   nonfinite(257, 3, 0x1p-149f, flag); /* a subnormal is finite */
   couple_cuda_free(flag);
+  static const size_t dn[] = {0, 1, DIFF_BLOCK - 1, DIFF_BLOCK, DIFF_BLOCK + 1, 70001};
+  for (size_t k = 0; k < sizeof dn / sizeof *dn; k++)
+    for (int sp = 0; sp < 2; sp++) {
+      diffs(dn[k], 7, sp);
+      diffs(dn[k], 1, sp);
+    }
   printf("%s: the batch kernels on the device %s the host's bits\n", fails ? "FAIL" : "PASS",
          fails ? "do not give" : "give");
   return fails != 0;
