@@ -105,7 +105,8 @@ def describe(first, reps, name):
             "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
             "device": {"solver": get(first, "solver.device") or "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),
-            "energy_joules": mean_energy(reps, "run.energy_joules"), "gpu_energy_joules": mean_energy(reps, "run.gpu_energy_joules")}
+            "energy_joules": mean_energy(reps, "run.energy_joules"),
+            "gpu_energy_joules": mean_energy(reps, "run.gpu_energy_joules")}
 
 
 def mean_energy(reps, key):

@@ -31,7 +31,7 @@ line="  gpu_energy_joules: 4.2  # all NVIDIA GPUs of rank 0's node (NVML), the w
 echo "ok: the stub's two GPUs, 1.5 + 2.7 J: 4.2 J in the file and on stdout"
 for mode in unsupported backwards init; do
   tiny "$mode" "${with_stub[@]}" NVML_STUB=$mode
-  [ "$(gpu "$mode")" = '"not measured"' ] || fail "NVML_STUB=$mode: gpu_energy_joules is $(gpu "$mode"), not \"not measured\""
+  [ "$(gpu "$mode")" = '"not measured"' ] || fail "NVML_STUB=$mode: gpu_energy_joules is $(gpu "$mode"), not measured"
   echo "ok: NVML_STUB=$mode: not measured"
 done
 # without the stub: this machine's own NVML, if its driver has one (then a figure or "not measured")
