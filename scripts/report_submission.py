@@ -96,7 +96,6 @@ def build(directory, min_secs, command, system_name=None):
 def describe(first, reps, name):
     """The system in the submission (docs/benchmark.md): what a comparison of two machines needs in one place."""
     m = first.get("machine") if isinstance(first.get("machine"), dict) else {}
-    energy = [num(get(r, "run.energy_joules")) for r in reps]
     starts = sorted(str(get(r, "run.start")) for r in reps)
     return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"),
             "cpu_mhz_max": m.get("cpu_mhz_max"), "cores": m.get("cores_total") or m.get("cores_online"),
@@ -106,7 +105,14 @@ def describe(first, reps, name):
             "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
             "device": {"solver": get(first, "solver.device") or "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),
-            "energy_joules": "not measured" if None in energy else round(sum(energy) / len(energy), 1)}
+            "energy_joules": mean_energy(reps, "run.energy_joules"),
+            "gpu_energy_joules": mean_energy(reps, "run.gpu_energy_joules")}
+
+
+def mean_energy(reps, key):
+    """The repeats' mean of an energy KEY (joules); "not measured" where any repeat did not measure it."""
+    e = [num(get(r, key)) for r in reps]
+    return "not measured" if None in e else round(sum(e) / len(e), 1)
 
 
 def submission(args):

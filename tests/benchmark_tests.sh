@@ -27,7 +27,7 @@ import sys, yaml
 d, np = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
 s = d["system"]  # what a comparison of two systems needs (docs/benchmark.md)
 for k in ("date", "name", "cpu", "cpu_mhz_max", "cores", "threads_per_core", "numa_nodes", "memory_gib", "gpu", "nodes", "interconnect", "ranks_x_threads",
-          "device", "fom_unit", "revision", "energy_joules"):
+          "device", "fom_unit", "revision", "energy_joules", "gpu_energy_joules"):
     assert k in s, "system lacks " + k
 assert s["name"] == "test system " + np and s["ranks_x_threads"] == np + " x 1" and s["device"] == {"solver": "cpu", "surrogate": "cpu"}, s
 assert s["revision"] == d["build"]["revision"] and s["date"] == d["runs"][0]["start"][:10] and len({r["id"] for r in d["runs"]}) == 2, s

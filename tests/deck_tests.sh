@@ -24,7 +24,7 @@ need = {"machine": ["hostname", "cpu", "ranks", "ranks_per_node", "threads", "mp
                     "nodes", "node_names", "binding", "cores_online", "cores_total", "sockets", "vector_isa", "cpu_flags", "memory_gib", "os", "kernel",
                     "arch", "netcdf_library", "blas_library", "petsc_configure", "environment", "cpu_mhz_max", "threads_per_core",
                     "numa_nodes", "gpu", "stream_triad_gbs"],
-        "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules"],
+        "run": ["id", "start", "host", "pid", "load_before", "load_after", "energy_joules", "gpu_energy_joules"],
         "build": ["compiler", "flags", "solver_reduction", "surrogate_reduction", "cuda"],
         "problem": ["scenario", "grid", "steps", "replicas", "coupling", "memory_at_least_gib_per_rank"],
         "solver": ["device", "loop_vector_copies", "iterations_total", "seconds_per_iteration", "achieved_gbs"],
@@ -44,7 +44,7 @@ assert d["solver"]["device"] == "cpu" and d["solver"]["loop_vector_copies"] == 0
 run = d["run"]  # one run: 128 random bits, its start in UTC to the microsecond, this process; the load it ran under
 assert len(run["id"]) == 32 and int(run["id"], 16) >= 0 and run["start"].endswith("Z") and run["pid"] > 0, run
 assert all(len(run[k]) == 3 and min(run[k]) >= 0 for k in ("load_before", "load_after")), run
-assert run["energy_joules"] == "not measured" or run["energy_joules"] >= 0, run
+assert all(run[k] == "not measured" or run[k] >= 0 for k in ("energy_joules", "gpu_energy_joules")), run
 assert d["build"]["deck_committed"] in (True, False, None) and d["machine"]["numa_nodes"] in (None,) + tuple(range(1, 4097)), d["build"]
 g = d["verification"]["golden_state_hash"], d["verification"]["golden_weights_hash"]
 if repro: assert g == ("match", "match"), g
