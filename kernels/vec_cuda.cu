@@ -4,6 +4,9 @@
 #include "vec_cuda.h"
 
 #include "grid_cuda.cuh"
+#include "hashrng.h"
+
+#include <stdint.h>
 
 
 __global__ void vc_set_kernel(double *y, double a, size_t n) { GRID_LOOP(i, n) y[i] = a; }
@@ -293,4 +296,52 @@ extern "C" int vec_cuda_stencil_atomic_halo(int xm, int ym, int dof, double c0, 
   vc_faces_halo_kernel<<<grid_blocks(nf, GRID_MAX), GRID_THREADS>>>(xm, ym, dof, ihx2, ihy2, u, g, lap, nf);
   if ((e = (int)cudaGetLastError())) return e;
   VC_LAUNCH(vc_apply_kernel, n, dof, c0, c1, u, lap, y, n);
+}
+
+/* The scatter form in a seeded order: one thread per cell and component,
+ * its four face contributions in the face plan's order (solver/operator.c:
+ * -F_W of the face (i-1|i), +F_E of (i|i+1), -F_S, +F_N), shuffled with
+ * kernels/scatter.c's draw for target t, added from 0 in that order. */
+__global__ void vc_seeded_kernel(int xm, int ym, int dof, int periodic, double c0, double c1, double ihx2,
+                                 double ihy2, const double *u, const double *g, uint64_t seed, uint64_t call,
+                                 double *y, size_t n)
+{
+  const double *gw = g, *ge = g + (size_t)ym * dof, *gs = g + 2 * (size_t)ym * dof, *gn = gs + (size_t)xm * dof;
+  GRID_LOOP(i, n)
+  {
+    int    c = (int)(i % (size_t)dof), pt = (int)(i / (size_t)dof), ix = pt % xm, jy = pt / xm;
+    size_t row = (size_t)jy * xm, col = (size_t)ix;
+    double p = u[i], W, E, S, No, v[4];
+    if (g) { /* 2+ ranks: beyond the block, the neighbours' edges */
+      W  = ix ? u[i - (size_t)dof] : gw[(size_t)jy * dof + c];
+      E  = ix + 1 < xm ? u[i + (size_t)dof] : ge[(size_t)jy * dof + c];
+      S  = jy ? u[i - (size_t)xm * dof] : gs[(size_t)ix * dof + c];
+      No = jy + 1 < ym ? u[i + (size_t)xm * dof] : gn[(size_t)ix * dof + c];
+    } else { /* the whole grid: wrapped, or 0 beyond a Dirichlet edge */
+      W  = ix ? u[i - (size_t)dof] : periodic ? u[(row + (size_t)xm - 1) * dof + c] : 0.0;
+      E  = ix + 1 < xm ? u[i + (size_t)dof] : periodic ? u[row * dof + c] : 0.0;
+      S  = jy ? u[i - (size_t)xm * dof] : periodic ? u[((size_t)(ym - 1) * xm + col) * dof + c] : 0.0;
+      No = jy + 1 < ym ? u[i + (size_t)xm * dof] : periodic ? u[col * dof + c] : 0.0;
+    }
+    v[0] = -__dmul_rn(__dsub_rn(p, W), ihx2), v[1] = __dmul_rn(__dsub_rn(E, p), ihx2);
+    v[2] = -__dmul_rn(__dsub_rn(p, S), ihy2), v[3] = __dmul_rn(__dsub_rn(No, p), ihy2);
+    for (int j = 4; j > 1; j--) {
+      uint64_t r = mix64(seed ^ mix64(call ^ mix64((uint64_t)i * 32 + (uint64_t)j)));
+      int      k = (int)(r % (uint64_t)j);
+      double   t = v[j - 1];
+      v[j - 1] = v[k], v[k] = t;
+    }
+    double lap = 0.0;
+    for (int j = 0; j < 4; j++) lap = __dadd_rn(lap, v[j]);
+    y[i] = __dsub_rn(p, __dmul_rn(c ? c1 : c0, lap));
+  }
+}
+
+extern "C" int vec_cuda_stencil_seeded(int xm, int ym, int dof, int periodic, double c0, double c1, double ihx2,
+                                       double ihy2, const double *u, const double *g, unsigned long long seed,
+                                       unsigned long long call, double *y)
+{
+  size_t n = (size_t)xm * ym * dof;
+  VC_LAUNCH(vc_seeded_kernel, n, xm, ym, dof, periodic, c0, c1, ihx2, ihy2, u, g, (uint64_t)seed, (uint64_t)call, y,
+            n);
 }

@@ -66,6 +66,12 @@ int vec_cuda_stencil_halo(int xm, int ym, int dof, double c0, double c1, double 
  * computed from the neighbour's edge value and added to the owned cell alone. */
 int vec_cuda_stencil_atomic_halo(int xm, int ym, int dof, double c0, double c1, double ihx2, double ihy2,
                                  const double *u, const double *g, double *lap, double *y);
+/* The scatter form in the seeded atomic order (-atomic_order_seed): each cell's four face contributions added in
+ * the order kernels/scatter.c draws for (seed, call), so the bits are the host's replay. g NULL: the whole grid
+ * on one rank (xm ym = M N, wrapped or 0 beyond an edge), else one block of 2+ with its neighbours' edges. */
+int vec_cuda_stencil_seeded(int xm, int ym, int dof, int periodic, double c0, double c1, double ihx2, double ihy2,
+                            const double *u, const double *g, unsigned long long seed, unsigned long long call,
+                            double *y);
 
 #ifdef __cplusplus
 }

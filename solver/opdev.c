@@ -4,7 +4,7 @@
  * (Debian's Open MPI is not CUDA-aware): a strip a side, never the whole
  * vector. The gather form sums as the host's, so the bits are the host's on
  * any split; the scatter form adds its face fluxes with the device's
- * atomics. */
+ * atomics, or in a seeded order with the host replay's bits. */
 #include "solver_impl.h"
 #include "vecdev.h"
 
@@ -51,8 +51,8 @@ PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x on 2+ ranks: the halo, then the stencil. */
-static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y)
+/* y = A x on 2+ ranks: the halo, then the stencil (ord seeded: the scatter form in its drawn order). */
+static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y, red_atomic_state *ord)
 {
   const double *g;
   double       *xd, *yd;
@@ -62,7 +62,10 @@ static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y)
   PetscCall(Exchange(op, x, &g));
   PetscCall(VecFPNADeviceArray(x, VEC_DEVICE_READ, &xd));
   PetscCall(VecFPNADeviceArray(y, VEC_DEVICE_WRITE, &yd));
-  if (op->scatter) { /* the face fluxes with the device's atomics */
+  if (op->scatter && ord && ord->seed)
+    CKD(vec_cuda_stencil_seeded(xm, ym, (int)op->dof, 0, op->coef[0], op->dof > 1 ? op->coef[1] : 0.0, op->ihx2,
+                                op->ihy2, xd, g, ord->seed, ord->calls++, yd));
+  else if (op->scatter) { /* the face fluxes with the device's atomics */
     if (!op->lap_dev) CKD(vec_cuda_alloc(&op->lap_dev, (size_t)(op->xm * op->ym * op->dof)));
     CKD(vec_cuda_stencil_atomic_halo(xm, ym, (int)op->dof, op->coef[0],
                                      op->dof > 1 ? op->coef[1] : 0.0, op->ihx2, op->ihy2, xd, g, op->lap_dev, yd));
@@ -80,9 +83,9 @@ void OperatorDevFree(OpCtx *op)
   (void)PetscFree(op->devhalo);
 }
 #else
-static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y)
+static PetscErrorCode MultHalo(OpCtx *op, Vec x, Vec y, red_atomic_state *ord)
 {
-  (void)op, (void)x, (void)y;
+  (void)op, (void)x, (void)y, (void)ord;
   return PETSC_ERR_SUP;
 }
 PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g)
@@ -93,19 +96,19 @@ PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g)
 void OperatorDevFree(OpCtx *op) { (void)op; }
 #endif
 
-PetscBool OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord)
+PetscBool OperatorOnDevice(const OpCtx *op, Vec x, Vec y)
 {
-  /* the scatter form only with the device's own atomic order (a seeded order is replayed on the host) */
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y) && !(op->scatter && ord && ord->seed));
+  (void)op;
+  return (PetscBool)(VecDevIs(x) && VecDevIs(y));
 }
 
-PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y)
+PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y, red_atomic_state *ord)
 {
   PetscFunctionBegin;
-  if (!op->one_rank) PetscCall(MultHalo(op, x, y));
+  if (!op->one_rank) PetscCall(MultHalo(op, x, y, ord));
   else if (op->scatter)
     PetscCall(VecDevStencilAtomic(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2,
-                                  &op->lap_dev));
+                                  &op->lap_dev, ord));
   else PetscCall(VecDevStencil(x, y, op->M, op->N, op->dof, op->periodic, op->coef, op->ihx2, op->ihy2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

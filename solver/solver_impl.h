@@ -57,8 +57,8 @@ PetscErrorCode OpHaloExchange(OpCtx *op, const PetscScalar *x);
 PetscErrorCode OpHaloSendrecv(OpCtx *op);
 void           OpHaloDestroy(OpCtx *op);
 /* opdev.c: the product on the device, where OperatorOnDevice says it runs there */
-PetscBool      OperatorOnDevice(const OpCtx *op, Vec x, Vec y, const red_atomic_state *ord);
-PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y);
+PetscBool      OperatorOnDevice(const OpCtx *op, Vec x, Vec y);
+PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y, red_atomic_state *ord); /* ord: the scatter form's order */
 void           OperatorDevFree(OpCtx *op);
 /* x's halo on 2+ ranks: the neighbours' edges of x on the device, *g (kernels/vec_cuda.h vec_cuda_halo_pack) */
 PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g);

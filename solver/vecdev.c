@@ -400,16 +400,21 @@ PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof,
 }
 
 PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
-                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap)
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap,
+                                   red_atomic_state *ord)
 {
-  double *ud = NULL, *yd = NULL;
+  double *ud = NULL, *yd = NULL, c1 = dof > 1 ? coef[1] : 0.0;
 
   PetscFunctionBegin;
-  if (!*lap) CKD(vec_cuda_alloc(lap, (size_t)(M * N * dof)));
   PetscCall(DeviceArray(u, PETSC_FALSE, &ud));
   PetscCall(DeviceArray(y, PETSC_TRUE, &yd));
-  CKD(vec_cuda_stencil_atomic((int)M, (int)N, (int)dof, (int)periodic, coef[0], dof > 1 ? coef[1] : 0.0, ihx2, ihy2,
-                              ud, *lap, yd));
+  if (ord && ord->seed)
+    CKD(vec_cuda_stencil_seeded((int)M, (int)N, (int)dof, (int)periodic, coef[0], c1, ihx2, ihy2, ud, NULL, ord->seed,
+                                ord->calls++, yd));
+  else {
+    if (!*lap) CKD(vec_cuda_alloc(lap, (size_t)(M * N * dof)));
+    CKD(vec_cuda_stencil_atomic((int)M, (int)N, (int)dof, (int)periodic, coef[0], c1, ihx2, ihy2, ud, *lap, yd));
+  }
   PetscCall(PetscLogFlops(11.0 * M * N * dof));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -452,48 +457,37 @@ PetscBool VecFPNADeviceUsable(char *why, size_t len)
   return (PetscBool)!e;
 }
 
-#else /* no device: no such type, and no vector is one */
-PetscBool      VecDevIs(Vec v) { return ((void)v, PETSC_FALSE); }
+#else /* no device: no such type, and no vector is one (-Wno-unused-parameter: the stubs name what they ignore) */
+PetscBool      VecDevIs(Vec v) { return PETSC_FALSE; }
 PetscErrorCode VecDevLocalPartial(red_strategy_t s, red_op_t op, Vec x, Vec y, red_partial_t *p, red_atomic_state *ord)
 {
-  return ((void)s, (void)op, (void)x, (void)y, (void)p, (void)ord, PETSC_ERR_SUP);
+  return PETSC_ERR_SUP;
 }
-PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *))
-{
-  return ((void)create, (void)duplicate, PETSC_SUCCESS);
-}
+PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *)) { return 0; }
 PetscErrorCode VecDevCGTail(red_strategy_t s, PetscScalar a, Vec x, Vec p, Vec r, Vec w, Vec dinv, PetscInt dp, Vec z,
                             red_partial_t part[2], red_atomic_state *ord)
 {
-  (void)s, (void)a, (void)x, (void)p, (void)r, (void)w, (void)dinv, (void)dp, (void)z, (void)part, (void)ord;
   return PETSC_ERR_SUP;
 }
-PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp) { return ((void)d, (void)dp, PETSC_ERR_SUP); }
-PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m) { return ((void)x, (void)m, PETSC_ERR_SUP); }
-PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y)
-{
-  return ((void)f, (void)site, (void)y, PETSC_ERR_SUP);
-}
+PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp) { return PETSC_ERR_SUP; }
+PetscErrorCode VecDevMaxAbs(Vec x, PetscReal *m) { return PETSC_ERR_SUP; }
+PetscErrorCode VecDevFaultHit(fault_ctx *f, fault_site site, Vec y) { return PETSC_ERR_SUP; }
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
                              const PetscReal coef[], PetscReal ihx2, PetscReal ihy2)
 {
-  (void)u, (void)y, (void)M, (void)N, (void)dof, (void)periodic, (void)coef, (void)ihx2, (void)ihy2;
   return PETSC_ERR_SUP;
 }
 PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
-                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap)
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap,
+                                   red_atomic_state *ord)
 {
-  (void)u, (void)y, (void)M, (void)N, (void)dof, (void)periodic, (void)coef, (void)ihx2, (void)ihy2, (void)lap;
   return PETSC_ERR_SUP;
 }
-void VecDevFree(double *d) { (void)d; }
-PetscInt64 VecFPNADeviceCopies(void) { return 0; }
-PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d)
-{
-  return ((void)v, (void)mode, *d = NULL, PETSC_SUCCESS);
-}
-void VecFPNADeviceMemory(int *ndev, double *bytes) { *ndev = 0, *bytes = 0; }
-PetscBool  VecFPNADeviceUsable(char *why, size_t len)
+void           VecDevFree(double *d) {}
+PetscInt64     VecFPNADeviceCopies(void) { return 0; }
+PetscErrorCode VecFPNADeviceArray(Vec v, VecDeviceAccess mode, double **d) { return (*d = NULL, PETSC_SUCCESS); }
+void           VecFPNADeviceMemory(int *ndev, double *bytes) { *ndev = 0, *bytes = 0; }
+PetscBool      VecFPNADeviceUsable(char *why, size_t len)
 {
   return (snprintf(why, len, "this build has no CUDA (nvcc was not found when it was configured)"), PETSC_FALSE);
 }

@@ -29,9 +29,11 @@ PetscErrorCode VecDevPeriod(Vec d, PetscInt *dp);
 PetscErrorCode VecDevStencil(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
                              const PetscReal coef[], PetscReal ihx2, PetscReal ihy2);
 /* The scatter form (atomic build) likewise: face fluxes added with the device's atomics into *lap
- * (device scratch of the operator, allocated at the first call; VecDevFree frees it). */
+ * (device scratch of the operator, allocated at the first call; VecDevFree frees it), or with ord seeded in
+ * its drawn order (one call of it), the host replay's bits. */
 PetscErrorCode VecDevStencilAtomic(Vec u, Vec y, PetscInt M, PetscInt N, PetscInt dof, PetscBool periodic,
-                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap);
+                                   const PetscReal coef[], PetscReal ihx2, PetscReal ihy2, double **lap,
+                                   red_atomic_state *ord);
 void           VecDevFree(double *d);
 /* Registers VECFPNACUDA on top of the host type's create and duplicate (a no-op without a device). */
 PetscErrorCode VecDevRegister(PetscErrorCode (*create)(Vec), PetscErrorCode (*duplicate)(Vec, Vec *));

@@ -21,9 +21,9 @@ grep -q '^surrogate_device: cuda' "$d/ok.yaml" || fail "the surrogate did not ru
 "$app" "${g[@]}" -solver_device cuda -summary "$d/dev.yaml" > "$d/dev.log" 2>&1 || { tail -n 5 "$d/dev.log"; fail "fault-free run with checks, solver on the device: exit $?"; }
 key() { sed -n "s/^$2: *//p" "$1" | head -n 1; }
 [ "$(fkey "$d/dev.yaml" alarms)" = 0 ] || fail "the solver on the emulated device: a fault-free run raised alarms"
-atomic=0 # the atomic build's seeded scatter operator is replayed on the host: it copies
+atomic=0
 [ "$(key "$d/ok.yaml" solver_reduction)" = atomic ] && atomic=1
-[ $atomic = 1 ] || [ "$(key "$d/dev.yaml" device_loop_vector_copies)" = 0 ] \
+[ "$(key "$d/dev.yaml" device_loop_vector_copies)" = 0 ] \
   || fail "the operator's checks on the device copied $(key "$d/dev.yaml" device_loop_vector_copies) vectors in the loop"
 for k in state_hash weights_hash; do
   [ "$(key "$d/dev.yaml" $k)" = "$(key "$d/ok.yaml" $k)" ] || fail "the solver on the device: $k differs"
@@ -43,7 +43,7 @@ for site in site=operator,step=2,bit=55,entry=100,call=3 site=state,step=2,bit=6
   cmp -s "$d/i-cpu.rc" "$d/i-cuda.rc" && [ "$(key "$d/i-cpu.yaml" state_hash)" = "$(key "$d/i-cuda.yaml" state_hash)" ] \
     && diff <(sed -n '/^fault:/,/^[a-z]/p' "$d/i-cpu.yaml") <(sed -n '/^fault:/,/^[a-z]/p' "$d/i-cuda.yaml") > /dev/null \
     || fail "$site: the solver on the device and on the CPU differ (exit, state or the fault's record)"
-  [ $atomic = 1 ] || [ "$(key "$d/i-cuda.yaml" device_loop_vector_copies)" = 0 ] || fail "$site on the device: vectors copied in the loop"
+  [ "$(key "$d/i-cuda.yaml" device_loop_vector_copies)" = 0 ] || fail "$site on the device: vectors copied in the loop"
 done
 "$app" "${g[@]}" -inject site=weight,epoch=2,bit=29,entry=7 -summary "$d/f.yaml" > "$d/f.log" 2>&1
 rc=$?
