@@ -15,7 +15,9 @@
 #ifndef RC_SEG
 #define RC_SEG 1024 /* split blocks per segment: |segment sum| < 2^61, exact in int64 */
 #endif
+#ifndef RC_MAXGRID
 #define RC_MAXGRID 1024 /* blocks of the maximum's grid-stride pass */
+#endif
 #define RC_ABS     0x7fffffffffffffffULL
 #define RC_INF     0x7ff0000000000000ULL
 enum { RC_POS_INF = 1, RC_NEG_INF = 2, RC_NAN = 4 };
