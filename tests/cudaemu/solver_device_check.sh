@@ -11,7 +11,8 @@
 # atomics make two block orders (CUDAEMU_SEED) give two states. Uncoupled,
 # on 1, 2 and 3 ranks, the loop copies no vector (device_loop_vector_copies
 # 0: the whole step on the device, the halo as edge strips, heat's two
-# replicas compared there). On 1 and 2
+# replicas compared there), while closure mode, whose error reads the state
+# on the host, is counted. On 1 and 2
 # ranks the coupling's phases (features, targets, correction, predictions,
 # training) keep the batch on the device: the loop copies no vector either,
 # and in the reproducible build, with both on the device, the coupling's
@@ -73,6 +74,12 @@ for run in gs:1 heat:1 gs:3 heat:2; do # uncoupled: no vector crosses in the loo
   c=$(key "$t/$d-none$np.dev.yaml" device_loop_vector_copies)
   [ "$c" = 0 ] || fail "$d, uncoupled, $np rank(s): $c vector copies in the loop on the device, not 0"
 done
+# the counter sees a host access in the loop: closure mode's error reads the state on the host each step
+"$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 2 -coupling closure -surrogate_device cpu -solver_device cuda \
+  -summary "$t/closure.yaml" > "$t/closure.log" 2>&1 || { tail -n 3 "$t/closure.log"; fail "closure on the device failed"; }
+c=$(key "$t/closure.yaml" device_loop_vector_copies)
+[ "${c:-0}" -gt 0 ] || fail "closure mode reads the state on the host in its loop, yet device_loop_vector_copies is ${c:-missing}"
+echo "closure: $c vector copies in the loop (its error is computed on the host): the counter counts"
 # a restart across devices: 3 steps on one, the rest on the other, the uninterrupted CPU run's hashes (gs.cpu.yaml)
 gsr=(-options_file "$t/grayscott-small.opts" -surrogate_device cpu "${seed[@]}")
 for way in cpu-dev dev-cpu; do

@@ -185,7 +185,8 @@ static void diffs(size_t n, unsigned every, int specials)
     a[i] = ldexp((double)(next() % 2000001) / 1e6 - 1.0, (int)(next() % 41) - 20);
     if (specials && next() % 97 == 0) a[i] = value();
     uint64_t h = next();
-    b[i]       = h % every ? a[i] : h % 3 ? nextafter(nextafter(a[i], INFINITY), INFINITY) : specials ? value() : 1.001 * a[i];
+    double c   = specials ? value() : 1.001 * a[i];
+    b[i]       = h % every ? a[i] : h % 3 ? nextafter(nextafter(a[i], INFINITY), INFINITY) : c;
   }
   void *ad = dev(n * sizeof *a, a), *bd = dev(n * sizeof *b, b);
   h = diff_reference(n, a, b);
