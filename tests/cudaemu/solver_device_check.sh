@@ -19,7 +19,8 @@
 # copies are the same for 4 and 6 steps. A restart crosses devices both ways with the uninterrupted run's
 # hashes; -solver_device auto takes the emulated device, and the real
 # miniapp of a build without a usable device refuses -solver_device cuda in
-# one line and falls back to the CPU under auto.
+# one line and falls back to the CPU under auto; a device that fails mid-run
+# ends the run in one line, exit 1, no summary written.
 set -u
 app=$1 emu=$2 mpiexec=$3 decks=$4
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
@@ -80,6 +81,13 @@ done
 c=$(key "$t/closure.yaml" device_loop_vector_copies)
 [ "${c:-0}" -gt 0 ] || fail "closure mode reads the state on the host in its loop, yet device_loop_vector_copies is ${c:-missing}"
 echo "closure: $c vector copies in the loop (its error is computed on the host): the counter counts"
+# a device that fails mid-run (the emulation refuses the operator's launch): one line, exit 1, no summary
+k=vc_stencil_kernel && [ ${#seed[@]} -gt 0 ] && k=vc_seeded_kernel
+err=$(CUDAEMU_FAIL_LAUNCH=$k "$emu" -options_file "$t/grayscott-small.opts" -ts_max_steps 2 -surrogate_device cpu \
+  -solver_device cuda "${seed[@]}" -summary "$t/failed.yaml" 2>&1 > /dev/null); rc=$?
+[ $rc = 1 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "^miniapp: error: CUDA error " && [ ! -e "$t/failed.yaml" ] \
+  || { echo "$err"; fail "a launch the device refuses mid-run: not one line, exit 1 and no summary (exit $rc)"; }
+echo "a refused launch of $k mid-run: $err"
 # a restart across devices: 3 steps on one, the rest on the other, the uninterrupted CPU run's hashes (gs.cpu.yaml)
 gsr=(-options_file "$t/grayscott-small.opts" -surrogate_device cpu "${seed[@]}")
 for way in cpu-dev dev-cpu; do
