@@ -39,6 +39,9 @@ one() { # name, ranks, deck args... (CUDAEMU_SEED: the device's block order, fro
     [ "$(key "$t/$name.cpu.yaml" $k)" = "$(key "$t/$name.dev.yaml" $k)" ] \
       || fail "$name: $k $(key "$t/$name.dev.yaml" $k) on the device, $(key "$t/$name.cpu.yaml" $k) on the CPU"
   done
+  # with replicas: their comparison with replica 0 (the device's where the states are) as the CPU's
+  diff <(grep '^replica_' "$t/$name.cpu.yaml") <(grep '^replica_' "$t/$name.dev.yaml") > /dev/null \
+    || fail "$name: the replicas' metrics differ between the CPU and the device"
   [ "$(key "$t/$name.dev.yaml" verification)" = VALID ] || fail "$name: the device run is not VALID"
   [ "$(key "$t/$name.dev.yaml" solver_device)" = cuda ] && [ "$(key "$t/$name.cpu.yaml" solver_device)" = cpu ] \
     || fail "$name: solver_device not said"
@@ -60,6 +63,13 @@ seed=() devonly=() # devonly: options of the device run alone
 CUDAEMU_SEED=1 one gs 1 -options_file "$t/grayscott-small.opts" -ts_max_steps 5 -surrogate_device cpu "${seed[@]}"
 CUDAEMU_SEED=2 one heat 1 -options_file "$t/heat-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
 CUDAEMU_SEED=3 one gs2 2 -options_file "$t/grayscott-small.opts" -ts_max_steps 3 -surrogate_device cpu "${seed[@]}"
+if [ ${#seed[@]} -gt 0 ]; then # the seeded scatter on 2 ranks with Dirichlet edges; two replicas that differ
+  CUDAEMU_SEED=1 one heat2 2 -options_file "$t/heat-small.opts" -ts_max_steps 2 -surrogate_device cpu "${seed[@]}" \
+    -replicas 2
+  v=$(sed -n 's/^replica_final_vc: \[[^,]*, *//p' "$t/heat2.dev.yaml")
+  [ -n "$v" ] && [ "$v" != "0.000000e+00]" ] || fail "heat2: the seeded replicas did not differ (replica_final_vc: ${v:-missing})"
+  echo "heat2: replica 1's final V_c $v, the same on the CPU"
+fi
 for run in gs:1 heat:1 gs:3 heat:2; do # uncoupled: no vector crosses in the loop (2+ ranks: edge strips only)
   d=${run%:*} np=${run#*:}
   [ $d = gs ] && deck=grayscott-small || deck=heat-small
