@@ -23,7 +23,8 @@
 #   submit    scripts/benchmark.sh on -submit_deck (default grayscott-medium),
 #             both halves on the GPU (-tunable "-solver_device cuda"): this
 #             machine's official submission, for docs/benchmark.md's table of
-#             machines (logs/submission/)
+#             machines (logs/submission/), and that table: the submissions
+#             recorded in docs/runs merged with it (logs/submission/machines.md)
 #   ranks     grayscott-small on 2 GPU ranks against 1 CPU rank: same hashes
 #             (with the solver step: the solver on the 2 GPUs too)
 #   bench     bench_surrogate per batch (-bench_n) and network (-widths):
@@ -287,6 +288,13 @@ if on submit; then
   detail="FOM mean $(sed -n '/^fom:/,/^[a-z]/s/^  mean: //p' "$s" 2> /dev/null), cv $(sed -n '/^fom:/,/^[a-z]/s/^  cv: //p' "$s" 2> /dev/null), $(key "$s" repeats) repeats"
   if [ $rc = 0 ] && [ "$(key "$s" official)" = true ]; then record "submission $submit_deck" pass "official, $detail"
   else record "submission $submit_deck" fail "exit $rc, official $(key "$s" official), $(grep -m1 'error:' "$log"), logs/submit.log"; fi
+  # this machine beside the submissions recorded in docs/runs: docs/benchmark.md's table of machines
+  recs=(docs/runs/*/submission.yaml) m=$logs/submission/machines.md
+  if [ ! -e "${recs[0]}" ] || [ ! -e "$s" ]; then record "machines compared" skip "no recorded submission in docs/runs, or none here"
+  elif "$py" scripts/report_table.py merge "${recs[@]}" "$s" > "$m" 2> "$logs/machines.log"; then
+    record "machines compared" pass "$(( ${#recs[@]} + 1 )) submissions in one table: logs/submission/machines.md"
+    { echo; echo "### machines (scripts/report_table.py merge docs/runs/*/submission.yaml and this one)"; cat "$m"; } >> "$res"
+  else record "machines compared" fail "report_table.py merge: $(head -n 1 "$logs/machines.log")"; fi
 fi
 
 if on ranks; then

@@ -56,9 +56,11 @@ case $("$build/miniapp/miniapp" -version 2> /dev/null | head -n 1) in
   *)
     scripts/gpu-check.sh -rehearse -bin "$tmp/root/reproducible" -out "$tmp/gcs" -steps submit -submit_deck grayscott-small > "$tmp/log" 2>&1 \
       && has "$tmp/gcs/result.md" "| submission grayscott-small | pass | official" \
+      && has "$tmp/gcs/result.md" "| machines compared | pass |" \
+      && has "$tmp/gcs/logs/submission/machines.md" "| grayscott-medium | ci-2core-xeon-vm |" \
       && [ "$(sed -n 's/^official: //p' "$tmp/gcs/logs/submission/submission.yaml")" = true ] \
       || { cat "$tmp/log"; fail "the submit step: not an official submission"; }
-    echo "ok: the submit step wrote an official submission" ;;
+    echo "ok: the submit step wrote an official submission, merged with those recorded in docs/runs" ;;
 esac
 
 # a failing executable fails the check and the script

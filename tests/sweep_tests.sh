@@ -267,4 +267,10 @@ rc=0; $py scripts/report_table.py sweep "$d" --out /proc/none/t.md > "$tmp/out" 
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "report_table --out unwritable: exit $rc"; }
 scripts/sweep.sh no-such-deck 2> "$tmp/err" || true
 has "$tmp/err" "sweep: error: unknown deck 'no-such-deck'"
+# docs/benchmark.md's table of recorded machines is merge's output on docs/runs/*/submission.yaml (re-checked there)
+"$py" scripts/report_table.py merge docs/runs/*/submission.yaml > "$tmp/machines.md" || fail "merge of docs/runs' submissions"
+[ "$(grep -c '^| grayscott' "$tmp/machines.md")" -ge 1 ] || fail "no recorded machine in docs/runs"
+while IFS= read -r line; do
+  grep -qxF -- "$line" docs/benchmark.md || fail "docs/benchmark.md's table of recorded machines lacks: $line"
+done < "$tmp/machines.md"
 echo PASS
