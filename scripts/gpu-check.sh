@@ -34,7 +34,11 @@
 #             (eager, deterministic, torch.compile), where PyTorch is there
 #   atomic    -replicas R runs of -atomic_deck with a build whose surrogate
 #             half is atomic: real GPU atomics (order seed 0) against the CPU's
-#             seeded replay (seed 1): weights V_c, rel. L2, first divergent epoch
+#             seeded replay (seed 1): weights V_c, rel. L2, first divergent epoch;
+#             then the atomic build (-sweep_root/atomic) with both halves on the
+#             GPU (its solver's atomics too: the state's V_c, first divergent
+#             step), and a seeded order with the solver on the GPU and on the
+#             CPU: the same state hash
 #   sweep     scripts/sweep.sh on -sweep_decks with the surrogate on the GPU,
 #             surrogate half varied (-sweep_variants, builds under -sweep_root),
 #             -sweep_repeat rounds (default 2)
@@ -364,6 +368,25 @@ if on atomic; then
         record "atomic study ($label)" pass "$atomic_deck, $replicas replicas, $(key "$logs/atomic-$who.yaml" surrogate_reduction) surrogate: weights V_c $(key "$logs/atomic-$who.yaml" replica_final_weights_vc); rel. L2 $(key "$logs/atomic-$who.yaml" replica_final_weights_rel_l2); first divergent epoch $(key "$logs/atomic-$who.yaml" replica_first_divergent_epoch)"
       else record "atomic study ($label)" fail "exit $rc, logs/atomic-$who.log"; fi
     done
+  fi
+  # both halves: the atomic build with the solver on the device too (its sums' and face fluxes' atomics), then a
+  # seeded order, whose replay the device makes as the CPU does: the same state
+  bapp=$(exe "$sweep_root/atomic" miniapp) ad=(-options_file "inputs/$atomic_deck.opts" -coupling_baselines false)
+  if [ -z "$bapp" ]; then record "atomic study (both halves)" skip "no miniapp under $sweep_root/atomic"
+  else
+    timeout "$(tmo_now)" "$bapp" "${ad[@]}" -replicas "$replicas" -solver_device "$dev" -surrogate_device "$dev" \
+      -atomic_order_seed 0 -summary "$logs/atomic-both.yaml" > "$logs/atomic-both.log" 2>&1; rc=$?
+    b=$logs/atomic-both.yaml
+    if [ $rc = 0 ] || [ $rc = 2 ]; then
+      record "atomic study (both halves on $dev, real atomics)" pass "$atomic_deck, $replicas replicas: state V_c $(key "$b" replica_final_vc); rel. L2 $(key "$b" replica_final_rel_l2); first divergent step $(key "$b" replica_first_divergent_step); weights V_c $(key "$b" replica_final_weights_vc)"
+    else record "atomic study (both halves on $dev, real atomics)" fail "exit $rc, logs/atomic-both.log"; fi
+    for sd in "$dev" cpu; do
+      timeout "$(tmo_now)" "$bapp" "${ad[@]}" -solver_device "$sd" -surrogate_device cpu -atomic_order_seed 3 \
+        -summary "$logs/seeded-$sd.yaml" > "$logs/seeded-$sd.log" 2>&1
+    done
+    h1=$(key "$logs/seeded-$dev.yaml" state_hash) h2=$(key "$logs/seeded-cpu.yaml" state_hash)
+    if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then record "seeded atomics: solver on $dev vs CPU" pass "order seed 3: state hash $h1 on both"
+    else record "seeded atomics: solver on $dev vs CPU" fail "state hash ${h1:-none} on $dev, ${h2:-none} on the CPU (logs/seeded-*.log)"; fi
   fi
 fi
 

@@ -13,7 +13,7 @@
 #   sanitize  compute-sanitizer's four tools, then the Nsight Compute profile
 #   large     deck grayscott-large
 #   sweep     grayscott-medium over atomic, deterministic, reproducible, atomic-reproducible
-#   atomic    the atomic study, 4 replicas of grayscott-medium
+#   atomic    the atomic study, 4 replicas of grayscott-medium (the surrogate half, then both halves)
 #   sumstudy  the FPNA sum study's CUDA methods
 # A group starts only while its estimate fits in what is left of S seconds
 # (default 540) and its steps are stopped when S runs out. After each group
@@ -71,7 +71,7 @@ fi
 
 est() { # GROUP: seconds it takes on an H100 machine, generously
   case $1 in core) echo 90 ;; solver) echo 150 ;; gpudecks) echo 300 ;; submit) echo 100 ;; bench) echo 60 ;; torch) echo 120 ;; kernels) echo 90 ;; sanitize) echo 150 ;; large) echo 120 ;;
-    sweep) echo 200 ;; atomic) echo 120 ;; sumstudy) echo 60 ;; esac
+    sweep) echo 200 ;; atomic) echo 180 ;; sumstudy) echo 60 ;; esac
 }
 args() { # GROUP: gpu-check.sh's arguments
   case $1 in

@@ -35,7 +35,8 @@ want = {"device": "skip", "test": "skip", "profile": "skip", "deck grayscott-sma
         "2 cpu ranks vs 1 CPU rank": "pass", "2 cpu ranks, solver too, vs 1 CPU rank": "pass",
         "bench_surrogate n=3000 layers=8,8": "pass",
         "bench_surrogate n=3000 layers=3": "pass", "atomic study (cpu, real atomics)": "pass",
-        "atomic study (CPU, seeded replay)": "pass", "sweep grayscott-small": "pass"}
+        "atomic study (CPU, seeded replay)": "pass", "atomic study (both halves on cpu, real atomics)": "pass",
+        "seeded atomics: solver on cpu vs CPU": "pass", "sweep grayscott-small": "pass"}
 bad = {k: (st.get(k), v) for k, v in want.items() if st.get(k) != v}
 extra = set(st) - set(want)
 if bad or extra or d["surrogate_device"] != "cpu":
