@@ -11,8 +11,9 @@
 #   scripts/gpu-check.sh -bin .runtime/bin/reproducible
 # Default variants: the reproducible build (checks, decks, benchmarks), the
 # reproducible-atomic one (the atomic study: only the surrogate's sums vary)
-# and atomic, atomic-deterministic, atomic-reproducible (the sweep of the
-# surrogate half). Needs nvcc and the pack-runtime tool (PACK_RUNTIME,
+# atomic, atomic-deterministic, atomic-reproducible (the sweep of the
+# surrogate half; atomic also the atomic study of both halves) and
+# deterministic (gpu-lease.sh's sweep of whole builds). Needs nvcc and the pack-runtime tool (PACK_RUNTIME,
 # default ../shared/tools/pack-runtime). Environment: JOBS.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the head above is the usage
 set -euo pipefail
@@ -21,7 +22,7 @@ callerpath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$caller
 cd "$(dirname "$0")/.."
 usage="usage: scripts/gpu-pack.sh [-arch SM] [-variants \"V ..\"] [-out DIR]"
 die() { echo "gpu-pack: error: $*" >&2; exit 1; }
-arch=90 variants="reproducible reproducible-atomic atomic atomic-deterministic atomic-reproducible" out=.runtime
+arch=90 variants="reproducible reproducible-atomic atomic atomic-deterministic atomic-reproducible deterministic" out=.runtime
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "$1 needs a value ($usage)"
   case $1 in
