@@ -5,11 +5,14 @@
 #include "vecred.h"
 #include "fault.h"
 
-/* A CUDA call of kernels/ (0 or an error code) under PETSc's error handling: the error's words and the call. */
+#include "cuda_call.h"
+
+/* A CUDA call of kernels/ (0 or an error code) under PETSc's error handling: the error's words and the function. */
 #define CKD(x) \
   do { \
     int e_ = (x); \
-    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, vec_cuda_error_string(e_), #x); \
+    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %.*s", e_, vec_cuda_error_string(e_), \
+               CUDA_CALL_NAME(#x), #x); \
   } while (0)
 
 /* v is an fpnacuda vector (its reductions then go to VecDevLocalPartial). */

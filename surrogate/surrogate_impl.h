@@ -11,6 +11,8 @@
 #include "gsum.h"
 #include "fault.h"
 
+#include "cuda_call.h"
+
 #define SURR_MAX_LAYERS  16        /* hidden layers + output layer */
 #define SURR_MAX_WEIGHTS (1 << 24) /* parameters (weights and biases) */
 
@@ -246,8 +248,8 @@ PETSC_EXTERN PetscErrorCode SurrogateSetStrategy_Private(Surrogate s, red_strate
 #define PetscCallMLP(call) \
   do { \
     int rc_ = (call); \
-    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", rc_, mlp_cuda_error_string(rc_), \
-               #call); \
+    PetscCheck(rc_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %.*s", rc_, mlp_cuda_error_string(rc_), \
+               CUDA_CALL_NAME(#call), #call); \
   } while (0)
 
 #endif

@@ -12,11 +12,13 @@
 
 #if defined(MINIAPP_HAVE_CUDA)
 #include "couple_cuda.h"
+#include "cuda_call.h"
 
 #define CKB(x) \
   do { \
     int e_ = (x); \
-    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %s", e_, couple_cuda_error_string(e_), #x); \
+    PetscCheck(!e_, PETSC_COMM_SELF, PETSC_ERR_LIB, "CUDA error %d (%s) in %.*s", e_, couple_cuda_error_string(e_), \
+               CUDA_CALL_NAME(#x), #x); \
   } while (0)
 #endif
 
