@@ -96,11 +96,7 @@ PetscErrorCode OperatorDevExchange(Mat A, Vec x, const double **g)
 void OperatorDevFree(OpCtx *op) { (void)op; }
 #endif
 
-PetscBool OperatorOnDevice(const OpCtx *op, Vec x, Vec y)
-{
-  (void)op;
-  return (PetscBool)(VecDevIs(x) && VecDevIs(y));
-}
+PetscBool OperatorOnDevice(Vec x, Vec y) { return (PetscBool)(VecDevIs(x) && VecDevIs(y)); }
 
 PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y, red_atomic_state *ord)
 {

@@ -299,7 +299,7 @@ static PetscErrorCode OperatorMult(Mat A, Vec x, Vec y)
   PetscCall(MatShellGetContext(A, &op));
   direct = (PetscBool)!op->scatter; /* the gather form reads x itself (2+ ranks: and its neighbours' edges) */
   PetscCall(VecFPNAGetOrder(x, &ord));
-  if (OperatorOnDevice(op, x, y)) { /* opdev.c */
+  if (OperatorOnDevice(x, y)) { /* opdev.c */
     PetscCall(OperatorDevMult(op, x, y, ord));
     if (fault_is_armed(op->fault, FAULT_OPERATOR)) PetscCall(VecDevFaultHit(op->fault, FAULT_OPERATOR, y));
     if (op->check) PetscCall(Check(A, op, x, y));
@@ -347,7 +347,7 @@ static PetscErrorCode OperatorMultDot(Mat A, Vec x, Vec y, PetscScalar *xy)
   PetscCall(VecFPNAGetStrategy(x, &fpna, &s));
   PetscCheck(fpna && !op->scatter, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
              "the fused product needs the gather operator and fpna vectors");
-  if (OperatorOnDevice(op, x, y)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
+  if (OperatorOnDevice(x, y)) { /* the product, then x . y: the fused pass's bits (red_dot_blocks) */
     PetscCall(OperatorMult(A, x, y));
     PetscCall(VecDevLocalPartial(s, RED_OP_DOT, x, y, &part, ord));
     PetscCall(VecFPNACombine(PetscObjectComm((PetscObject)A), s, 1, &part, xy));

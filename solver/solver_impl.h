@@ -57,7 +57,7 @@ PetscErrorCode OpHaloExchange(OpCtx *op, const PetscScalar *x);
 PetscErrorCode OpHaloSendrecv(OpCtx *op);
 void           OpHaloDestroy(OpCtx *op);
 /* opdev.c: the product on the device, where OperatorOnDevice says it runs there */
-PetscBool      OperatorOnDevice(const OpCtx *op, Vec x, Vec y);
+PetscBool      OperatorOnDevice(Vec x, Vec y); /* both vectors fpnacuda: every form runs there */
 PetscErrorCode OperatorDevMult(OpCtx *op, Vec x, Vec y, red_atomic_state *ord); /* ord: the scatter form's order */
 void           OperatorDevFree(OpCtx *op);
 /* x's halo on 2+ ranks: the neighbours' edges of x on the device, *g (kernels/vec_cuda.h vec_cuda_halo_pack) */
