@@ -6,6 +6,7 @@ official flag agrees with the report's own reasons and its build, the FOM and
 the time per step agree with the report's timings and the deck's size, and a
 repeat is a run of its own (its run identity and timings are no other's).
 Also the noise rules. Not run on its own."""
+import datetime
 import os
 import re
 
@@ -106,6 +107,15 @@ def same_option(name, a, b):
     return a == b or (name == "-ksp_type" and a in cg and b in cg)
 
 
+def elapsed(r):
+    """Seconds from the report's run.start to its date (None where either does not parse)."""
+    try:
+        t = [datetime.datetime.fromisoformat(str(get(r, k)).replace("Z", "+00:00")) for k in ("run.start", "date")]
+        return (t[1] - t[0]).total_seconds()
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
 def check_report(p, r):
     """Die on a malformed report or one that contradicts itself; return its FOM (None where it has none)."""
     deck = field(p, r, "deck", "str")
@@ -141,8 +151,22 @@ def check_report(p, r):
                revision_why(rev) or (None if committed is True else "build.deck_committed %s" % str(committed).lower()))
         if bad:
             die("%s: official: true, but %s: the report contradicts itself (altered?)" % (p, bad))
+        written = deck_options(deck)
+        if not written:
+            die("%s: deck: %r is not a shipped deck (inputs/), yet official" % (p, deck))
         ran = run_options(get(r, "options"))
-        for name, want in deck_options(deck).items():  # the deck as written: each of its options with its value
+        extra = sorted(set(ran) - set(written) - TUNABLE)
+        if extra:  # the deck as written plus what a submitter may change: nothing else
+            die("%s: options: %s is neither the deck %s's nor one a submitter may change, yet official"
+                % (p, extra[0], deck))
+        for name, key in (("-golden_state_hash", "state_hash"), ("-golden_weights_hash", "weights_hash")):
+            got = get(r, "verification." + key)
+            # a true mismatch makes the submission not official (report_submission.py); a verdict that
+            # contradicts the hash beside it was altered
+            if name in written and (got == written[name]) != (get(r, "verification.golden_" + key) == "match"):
+                die("%s: verification.%s: is %s (golden_%s %s), the deck %s's golden hash is %s: the verdict contradicts the hash"
+                    % (p, key, got, key, get(r, "verification.golden_" + key), deck, written[name]))
+        for name, want in written.items():  # the deck as written: each of its options with its value
             if name not in TUNABLE and (name not in ran or not same_option(name, ran[name], want)):
                 die("%s: options: %s is %s, the deck %s's %s: not the deck as written, yet official"
                     % (p, name, ran.get(name, "not given"), deck, want or "(set)"))
@@ -151,6 +175,10 @@ def check_report(p, r):
                 die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"
                     % (p, key, get(r, key), deck, want))
     work = sum(num(get(r, "timing." + k)) for k in ("solve", "features", "predict", "train"))
+    total, wall = num(get(r, "timing.total")), elapsed(r)
+    if total < work - 2e-6 or (wall is not None and total > wall + 2.0):  # date: whole seconds, written after the run
+        die("%s: timing.total: is %s, but its parts take %.6f s and the run %s s from run.start to date"
+            % (p, get(r, "timing.total"), work, "n/a" if wall is None else "%.1f" % wall))
     units = float(grid[0]) * float(grid[1]) * steps * get(r, "problem.replicas")
     if fom is not None:  # to the printed digits: timings and FOM with 6 decimals
         want = units / work / 1e6 if work > 0 else None

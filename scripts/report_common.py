@@ -27,7 +27,7 @@ def num(x):
         return None
     try:
         v = float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return v if math.isfinite(v) else None  # .nan (nothing measured: a restart at its last step) is missing, not a number
 
@@ -58,7 +58,9 @@ def load(path):
     try:
         with open(path) as f:
             d = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as e:
+    except RecursionError:
+        die("%s: cannot read the report (nested too deep)" % path)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
         die("%s: cannot read the report (%s)" % (path, str(e).splitlines()[0]))
     if not isinstance(d, dict) or "timing" not in d or verdict_of(d) is None:
         die("%s: not a miniapp report (no timing or VALID/INVALID verdict)" % path)

@@ -287,5 +287,7 @@ if __name__ == "__main__":
         main()
     except OSError as e:  # a file that cannot be read: one line, no traceback
         die("%s%s" % (e.filename + ": " if e.filename else "", e.strerror or e))
+    except RecursionError:  # a value nested thousands deep
+        die("malformed input: a report or submission nested too deep")
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError) as e:  # a key of an unforeseen type
         die("malformed input: a report or submission holds a value of the wrong type (%s: %s)" % (type(e).__name__, e))

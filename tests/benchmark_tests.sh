@@ -84,8 +84,20 @@ mkaudit; sed -i '/^run:/,/^[a-z]/{/^  id:/d}' "$tmp/au/r2.yaml"; audit refused "
 mkaudit; mv "$tmp/au/r2.yaml" "$tmp/au/r3.yaml"; audit refused "r1 and r3, no r2"
 mkaudit; sed -i 's/^  revision: .*/  revision: "0000000000aa"/' "$tmp/au/r2.yaml"; audit refused "a repeat of another revision"
 if grep -q '^  golden_state_hash: "match"' "$sub/r1.yaml"; then # the reproducible build's decks carry golden hashes
-  mkaudit; sed -i 's/^  golden_state_hash: "match"/  golden_state_hash: "MISMATCH"/' "$tmp/au/r2.yaml"; audit notofficial "a repeat whose golden hash mismatched"
+  mkaudit; sed -i 's/^  golden_state_hash: "match"/  golden_state_hash: "MISMATCH"/; s/^  state_hash: .*/  state_hash: "0x1111111111111111"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"
+  audit notofficial "repeats whose golden hash mismatched"
+  mkaudit; sed -i 's/^  golden_weights_hash: "match"/  golden_weights_hash: "MISMATCH"/' "$tmp/au/r2.yaml"
+  audit refused "a MISMATCH verdict beside the golden weights hash" "r2.yaml: verification.weights_hash: is"
+  mkaudit; sed -i 's/^  state_hash: .*/  state_hash: "0xdeadbeefdeadbeef"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"
+  audit refused "a state hash not the deck's beside its match verdict" "r1.yaml: verification.state_hash: is 0xdeadbeefdeadbeef"
 fi
+# official is the shipped deck as written plus the free options, nothing else
+mkaudit; sed -i 's/^\(options: .*\)-ts_max_steps /\1-gs_F 0.05 -ts_max_steps /' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"
+audit refused "official with an option the deck does not set" "r1.yaml: options: -gs_F is neither the deck"
+mkaudit; sed -i 's/^deck: .*/deck: "grayscott-huge"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "official with a deck not shipped" "r1.yaml: deck: 'grayscott-huge' is not a shipped deck"
+# timing.total (the minimum duration's basis) within the run's own dates and at least its parts
+mkaudit; awk '/^timing:/ {f = 1} f && /^  total:/ {printf "  total: %.6f\n", $2 + 100; f = 0; next} {print}' "$sub/r2.yaml" > "$tmp/au/r2.yaml"
+audit refused "timing.total beyond run.start to date" "r2.yaml: timing.total: is"
 if ! grep -q '^  solver_reduction: atomic\|^  surrogate_reduction: atomic' "$sub/r1.yaml"; then
   mkaudit; sed -i 's/^  state_hash: .*/  state_hash: "0x1111111111111111"/' "$tmp/au/r2.yaml"; audit refused "two state hashes of an ordered build"
 fi
