@@ -170,7 +170,15 @@ def check_report(p, r):
             if name not in TUNABLE and (name not in ran or not same_option(name, ran[name], want)):
                 die("%s: options: %s is %s, the deck %s's %s: not the deck as written, yet official"
                     % (p, name, ran.get(name, "not given"), deck, want or "(set)"))
-        for key, want in deck_size(deck).items():
+        size = {"problem.replicas": 1, **deck_size(deck)}  # a deck without -replicas runs one
+        tile, ranks = written.get("-weak_tile"), get(r, "machine.ranks")
+        if tile is not None:  # the weak deck: one T x T tile per rank
+            t = int(tile)
+            if not isinstance(ranks, int) or any(int(g) % t for g in grid) or \
+                    (int(grid[0]) // t) * (int(grid[1]) // t) != ranks:
+                die("%s: problem.grid: is %s, the deck %s's is one %s x %s tile for each of machine.ranks %s, yet official"
+                    % (p, grid, deck, t, t, ranks))
+        for key, want in size.items():
             if get(r, key) != want:
                 die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"
                     % (p, key, get(r, key), deck, want))

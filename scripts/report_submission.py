@@ -215,8 +215,11 @@ def check_submission(p, d):
         if bad:
             die("%s: official: true, but %s: the submission contradicts itself (altered?)" % (p, bad))
     reports, here = d.get("reports"), os.path.dirname(os.path.abspath(p))
-    if not isinstance(reports, list) or not reports or \
-            not all(isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports):
+    present = [isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports] \
+        if isinstance(reports, list) else []
+    if any(present) and not all(present):  # some beside it: the set was cut, not moved
+        die("%s: reports: %d of the %d listed are not beside it" % (p, present.count(False), len(present)))
+    if not present or not all(present):
         return "file only"
     again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
     for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min",

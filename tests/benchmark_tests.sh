@@ -152,7 +152,8 @@ grep -q '| checked |' "$tmp/merge.md" && [ "$(grep -c '| reports |$' "$tmp/merge
 mkdir "$tmp/m1" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m1/" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/m1/submission.yaml"
 cp "$tmp/s2/submission.yaml" "$tmp/alone.yaml" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/alone.yaml"
 mkdir "$tmp/m2" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m2/" && sed -i '/^fom:/,/^[a-z]/s/^  max: .*/  max: 1000.0/' "$tmp/m2/submission.yaml"
-for bad in "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
+mkdir "$tmp/m3" && cp "$tmp/s2/r1.yaml" "$tmp/s2/submission.yaml" "$tmp/m3/" # r2 left out: a cut set, not a moved file
+for bad in "$tmp/m3/submission.yaml:reports: 1 of the 2 listed are not beside it" "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
   rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
 done
