@@ -227,6 +227,10 @@ def noise_why(deck, reps, cv):
         load, cores = get(r, "run.load_before"), num(get(r, "machine.cores_online"))
         if not isinstance(load, list) or not load or num(load[0]) is None or cores is None:
             return "repeat %d: no load average before it (run.load_before) or no machine.cores_online" % (k + 1)
+        total = num(get(r, "machine.cores_total"))
+        if num(load[0]) < 0 or cores < 1 or (total is not None and cores > total):
+            return "repeat %d: run.load_before %s with machine.cores_online %g of cores_total %s: not a load reading" % (
+                k + 1, load[0], cores, get(r, "machine.cores_total"))
         own = (num(get(r, "machine.ranks_per_node")) or 1) * (num(get(r, "machine.threads")) or 1) if k else 0
         bound = LOAD_SHARE * cores + own
         if num(load[0]) > bound:

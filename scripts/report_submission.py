@@ -54,7 +54,8 @@ def build(directory, min_secs, command, system_name=None):
     if len(exes) != 1:
         die("%s: the repeats ran different executables (%s)" % (directory, ", ".join(sorted(exes))))
     for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "build.flags", "build.revision", "build.version", "build.petsc", "build.cuda",
-                "build.deck_committed", "machine.hostname", "machine.cpu", "machine.ranks", "machine.threads", "machine.device", "machine.cuda_kernels"):
+                "build.deck_committed", "machine.hostname", "machine.cpu", "machine.ranks", "machine.ranks_per_node", "machine.threads", "machine.nodes", "machine.device",
+                "machine.cuda_kernels", "machine.cores_online"):
         seen = {str(get(r, key)) for r in reps}  # one submission: one build on one machine in one layout
         if len(seen) != 1:
             die("%s: the repeats differ in %s (%s)" % (directory, key, ", ".join(sorted(seen))))
