@@ -113,6 +113,8 @@ def describe(first, reps, name):
 def mean_energy(reps, key):
     """The repeats' mean of an energy KEY (joules); "not measured" where any repeat did not measure it."""
     e = [num(get(r, key)) for r in reps]
+    if any(x is not None and x < 0 for x in e):
+        die("%s: is %s in a repeat, an energy below 0" % (key, min(x for x in e if x is not None)))
     return "not measured" if None in e else round(sum(e) / len(e), 1)
 
 
