@@ -139,9 +139,10 @@ def check_report(p, r):
     steps = timed_steps(r)
     if steps is None:
         die("%s: timing.timed_steps: is %s, want a number" % (p, kind_of(get(r, "timing.timed_steps"))))
+    fom = None
     if get(r, "fom") is not None:
         field(p, r, "fom", "dict")
-    fom = field(p, r, "fom.value", "num", need=False) if get(r, "fom") is not None else None
+        fom = field(p, r, "fom.value", "num", need=False)
     if get(r, "fom.value") is not None and fom is None:  # .nan (no step timed) reads as no FOM
         fom = None
     if official:  # the flag against the report's own reasons and build
