@@ -7,10 +7,11 @@ the time per step agree with the report's timings and the deck's size, and a
 repeat is a run of its own (its run identity and timings are no other's).
 Also the noise rules. Not run on its own."""
 import datetime
+import math
 import os
 import re
 
-from report_common import die, get, num, timed_steps, verdict_of
+from report_common import die, get, num, seal_why, timed_steps, verdict_of
 
 # the noise rules (docs/benchmark.md, run rules): the FOM's coefficient of variation over the repeats at most
 # CV_BOUND, and the 1-minute load average before each repeat at most LOAD_SHARE x the node's online cores, plus,
@@ -118,6 +119,10 @@ def elapsed(r):
 
 def check_report(p, r):
     """Die on a malformed report or one that contradicts itself; return its FOM (None where it has none)."""
+    with open(p, "rb") as f:
+        why = seal_why(f.read())
+    if why:  # the file as the run wrote it, before any of its keys are believed
+        die("%s: seal: %s" % (p, why))
     deck = field(p, r, "deck", "str")
     official = field(p, r, "official", "bool")
     why = field(p, r, "official_why", "str", need=False)
@@ -142,9 +147,8 @@ def check_report(p, r):
     fom = None
     if get(r, "fom") is not None:
         field(p, r, "fom", "dict")
-        fom = field(p, r, "fom.value", "num", need=False)
-    if get(r, "fom.value") is not None and fom is None:  # .nan (no step timed) reads as no FOM
-        fom = None
+        v = get(r, "fom.value")  # .nan: the run timed no step (a restart at its last step)
+        fom = None if isinstance(v, float) and math.isnan(v) else field(p, r, "fom.value", "num", need=False)
     if official:  # the flag against the report's own reasons and build
         committed = get(r, "build.deck_committed")
         bad = ("official_why %s" % why if why else
@@ -191,6 +195,8 @@ def check_report(p, r):
         die("%s: timing.total: is %s, but its parts take %.6f s and the run %s s from run.start to date"
             % (p, get(r, "timing.total"), work, "n/a" if wall is None else "%.1f" % wall))
     units = float(grid[0]) * float(grid[1]) * steps * get(r, "problem.replicas")
+    if fom is None and work > 0 and steps > 0 and get(r, "fom") is not None:
+        die("%s: fom.value: is %s, yet its timings time %g steps in %g s" % (p, get(r, "fom.value"), steps, work))
     if fom is not None:  # to the printed digits: timings and FOM with 6 decimals
         want = units / work / 1e6 if work > 0 else None
         tol = None if want is None else want * (2e-6 / work) / max(1 - 2e-6 / work, 1e-12) + 5e-7 + 1e-9 * want

@@ -52,16 +52,73 @@ def find_key(d, key):
     return None
 
 
-def load(path):
+class NoAliasLoader(yaml.SafeLoader):
+    """YAML without aliases: the miniapp and the scripts write none, and a few
+    kilobytes of nested aliases expand to gigabytes."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.YAMLError("an alias (*%s): reports and submissions hold none" % self.peek_event().anchor)
+        return super().compose_node(parent, index)
+
+
+def read_yaml(path):
+    """(the bytes of PATH, their YAML); one line naming the file where it is not UTF-8 or not YAML."""
     if not os.path.isfile(path):  # a FIFO would block, a directory is no report
         die("%s: not a regular file" % path)
+    with open(path, "rb") as f:
+        raw = f.read()
     try:
-        with open(path) as f:
-            d = yaml.safe_load(f)
+        return raw, yaml.load(raw.decode("utf-8"), Loader=NoAliasLoader)
+    except UnicodeDecodeError as e:
+        die("%s: cannot read (byte %d is not UTF-8)" % (path, e.start))
     except RecursionError:
-        die("%s: cannot read the report (nested too deep)" % path)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as e:
-        die("%s: cannot read the report (%s)" % (path, str(e).splitlines()[0]))
+        die("%s: cannot read (nested too deep)" % path)
+    except yaml.YAMLError as e:
+        die("%s: cannot read (%s)" % (path, " ".join(str(e).split())))
+
+
+def fnv1a64(data):
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+SEAL = re.compile(rb'seal: "fnv1a64:([0-9a-f]{16})"\n\Z')
+
+
+def seal_line(body):
+    """The line that seals BODY (the bytes before it; miniapp/io/yamlfmt.h)."""
+    return b'seal: "fnv1a64:%016x"\n' % fnv1a64(body)
+
+
+def seal_why(raw):
+    """Why the bytes RAW (a report or a submission) are not as they were written, or None."""
+    cut = raw.rfind(b"\nseal: ") + 1
+    m = SEAL.match(raw, cut) if cut else None
+    if not m:
+        return "no seal as its last line: not as it was written (cut short, or edited)"
+    if seal_line(raw[:cut]) != raw[cut:]:
+        return "is fnv1a64:%s, the bytes before it give fnv1a64:%016x: edited after it was written" % (
+            m.group(1).decode(), fnv1a64(raw[:cut]))
+    return None
+
+
+def sealed(text):
+    """TEXT (YAML) with its seal as the last line."""
+    return text + seal_line(text.encode()).decode()
+
+
+class NoAliasDumper(yaml.SafeDumper):
+    """Writes an object met twice in full, as NoAliasLoader reads it."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def load(path):
+    d = read_yaml(path)[1]
     if not isinstance(d, dict) or "timing" not in d or verdict_of(d) is None:
         die("%s: not a miniapp report (no timing or VALID/INVALID verdict)" % path)
     return d

@@ -10,7 +10,7 @@ import sys
 import yaml
 
 from report_checks import CV_BOUND, check_report, check_repeats, field, noise_why, revision_why
-from report_common import die, emit, fmt, get, load, num, table, verdict_of, write_text
+from report_common import NoAliasDumper, die, emit, fmt, get, load, num, read_yaml, seal_why, sealed, table, verdict_of, write_text
 
 
 def stats(vals):
@@ -121,7 +121,7 @@ def mean_energy(reps, key):
 def submission(args):
     sub = build(args.dir, args.min_seconds, args.command, args.system)
     fom, tps = sub["fom"], sub["time_per_step"]
-    text = yaml.safe_dump(sub, sort_keys=False)
+    text = sealed(yaml.dump(sub, Dumper=NoAliasDumper, sort_keys=False))  # its last line seals it, as a report's
     sys.stdout.write(text)
     if args.out:
         write_text(args.out, text)
@@ -144,13 +144,12 @@ def merge(args):
         if real in seen:  # its row twice would count one submission as two results
             die("%s: the same file as %s" % (p, seen[real]))
         seen[real] = p
-        try:
-            with open(p) as f:
-                d = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError) as e:
-            die("%s: cannot read (%s)" % (p, str(e).splitlines()[0]))
+        raw, d = read_yaml(p)
         if not isinstance(d, dict) or d.get("submission_version") != 1:
             die("%s: not a submission (report_table.py submission writes them)" % p)
+        why = seal_why(raw)
+        if why:
+            die("%s: seal: %s" % (p, why))
         for q, e in loaded:
             if e == d:
                 die("%s: the same submission as %s (a copy)" % (p, q))
@@ -159,14 +158,18 @@ def merge(args):
         f = d.get("fom") or {}
         rows.append([d.get("deck"), get(d, "system.name") or get(d, "machine.hostname"), system(d),
                      "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads")), get(d, "machine.nodes") or 1,
+                     get(d, "system.interconnect") or "not described",
                      "solver %s, surrogate %s" % (get(d, "system.device.solver") or "cpu", get(d, "machine.device")),
                      "%s/%s" % (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction")),
                      get(d, "build.revision") or "n/a", run_date(d), d.get("repeats"),
                      "yes" if d.get("official") else "NO",
                      fmt(num(f.get("mean"))), f.get("unit") or "n/a", fmt(num(f.get("cv")), "%.3f"),
+                     *[e if e is not None else "not measured" for e in (get(d, "system.energy_joules"),
+                                                                          get(d, "system.gpu_energy_joules"))],
                      len(d.get("state_hashes") or []), checked])
-    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "device", "build", "revision", "date",
-                 "repeats", "official", "FOM mean", "FOM unit", "FOM cv", "state hashes", "checked"], rows)
+    out = table(["deck", "system", "machine", "ranks x threads", "nodes", "interconnect", "device", "build", "revision",
+                 "date", "repeats", "official", "FOM mean", "FOM unit", "FOM cv", "energy [J]", "GPU energy [J]",
+                 "state hashes", "checked"], rows)
     emit(out, args)
 
 
@@ -195,7 +198,8 @@ def check_submission(p, d):
     Returns what was checked: "reports" or "file only" (the reports are not beside it)."""
     d = dict(d)
     for key, kind in (("deck", "str"), ("repeats", "int"), ("official", "bool"), ("all_valid", "bool"),
-                      ("timed_seconds", "num"), ("min_timed_seconds", "num")):
+                      ("timed_seconds", "num"), ("min_timed_seconds", "num"), ("runs", "list"), ("reports", "list"),
+                      ("state_hashes", "list"), ("system", "dict"), ("machine", "dict"), ("build", "dict")):
         d[key] = field(p, d, key, kind)
     if d.get("fom") is not None:
         field(p, d, "fom", "dict")
@@ -225,10 +229,19 @@ def check_submission(p, d):
     if not present or not all(present):
         return "file only"
     again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
-    for key in ("repeats", "all_valid", "official", "timed_seconds", "min_timed_seconds", "fom.mean", "fom.min",
-                "fom.max", "fom.cv", "state_hashes", "build.revision"):
-        a, b = get(d, key), get(again, key)
-        close = num(a) is not None and num(b) is not None and not isinstance(a, bool)
-        if not (abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) if close else a == b):
-            die("%s: %s: is %s, its reports give %s" % (p, key, a, b))
+    for key in again:  # every key, the table's columns among them
+        path = differ(get(d, key), again[key], key)
+        if path:
+            die("%s: %s: is %s, its reports give %s" % (p, path, get(d, path), get(again, path)))
     return "reports"
+
+
+def differ(a, b, path):
+    """The first key path under PATH at which A and B differ (numbers to 1e-9 relative), or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return next((q for q in (differ(a.get(k), b.get(k), "%s.%s" % (path, k)) for k in list(b) + list(a)) if q), None)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return next((q for q in (differ(x, y, path) for x, y in zip(a, b)) if q), None)
+    if num(a) is not None and num(b) is not None and not isinstance(a, (bool, str)) and not isinstance(b, (bool, str)):
+        return None if abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) else path
+    return None if a == b else path

@@ -56,7 +56,12 @@ $py "$root/scripts/report_table.py" submission "$tmp/min" --min-seconds 1000 > "
 # build's repeat, a golden mismatch, another state hash of an ordered build; no FOM in a repeat: n/a
 sub=$tmp/s2
 mkaudit() { rm -rf "$tmp/au" && mkdir "$tmp/au" && cp "$sub/r1.yaml" "$sub/r2.yaml" "$tmp/au/"; }
-audit() { # WANT(refused|official|notofficial) WHAT [the refusal's words]
+reseal() { $py "$root/tests/reseal.py" "$@" || fail "tests/reseal.py $*"; }
+audit() { # WANT(refused|official|notofficial) WHAT [the refusal's words]: the edited repeats sealed again first
+  reseal "$tmp/au"/r*.yaml
+  raudit "$@"
+}
+raudit() { # as audit, the repeats as they are
   rc=0; $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" 2> "$tmp/au.err" || rc=$?
   case $1 in
     refused) [ $rc = 1 ] && [ "$(wc -l < "$tmp/au.err")" = 1 ] && grep -qF -- "${3:-error}" "$tmp/au.err" || { cat "$tmp/au.out" "$tmp/au.err"; fail "$2: not refused (with '${3:-}')"; } ;;
@@ -101,7 +106,14 @@ audit refused "timing.total beyond run.start to date" "r2.yaml: timing.total: is
 if ! grep -q '^  solver_reduction: atomic\|^  surrogate_reduction: atomic' "$sub/r1.yaml"; then
   mkaudit; sed -i 's/^  state_hash: .*/  state_hash: "0x1111111111111111"/' "$tmp/au/r2.yaml"; audit refused "two state hashes of an ordered build"
 fi
-mkaudit; sed -i '/^fom:/,/^[a-z]/{/^  value:/d}' "$tmp/au/r2.yaml"
+# the seal: an edit not sealed again, a seal line cut off, an alias bomb, a byte that is not UTF-8
+mkaudit; sed -i 's/^  solve: \([0-9.]*\)/  solve: \11/' "$tmp/au/r2.yaml"; raudit refused "an edit after the run" "r2.yaml: seal: is fnv1a64:"
+mkaudit; sed -i '$d' "$tmp/au/r2.yaml"; raudit refused "the seal line cut off" "r2.yaml: seal: no seal as its last line"
+mkaudit; { echo 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]'; for k in b c d e f g h i j k l m n o p q r s t u v w x y z; do echo "$k: &$k [*a, *a, *a, *a, *a, *a, *a, *a, *a]"; done; } > "$tmp/au/r2.yaml"
+SECONDS=0; raudit refused "an alias bomb as a repeat" "r2.yaml: cannot read (an alias (*a)"; [ $SECONDS -lt 20 ] || fail "the alias bomb took $SECONDS s"
+mkaudit; printf 'deck: "\377"\n' >> "$tmp/au/r2.yaml"; raudit refused "a byte not UTF-8" "r2.yaml: cannot read (byte "
+# a repeat that timed no step (a restart at its last step) has no FOM (.nan): the submission's FOM is n/a
+mkaudit; sed -i 's/^  value: [0-9.]*$/  value: .nan/; s/^  timed_steps: .*/  timed_steps: 0/' "$tmp/au/r2.yaml"; reseal "$tmp/au/r2.yaml"
 $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail "a repeat without a FOM"
 $py -c "import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); assert d['fom'] is None, d['fom']" "$tmp/au.out" || fail "a repeat without a FOM: the FOM is the other repeat's"
 # --out never replaces a program or where a standard stream goes (>> job.log was replaced); a FIFO is no report (it hung)
@@ -145,19 +157,28 @@ rc=0; "$bm" "$tmp/mod.opts" -bin "$build" -repeat 1 -python $py -out "$tmp/mod" 
 $py "$root/scripts/report_table.py" merge "$tmp/s2/submission.yaml" "$tmp/s4/submission.yaml" "$tmp/inst/submission.yaml" > "$tmp/merge.md" || fail "merge failed"
 [ "$(grep -c '^| grayscott-small ' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: want 3 rows"; }
 rev=$(sed -n 's/^  revision: //p' "$tmp/s2/submission.yaml" | head -n 1 | tr -d "'\"")
-grep -q "^| grayscott-small | test system 2 | .* | 2 x 1 | 1 | solver cpu, surrogate cpu | .* | $rev | 20[0-9-]* | 2 | yes | .* | Mpoint-steps/s |" "$tmp/merge.md" ||
-  { cat "$tmp/merge.md"; fail "merge: the row lacks the system name, nodes, device, revision, date or FOM unit"; }
+en="\(not measured\|[0-9.]*\)" # an energy
+grep -q "| FOM cv | energy \[J\] | GPU energy \[J\] | state hashes | checked |$" "$tmp/merge.md" &&
+  grep -q "^| grayscott-small | test system 2 | .* | 2 x 1 | 1 | not described | solver cpu, surrogate cpu | .* | $rev | 20[0-9-]* | 2 | yes | .* | Mpoint-steps/s | [0-9.]* | $en | $en | 1 | reports |$" "$tmp/merge.md" ||
+  { cat "$tmp/merge.md"; fail "merge: the row lacks the system name, nodes, interconnect, device, revision, date, FOM unit or energies"; }
 grep -q '| checked |' "$tmp/merge.md" && [ "$(grep -c '| reports |$' "$tmp/merge.md")" = 3 ] || { cat "$tmp/merge.md"; fail "merge: the submissions were not re-checked from their reports"; }
 # merge re-checks every submission: official beside all_valid false, a mean its reports do not give
 mkdir "$tmp/m1" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m1/" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/m1/submission.yaml"
 cp "$tmp/s2/submission.yaml" "$tmp/alone.yaml" && sed -i 's/^all_valid: true$/all_valid: false/' "$tmp/alone.yaml"
 mkdir "$tmp/m2" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m2/" && sed -i '/^fom:/,/^[a-z]/s/^  max: .*/  max: 1000.0/' "$tmp/m2/submission.yaml"
 mkdir "$tmp/m3" && cp "$tmp/s2/r1.yaml" "$tmp/s2/submission.yaml" "$tmp/m3/" # r2 left out: a cut set, not a moved file
-for bad in "$tmp/m3/submission.yaml:reports: 1 of the 2 listed are not beside it" "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
+mkdir "$tmp/m4" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m4/" && sed -i 's/^  name: test system 2$/  name: test system 9/' "$tmp/m4/submission.yaml"
+mkdir "$tmp/m5" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m5/" && sed -i 's/^  cpu: .*/  cpu: Faster CPU/' "$tmp/m5/submission.yaml"
+reseal "$tmp/m1/submission.yaml" "$tmp/alone.yaml" "$tmp/m2/submission.yaml" "$tmp/m4/submission.yaml" "$tmp/m5/submission.yaml"
+cp "$tmp/s2/submission.yaml" "$tmp/edited.yaml" && sed -i 's/^repeats: 2$/repeats: 3/' "$tmp/edited.yaml" # not sealed again
+cp "$tmp/s2/submission.yaml" "$tmp/runs5.yaml" && sed -i 's/^runs:$/runs: 5\nruns_was:/' "$tmp/runs5.yaml" && reseal "$tmp/runs5.yaml"
+for bad in "$tmp/edited.yaml:seal: is fnv1a64:" "$tmp/runs5.yaml:runs: is 5, want a list" "$tmp/m4/submission.yaml:system.name: is test system 9, its reports give test system 2" "$tmp/m5/submission.yaml:cpu: is Faster CPU, its reports give" \
+  "$tmp/m3/submission.yaml:reports: 1 of the 2 listed are not beside it" "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
   rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
 done
 cp "$tmp/s2/submission.yaml" "$tmp/short2.yaml" && sed -i 's/^min_timed_seconds: .*/min_timed_seconds: 1000.0/' "$tmp/short2.yaml"
+reseal "$tmp/short2.yaml"
 rc=0; $py "$root/scripts/report_table.py" merge "$tmp/short2.yaml" > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "official: true, but timed_seconds .* below 1000" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of an official submission below its minimum: exit $rc"; }
 echo "ok: merge refuses an official submission with all_valid false, below its minimum, or one its reports contradict"

@@ -186,12 +186,13 @@ has "$v.out" "- date: 2026-01-01T00:00:00Z to 2026-01-03T00:00:00Z"
 mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/; s/time_per_step: [^,}]*/time_per_step: 1.8e-02/' "$v/sub/r1.yaml"
 echo "official: false" >> "$v/sub/r1.yaml"; echo "file: \"sub/r1.yaml\"" >> "$v/sub/r1.yaml" # a report names the file it was written to
 echo 'run: {id: "0123456789abcdef0123456789abcdef", start: "2026-01-01T00:00:00.000000Z", host: "testhost", pid: 1}' >> "$v/sub/r1.yaml"
+$py tests/reseal.py "$v/sub/r1.yaml" # a submission takes sealed reports only (docs/benchmark.md)
 $py scripts/report_table.py submission "$v/sub" --out "$v/sub.yaml" > /dev/null 2> "$v.err" || { cat "$v.err"; fail "a submission without a FOM"; }
 has "$v/sub.yaml.md" "| grayscott-large | 1 | NO | n/a | n/a | n/a | n/a |"
 has "$v/sub.yaml" "min_timed_seconds: 300.0"
 has "$v/sub.yaml" "cv: null"
 $py scripts/report_table.py merge "$v/sub.yaml" > "$v.out" || fail "merge of a submission without a FOM"
-has "$v.out" "| NO | n/a | n/a | n/a | 1 | file only |"
+has "$v.out" "| NO | n/a | n/a | n/a | not measured | not measured | 1 | file only |"
 # the noise rules (docs/benchmark.md): a medium deck's submission is official only with a FOM coefficient of
 # variation within 5% and a load average before each repeat within half the cores (plus the previous repeat's own)
 medium() { # FILE K WORK LOAD_BEFORE: repeat K of grayscott-medium, official, WORK s of the loop's own work
@@ -210,6 +211,7 @@ verification: {detail: "ok", state_hash: "0x0000000000000001"}
 fom: {value: $(awk "BEGIN{printf \"%.6f\", 192 * 192 * 300 / $3 / 1e6}"), unit: "Mpoint-steps/s"}
 verdict: VALID
 EOF
+  $py tests/reseal.py "$1"
 }
 noise() { # WANT(true|false) WHAT OFFICIAL_WHY_REGEX -- then the repeats' WORK LOAD_BEFORE pairs
   local want=$1 what=$2 words=$3 k=0; shift 3
@@ -226,7 +228,7 @@ noise false "a loaded machine before repeat 2" "repeat 2: load average 3.5 befor
 noise false "no load recorded" "repeat 1: no load average" 30.0 null 30.3 0.5
 # merge: a noisy submission edited to official is refused
 noise false "cv 20% again" "above the bound" 30.0 0.5 40.0 0.5
-sed -i 's/^official: false$/official: true/; s/^official_why: .*/official_why: null/' "$v/noise.yaml"; cp "$v/noise.yaml" "$v/noise/submission.yaml"
+sed -i 's/^official: false$/official: true/; s/^official_why: .*/official_why: null/' "$v/noise.yaml"; $py tests/reseal.py "$v/noise.yaml"; cp "$v/noise.yaml" "$v/noise/submission.yaml"
 rc=0; $py scripts/report_table.py merge "$v/noise/submission.yaml" > "$v.out" 2> "$v.err" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$v.err")" = 1 ] && grep -q "official: true, but fom.cv 0.2[0-9]* above the noise bound 0.05" "$v.err" || { cat "$v.out" "$v.err"; fail "merge of a noisy submission edited to official: exit $rc"; }
 # --- scripts never delete or overwrite what they did not write (scripts/manifest.sh)

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -309,9 +310,9 @@ PetscErrorCode MachineWriteFacts(MPI_Comm comm, FILE *f, PetscBool anonymize)
  * so a submission's nodes stay distinct and comparable, none named). */
 const char *MachineHostName(const char *name, PetscBool anonymize, char *buf, size_t len)
 {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h;
   if (!anonymize) return name;
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  h = yaml_fnv1a64(name, strlen(name), YAML_FNV_START);
   snprintf(buf, len, "host-%012llx", (unsigned long long)(h >> 16));
   return buf;
 }

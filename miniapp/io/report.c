@@ -93,33 +93,55 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Print with fn on stdout, then write it to path through a unique temporary
- * that is renamed into place only when every byte was written (rank 0). */
+/* Render fn once on rank 0 (with the seal line after it where seal is set),
+ * print it on stdout, then write it to path through a unique temporary that
+ * is renamed into place only when every byte was written. */
 typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
 
 static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds,
-                                const char *option, const char *path)
+                                PetscBool seal, const char *option, const char *path)
 {
   PetscMPIInt    rank;
   afile          af;
-  int            err = 0;
+  char          *text = NULL, line[40] = "";
+  size_t         n    = 0;
+  FILE          *ms   = NULL;
+  int            err  = 0;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(fn(comm, PETSC_STDOUT, c, v, seconds));
-  if (!path || !path[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) err = afile_begin(&af, path, 1);
+  if (rank == 0 && !(ms = open_memstream(&text, &n))) err = errno;
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path,
-             afile_strerror(err));
-  ierr = fn(comm, rank == 0 ? af.fp : NULL, c, v, seconds);
+  PetscCheck(!err, comm, PETSC_ERR_MEM, "%s: cannot render the YAML (%s)", option, strerror(err));
+  ierr = fn(comm, ms, c, v, seconds);
   if (rank == 0) {
-    if (ierr) afile_discard(&af);
-    else err = afile_commit(&af);
+    if (fclose(ms) && !ierr) err = errno ? errno : ENOMEM;
+    if (!ierr && !err && seal) yaml_seal_line(text, n, line);
+    if (!ierr && !err) {
+      fwrite(text, 1, n, PETSC_STDOUT);
+      fputs(line, PETSC_STDOUT);
+      fflush(PETSC_STDOUT);
+    }
   }
-  PetscCall(ierr);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  if (ierr || err) free(text);
+  PetscCall(ierr);
+  PetscCheck(!err, comm, PETSC_ERR_MEM, "%s: cannot render the YAML (%s)", option, strerror(err));
+  if (path && path[0]) {
+    if (rank == 0) err = afile_begin(&af, path, 1);
+    PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+    if (err) free(text);
+    PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "%s %s: cannot create a file there (%s)", option, path,
+               afile_strerror(err));
+    if (rank == 0) { /* afile_commit checks every write */
+      fwrite(text, 1, n, af.fp);
+      fputs(line, af.fp);
+      err = afile_commit(&af);
+    }
+    PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  }
+  free(text);
   PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "%s %s: writing failed (%s)", option, path, afile_strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,7 +149,7 @@ static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const R
 PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
 {
   PetscFunctionBegin;
-  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, "-summary", path));
+  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, PETSC_FALSE, "-summary", path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -488,6 +510,6 @@ PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, con
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &report_triad, 1, MPI_DOUBLE, MPI_SUM, comm));
   PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
   report_path = o->path;
-  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, "-report", o->path));
+  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, PETSC_TRUE, "-report", o->path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

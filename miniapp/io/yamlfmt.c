@@ -41,3 +41,14 @@ const char *yaml_str(const char *s)
   b[o++] = '"', b[o] = 0;
   return b;
 }
+
+uint64_t yaml_fnv1a64(const void *p, size_t n, uint64_t h)
+{
+  for (const unsigned char *b = p, *e = b + n; b < e; b++) h = (h ^ *b) * 1099511628211ull;
+  return h;
+}
+
+void yaml_seal_line(const char *text, size_t n, char line[40])
+{
+  snprintf(line, 40, "seal: \"fnv1a64:%016llx\"\n", (unsigned long long)yaml_fnv1a64(text, n, YAML_FNV_START));
+}
