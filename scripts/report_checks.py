@@ -117,12 +117,16 @@ def elapsed(r):
         return None
 
 
-def check_report(p, r):
-    """Die on a malformed report or one that contradicts itself; return its FOM (None where it has none)."""
+def check_seal(p):
+    """Die where the file P is not as the program that sealed it wrote it (before any of its keys is read)."""
     with open(p, "rb") as f:
         why = seal_why(f.read())
-    if why:  # the file as the run wrote it, before any of its keys are believed
+    if why:
         die("%s: seal: %s" % (p, why))
+
+
+def check_report(p, r):
+    """Die on a malformed report or one that contradicts itself; return its FOM (None where it has none)."""
     deck = field(p, r, "deck", "str")
     official = field(p, r, "official", "bool")
     why = field(p, r, "official_why", "str", need=False)
@@ -142,8 +146,8 @@ def check_report(p, r):
         die("%s: problem.grid: is %s, want [M, N]" % (p, grid))
     field(p, r, "problem.replicas", "int")
     steps = timed_steps(r)
-    if steps is None:
-        die("%s: timing.timed_steps: is %s, want a number" % (p, kind_of(get(r, "timing.timed_steps"))))
+    if steps is None or steps < 0 or steps != int(steps):
+        die("%s: timing.timed_steps: is %s, want a whole number of steps" % (p, kind_of(get(r, "timing.timed_steps"))))
     fom = None
     if get(r, "fom") is not None:
         field(p, r, "fom", "dict")

@@ -61,6 +61,19 @@ class NoAliasLoader(yaml.SafeLoader):
             raise yaml.YAMLError("an alias (*%s): reports and submissions hold none" % self.peek_event().anchor)
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for k, _ in node.value:  # the last of two equal keys would win unseen
+            key = self.construct_object(k, deep=True)
+            try:
+                twice = key in seen
+                seen.add(key)
+            except TypeError:
+                continue  # an unhashable key: the constructor refuses it
+            if twice:
+                raise yaml.YAMLError("the key %r twice in one mapping (line %d)" % (key, k.start_mark.line + 1))
+        return super().construct_mapping(node, deep)
+
 
 def read_yaml(path):
     """(the bytes of PATH, their YAML); one line naming the file where it is not UTF-8 or not YAML."""
@@ -74,7 +87,7 @@ def read_yaml(path):
         die("%s: cannot read (byte %d is not UTF-8)" % (path, e.start))
     except RecursionError:
         die("%s: cannot read (nested too deep)" % path)
-    except yaml.YAMLError as e:
+    except (yaml.YAMLError, ValueError) as e:  # ValueError: an integer of thousands of digits
         die("%s: cannot read (%s)" % (path, " ".join(str(e).split())))
 
 
@@ -276,10 +289,13 @@ def check_out(args):
     out = os.path.realpath(args.out)
     if os.path.isdir(out):
         die("--out %s: is a directory; name a file" % args.out)
-    ins = [os.path.realpath(p) for p in glob.glob(os.path.join(args.dir, "*.r*.yaml")) + glob.glob(os.path.join(args.dir, "r*.yaml"))]
-    ins += [os.path.realpath(p) for p in [args.dir] + list(getattr(args, "more", []))]
+    given = [args.dir] + list(getattr(args, "more", []))
+    ins = [os.path.realpath(p) for p in given]
+    for d in {p if os.path.isdir(p) else os.path.dirname(p) or "." for p in given}:  # and the reports in or beside them
+        ins += [os.path.realpath(q) for q in glob.glob(os.path.join(d, "*.r*.yaml")) + glob.glob(os.path.join(d, "r*.yaml"))]
+    ins += [os.path.realpath(p) + ".md" for p in given if os.path.isfile(p)]  # a submission's own table
     if out in ins:
-        die("--out %s: is one of the reports it reads; name another file" % args.out)
+        die("--out %s: is one of the reports it reads (or a submission's table); name another file" % args.out)
     d = os.path.dirname(out) or "."
     if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
         die("--out %s: cannot write in %s" % (args.out, d))

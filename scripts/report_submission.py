@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from report_checks import CV_BOUND, check_report, check_repeats, field, noise_why, revision_why
+from report_checks import CV_BOUND, check_report, check_repeats, check_seal, field, noise_why, revision_why
 from report_common import NoAliasDumper, die, emit, fmt, get, load, num, read_yaml, seal_why, sealed, table, verdict_of, write_text
 
 
@@ -40,6 +40,8 @@ def build(directory, min_secs, command, system_name=None):
     names = [os.path.basename(p) for p in paths]
     if names != ["r%d.yaml" % (k + 1) for k in range(len(paths))]:  # benchmark.sh writes r1..rN: a gap is a repeat taken out
         die("%s: the repeats are not r1.yaml .. r%d.yaml (%s): one is missing" % (directory, len(paths), ", ".join(names)))
+    for p in paths:  # each as its run wrote it, before any of its keys is read
+        check_seal(p)
     reps = [load(p) for p in paths]
     foms = [check_report(p, r) for p, r in zip(paths, reps)]
     for p, r in zip(paths, reps):  # a report names the file it was written to: a copy of another repeat is no repeat
@@ -55,7 +57,8 @@ def build(directory, min_secs, command, system_name=None):
         die("%s: the repeats ran different executables (%s)" % (directory, ", ".join(sorted(exes))))
     for key in ("build.solver_reduction", "build.surrogate_reduction", "build.compiler", "build.flags", "build.revision", "build.version", "build.petsc", "build.cuda",
                 "build.deck_committed", "machine.hostname", "machine.cpu", "machine.ranks", "machine.ranks_per_node", "machine.threads", "machine.nodes", "machine.device",
-                "machine.cuda_kernels", "machine.cores_online"):
+                "machine.cuda_kernels", "machine.cores_online", "machine.cores_total", "machine.cpu_mhz_max", "machine.threads_per_core",
+                "machine.numa_nodes", "machine.memory_gib", "machine.gpu", "machine.device_name", "machine.interconnect"):
         seen = {str(get(r, key)) for r in reps}  # one submission: one build on one machine in one layout
         if len(seen) != 1:
             die("%s: the repeats differ in %s (%s)" % (directory, key, ", ".join(sorted(seen))))
@@ -145,7 +148,7 @@ def merge(args):
             die("%s: the same file as %s" % (p, seen[real]))
         seen[real] = p
         raw, d = read_yaml(p)
-        if not isinstance(d, dict) or d.get("submission_version") != 1:
+        if not isinstance(d, dict) or type(d.get("submission_version")) is not int or d["submission_version"] != 1:
             die("%s: not a submission (report_table.py submission writes them)" % p)
         why = seal_why(raw)
         if why:
@@ -201,6 +204,22 @@ def check_submission(p, d):
                       ("timed_seconds", "num"), ("min_timed_seconds", "num"), ("runs", "list"), ("reports", "list"),
                       ("state_hashes", "list"), ("system", "dict"), ("machine", "dict"), ("build", "dict")):
         d[key] = field(p, d, key, kind)
+    for key, kind in (("command", "str"), ("system.name", "str"), ("system.interconnect", "str"), ("fom.unit", "str"),
+                      ("machine.ranks", "int"), ("machine.threads", "int"), ("machine.nodes", "int"),
+                      ("build.solver_reduction", "str"), ("build.surrogate_reduction", "str")):
+        field(p, d, key, kind, need=False)
+    if d.get("time_per_step") is not None:
+        field(p, d, "time_per_step", "dict")
+        field(p, d, "time_per_step.mean", "num")
+    for key in ("system.energy_joules", "system.gpu_energy_joules"):
+        e = get(d, key)
+        if e is not None and e != "not measured" and (num(e) is None or num(e) < 0 or isinstance(e, str)):
+            die("%s: %s: is %r, want joules (0 or more) or \"not measured\"" % (p, key, e))
+    if not d["repeats"] == len(d["runs"]) == len(d["reports"]):
+        die("%s: repeats: is %d, with %d runs and %d reports listed" % (p, d["repeats"], len(d["runs"]), len(d["reports"])))
+    for r in d["reports"]:
+        if not isinstance(r, str) or not re.fullmatch(r"r\d+\.yaml", r):
+            die("%s: reports: %r is not a repeat's name (r<k>.yaml)" % (p, r))
     if d.get("fom") is not None:
         field(p, d, "fom", "dict")
         lo, mean, hi = (field(p, d, "fom." + k, "num") for k in ("min", "mean", "max"))
@@ -221,27 +240,28 @@ def check_submission(p, d):
                ("fom.cv %s above the noise bound %.2f" % (cv, CV_BOUND) if noisy else None))
         if bad:
             die("%s: official: true, but %s: the submission contradicts itself (altered?)" % (p, bad))
-    reports, here = d.get("reports"), os.path.dirname(os.path.abspath(p))
-    present = [isinstance(r, str) and os.path.isfile(os.path.join(here, r)) for r in reports] \
-        if isinstance(reports, list) else []
-    if any(present) and not all(present):  # some beside it: the set was cut, not moved
-        die("%s: reports: %d of the %d listed are not beside it" % (p, present.count(False), len(present)))
-    if not present or not all(present):
+    here = os.path.dirname(os.path.abspath(p))
+    beside = [q for q in glob.glob(os.path.join(here, "r*.yaml")) if re.fullmatch(r"r\d+\.yaml", os.path.basename(q))]
+    present = [os.path.lexists(os.path.join(here, r)) for r in d["reports"]]
+    if not beside and not any(present):
         return "file only"
+    if not all(present):  # some beside it: the set was cut, not moved
+        die("%s: reports: %d of the %d listed are not beside it" % (p, present.count(False), len(present)))
     again = build(here, d["min_timed_seconds"], d.get("command"), get(d, "system.name"))
-    for key in again:  # every key, the table's columns among them
-        path = differ(get(d, key), again[key], key)
-        if path:
-            die("%s: %s: is %s, its reports give %s" % (p, path, get(d, path), get(again, path)))
+    diff = differ({k: v for k, v in d.items() if k != "seal"}, again, "")  # every key, the table's columns among them, none beside them
+    if diff:
+        die("%s: %s: is %s, its reports give %s" % (p, diff[0], diff[1], diff[2]))
     return "reports"
 
 
 def differ(a, b, path):
-    """The first key path under PATH at which A and B differ (numbers to 1e-9 relative), or None."""
+    """(key path, A's value, B's) where A and B first differ below PATH (numbers to 1e-9 relative), or None."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return next((q for q in (differ(a.get(k), b.get(k), "%s.%s" % (path, k)) for k in list(b) + list(a)) if q), None)
+        keys = list(b) + [k for k in a if k not in b]
+        return next((q for q in (differ(a.get(k), b.get(k), "%s.%s" % (path, k) if path else str(k)) for k in keys) if q), None)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return next((q for q in (differ(x, y, path) for x, y in zip(a, b)) if q), None)
-    if num(a) is not None and num(b) is not None and not isinstance(a, (bool, str)) and not isinstance(b, (bool, str)):
-        return None if abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) else path
-    return None if a == b else path
+        return next((q for q in (differ(x, y, "%s[%d]" % (path, i)) for i, (x, y) in enumerate(zip(a, b))) if q), None)
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
+    if numbers and num(a) is not None and num(b) is not None:
+        return None if abs(num(a) - num(b)) <= 1e-9 * abs(num(b)) else (path, a, b)
+    return None if type(a) is type(b) and a == b else (path, a, b)

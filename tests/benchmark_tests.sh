@@ -112,6 +112,9 @@ mkaudit; sed -i '$d' "$tmp/au/r2.yaml"; raudit refused "the seal line cut off" "
 mkaudit; { echo 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]'; for k in b c d e f g h i j k l m n o p q r s t u v w x y z; do echo "$k: &$k [*a, *a, *a, *a, *a, *a, *a, *a, *a]"; done; } > "$tmp/au/r2.yaml"
 SECONDS=0; raudit refused "an alias bomb as a repeat" "r2.yaml: cannot read (an alias (*a)"; [ $SECONDS -lt 20 ] || fail "the alias bomb took $SECONDS s"
 mkaudit; printf 'deck: "\377"\n' >> "$tmp/au/r2.yaml"; raudit refused "a byte not UTF-8" "r2.yaml: cannot read (byte "
+mkaudit; sed -i 's/^  interconnect: .*/  interconnect: "ib0: 400 Gb\/s InfiniBand"/' "$tmp/au/r2.yaml"; audit refused "a repeat on another interconnect" "the repeats differ in machine.interconnect"
+mkaudit; sed -i 's/^official: true$/official: false\nofficial: true/' "$tmp/au/r2.yaml"; audit refused "a key twice (the last one won)" "r2.yaml: cannot read (the key 'official' twice"
+mkaudit; sed -i 's/^  timed_steps: .*/  timed_steps: -5/' "$tmp/au/r2.yaml"; audit refused "timed_steps -5" "r2.yaml: timing.timed_steps: is -5, want a whole number"
 # a repeat that timed no step (a restart at its last step) has no FOM (.nan): the submission's FOM is n/a
 mkaudit; sed -i 's/^  value: [0-9.]*$/  value: .nan/; s/^  timed_steps: .*/  timed_steps: 0/' "$tmp/au/r2.yaml"; reseal "$tmp/au/r2.yaml"
 $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail "a repeat without a FOM"
@@ -169,9 +172,19 @@ mkdir "$tmp/m2" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m2/" && 
 mkdir "$tmp/m3" && cp "$tmp/s2/r1.yaml" "$tmp/s2/submission.yaml" "$tmp/m3/" # r2 left out: a cut set, not a moved file
 mkdir "$tmp/m5" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/m5/" && sed -i 's/^  cpu: .*/  cpu: Faster CPU/' "$tmp/m5/submission.yaml"
 reseal "$tmp/m1/submission.yaml" "$tmp/alone.yaml" "$tmp/m2/submission.yaml" "$tmp/m5/submission.yaml"
+edit() { # NAME SED: a copy of s2 (reports and submission) as $tmp/NAME, its submission edited by SED and sealed again
+  rm -rf "$tmp/$1" && mkdir "$tmp/$1" && cp "$tmp/s2"/r*.yaml "$tmp/s2/submission.yaml" "$tmp/$1/" && sed -i "$2" "$tmp/$1/submission.yaml" && reseal "$tmp/$1/submission.yaml"
+}
+edit e1 's/^- r1.yaml$/- r7.yaml/; s/^- r2.yaml$/- r8.yaml/'
+edit e2 '0,/^  id: /s/^  id: .*/  id: 0123456789abcdef0123456789abcdef/'
+edit e3 's/^command: .*/command: [x]/'
+edit e4 's/^  ranks: 2$/  ranks: true/'
+edit e5 's/^repeats: 2$/repeats: 2\nextra_key: 5/'
 cp "$tmp/s2/submission.yaml" "$tmp/edited.yaml" && sed -i 's/^repeats: 2$/repeats: 3/' "$tmp/edited.yaml" # not sealed again
 cp "$tmp/s2/submission.yaml" "$tmp/runs5.yaml" && sed -i 's/^runs:$/runs: 5\nruns_was:/' "$tmp/runs5.yaml" && reseal "$tmp/runs5.yaml"
-for bad in "$tmp/edited.yaml:seal: is fnv1a64:" "$tmp/runs5.yaml:runs: is 5, want a list" "$tmp/m5/submission.yaml:cpu: is Faster CPU, its reports give" \
+for bad in "$tmp/e1/submission.yaml:reports: 2 of the 2 listed are not beside it" "$tmp/e2/submission.yaml:runs[0].id: is 0123456789abcdef0123456789abcdef, its reports give" \
+  "$tmp/e3/submission.yaml:command: is a list, want a string" "$tmp/e4/submission.yaml:machine.ranks: is True, its reports give 2" "$tmp/e5/submission.yaml:extra_key: is 5, its reports give None" \
+  "$tmp/edited.yaml:seal: is fnv1a64:" "$tmp/runs5.yaml:runs: is 5, want a list" "$tmp/m5/submission.yaml:cpu: is Faster CPU, its reports give" \
   "$tmp/m3/submission.yaml:reports: 1 of the 2 listed are not beside it" "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
   rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
@@ -180,6 +193,10 @@ cp "$tmp/s2/submission.yaml" "$tmp/short2.yaml" && sed -i 's/^min_timed_seconds:
 reseal "$tmp/short2.yaml"
 rc=0; $py "$root/scripts/report_table.py" merge "$tmp/short2.yaml" > "$tmp/o" 2> "$tmp/e" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "official: true, but timed_seconds .* below 1000" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of an official submission below its minimum: exit $rc"; }
+for out in "$tmp/m1/r1.yaml" "$tmp/s4/submission.yaml.md"; do # a report beside a submission it merges, a submission's own table
+  cp "$out" "$tmp/before"; rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "$tmp/m1/submission.yaml" --out "$out" > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && grep -q "is one of the reports it reads" "$tmp/e" && cmp -s "$tmp/before" "$out" || { cat "$tmp/e"; fail "merge --out $out: exit $rc, or replaced"; }
+done
 echo "ok: merge refuses an official submission with all_valid false, below its minimum, or one its reports contradict"
 # one submission twice (the same file, or a copy) is not two results: it printed a row for each
 cp "$tmp/s2/submission.yaml" "$tmp/copy.yaml"
