@@ -119,6 +119,8 @@ def elapsed(r):
 
 def check_seal(p):
     """Die where the file P is not as the program that sealed it wrote it (before any of its keys is read)."""
+    if not os.path.isfile(p):  # a FIFO would block, a directory is no report
+        die("%s: not a regular file" % p)
     with open(p, "rb") as f:
         why = seal_why(f.read())
     if why:
