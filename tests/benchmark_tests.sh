@@ -177,7 +177,7 @@ edit() { # NAME SED: a copy of s2 (reports and submission) as $tmp/NAME, its sub
 }
 edit e1 's/^- r1.yaml$/- r7.yaml/; s/^- r2.yaml$/- r8.yaml/'
 edit e2 '0,/^  id: /s/^  id: .*/  id: 0123456789abcdef0123456789abcdef/'
-edit e3 's/^command: .*/command: [x]/'
+edit e3 '/^command: /,/^fom:/{/^fom:/!d}; s/^fom:/command: [x]\nfom:/'
 edit e4 's/^  ranks: 2$/  ranks: true/'
 edit e5 's/^repeats: 2$/repeats: 2\nextra_key: 5/'
 cp "$tmp/s2/submission.yaml" "$tmp/edited.yaml" && sed -i 's/^repeats: 2$/repeats: 3/' "$tmp/edited.yaml" # not sealed again
