@@ -178,12 +178,12 @@ edit() { # NAME SED: a copy of s2 (reports and submission) as $tmp/NAME, its sub
 edit e1 's/^- r1.yaml$/- r7.yaml/; s/^- r2.yaml$/- r8.yaml/'
 edit e2 '0,/^  id: /s/^  id: .*/  id: 0123456789abcdef0123456789abcdef/'
 edit e3 '/^command: /,/^fom:/{/^fom:/!d}; s/^fom:/command: [x]\nfom:/'
-edit e4 's/^  ranks: 2$/  ranks: true/'
+edit e4 's/^  cores_online: [0-9]*$/  cores_online: true/'
 edit e5 's/^repeats: 2$/repeats: 2\nextra_key: 5/'
 cp "$tmp/s2/submission.yaml" "$tmp/edited.yaml" && sed -i 's/^repeats: 2$/repeats: 3/' "$tmp/edited.yaml" # not sealed again
 cp "$tmp/s2/submission.yaml" "$tmp/runs5.yaml" && sed -i 's/^runs:$/runs: 5\nruns_was:/' "$tmp/runs5.yaml" && reseal "$tmp/runs5.yaml"
 for bad in "$tmp/e1/submission.yaml:reports: 2 of the 2 listed are not beside it" "$tmp/e2/submission.yaml:runs[0].id: is 0123456789abcdef0123456789abcdef, its reports give" \
-  "$tmp/e3/submission.yaml:command: is a list, want a string" "$tmp/e4/submission.yaml:machine.ranks: is True, its reports give 2" "$tmp/e5/submission.yaml:extra_key: is 5, its reports give None" \
+  "$tmp/e3/submission.yaml:command: is a list, want a string" "$tmp/e4/submission.yaml:machine.cores_online: is True, its reports give" "$tmp/e5/submission.yaml:extra_key: is 5, its reports give None" \
   "$tmp/edited.yaml:seal: is fnv1a64:" "$tmp/runs5.yaml:runs: is 5, want a list" "$tmp/m5/submission.yaml:cpu: is Faster CPU, its reports give" \
   "$tmp/m3/submission.yaml:reports: 1 of the 2 listed are not beside it" "$tmp/m1/submission.yaml:official: true, but all_valid false" "$tmp/alone.yaml:official: true, but all_valid false" "$tmp/m2/submission.yaml:fom.max: is 1000.0, its reports give"; do
   rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
