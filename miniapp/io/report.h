@@ -36,8 +36,8 @@ typedef struct {
 } ReportOptions;
 PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path);
 
-/* The proxy-app report (-report FILE.yaml, also printed) and its checks:
- * golden hashes (reproducible build) and the HPCG-style repeat check. */
+/* The proxy-app report (-report FILE.yaml, also printed) and its checks
+ * (verify.c): golden hashes (reproducible build) and the HPCG-style repeat check. */
 PetscErrorCode ReportGetOptions(ReportOptions *o);
 PetscErrorCode ReportVerify(Coupled c, const ReportOptions *o, ReportVerdict *v);
 PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, const ReportVerdict *v, double seconds);
