@@ -106,9 +106,15 @@ def seal_line(body):
     return b'seal: "fnv1a64:%016x"\n' % fnv1a64(body)
 
 
+def seal_start(raw):
+    """Where the bytes RAW's last line starts when it is a seal line ("seal: ..."), else 0."""
+    cut = raw.rfind(b"\nseal: ") + 1
+    return cut if cut and raw.endswith(b"\n") and b"\n" not in raw[cut:-1] else 0
+
+
 def seal_why(raw):
     """Why the bytes RAW (a report or a submission) are not as they were written, or None."""
-    cut = raw.rfind(b"\nseal: ") + 1
+    cut = seal_start(raw)
     m = SEAL.match(raw, cut) if cut else None
     if not m:
         return "no seal as its last line: not as it was written (cut short, or edited)"

@@ -6,13 +6,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from report_common import seal_line  # noqa: E402
+from report_common import seal_line, seal_start  # noqa: E402
 
 for p in sys.argv[1:]:
     with open(p, "rb") as f:
         raw = f.read()
-    cut = raw.rfind(b"\nseal: ") + 1
-    body = raw[:cut] if cut and raw.endswith(b"\n") and b"\n" not in raw[cut:-1] else raw
+    cut = seal_start(raw)
+    body = raw[:cut] if cut else raw
     if not body.endswith(b"\n"):
         body += b"\n"
     with open(p, "wb") as f:
