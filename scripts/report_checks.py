@@ -11,7 +11,7 @@ import math
 import os
 import re
 
-from report_common import die, get, num, seal_why, timed_steps, verdict_of
+from report_common import die, get, num, read_bytes, seal_why, timed_steps, verdict_of
 
 # the noise rules (docs/benchmark.md, run rules): the FOM's coefficient of variation over the repeats at most
 # CV_BOUND, and the 1-minute load average before each repeat at most LOAD_SHARE x the node's online cores, plus,
@@ -119,10 +119,7 @@ def elapsed(r):
 
 def check_seal(p):
     """Die where the file P is not as the program that sealed it wrote it (before any of its keys is read)."""
-    if not os.path.isfile(p):  # a FIFO would block, a directory is no report
-        die("%s: not a regular file" % p)
-    with open(p, "rb") as f:
-        why = seal_why(f.read())
+    why = seal_why(read_bytes(p))
     if why:
         die("%s: seal: %s" % (p, why))
 

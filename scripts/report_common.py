@@ -75,14 +75,24 @@ class NoAliasLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
-def read_yaml(path):
-    """(the bytes of PATH, their YAML); one line naming the file where it is not UTF-8 or not YAML."""
+def read_bytes(path):
+    """The bytes of the file PATH; one line where it is not a regular file."""
     if not os.path.isfile(path):  # a FIFO would block, a directory is no report
         die("%s: not a regular file" % path)
     with open(path, "rb") as f:
-        raw = f.read()
+        return f.read()
+
+
+def read_yaml(path):
+    """(the bytes of PATH, their YAML); one line naming the file where it is not UTF-8 or not YAML."""
+    raw = read_bytes(path)
+    return raw, parse_yaml(path, raw)
+
+
+def parse_yaml(path, raw):
+    """The YAML in the bytes RAW, read from PATH (named in the one-line errors)."""
     try:
-        return raw, yaml.load(raw.decode("utf-8"), Loader=NoAliasLoader)
+        return yaml.load(raw.decode("utf-8"), Loader=NoAliasLoader)
     except UnicodeDecodeError as e:
         die("%s: cannot read (byte %d is not UTF-8)" % (path, e.start))
     except RecursionError:

@@ -10,7 +10,7 @@ import sys
 import yaml
 
 from report_checks import CV_BOUND, check_report, check_repeats, check_seal, field, noise_why, revision_why
-from report_common import NoAliasDumper, die, emit, fmt, get, load, num, read_yaml, seal_why, sealed, table, verdict_of, write_text
+from report_common import NoAliasDumper, die, emit, fmt, get, load, num, parse_yaml, read_bytes, seal_why, sealed, table, verdict_of, write_text
 
 
 def stats(vals):
@@ -141,13 +141,12 @@ def submission(args):
 def merge(args):
     rows, seen, loaded = [], {}, []
     for p in [args.dir] + list(args.more):
-        if not os.path.isfile(p):  # a FIFO would block
-            die("%s: not a regular file" % p)
+        raw = read_bytes(p)
         real = os.path.realpath(p)
         if real in seen:  # its row twice would count one submission as two results
             die("%s: the same file as %s" % (p, seen[real]))
         seen[real] = p
-        raw, d = read_yaml(p)
+        d = parse_yaml(p, raw)
         if not isinstance(d, dict) or type(d.get("submission_version")) is not int or d["submission_version"] != 1:
             die("%s: not a submission (report_table.py submission writes them)" % p)
         why = seal_why(raw)
