@@ -59,13 +59,16 @@ PetscErrorCode ReportBanner(MPI_Comm comm, Coupled c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
+static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds,
+                                   const ReportOptions *o, double triad)
 {
   PetscMPIInt       size;
   Solver            s;
   red_atomic_state *ord;
 
   PetscFunctionBegin;
+  (void)o;
+  (void)triad;
   PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCall(SolverGetAtomicOrder(s, &ord)); /* replica 0's: seed -atomic_order_seed */
   PetscCallMPI(MPI_Comm_size(comm, &size));
@@ -95,11 +98,14 @@ static PetscErrorCode WriteSummary(MPI_Comm comm, FILE *f, Coupled c, const Repo
 
 /* Render fn once on rank 0 (with the seal line after it where seal is set),
  * print it on stdout, then write it to path through a unique temporary that
- * is renamed into place only when every byte was written. */
-typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double);
+ * is renamed into place only when every byte was written. o and triad: the
+ * report's options and its STREAM triad (the summary has neither). */
+typedef PetscErrorCode (*YAMLWriter)(MPI_Comm, FILE *, Coupled, const ReportVerdict *, double, const ReportOptions *,
+                                     double);
 
 static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const ReportVerdict *v, double seconds,
-                                PetscBool seal, const char *option, const char *path)
+                                const ReportOptions *o, double triad, PetscBool seal, const char *option,
+                                const char *path)
 {
   PetscMPIInt    rank;
   afile          af;
@@ -114,7 +120,7 @@ static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const R
   if (rank == 0 && !(ms = open_memstream(&text, &n))) err = errno;
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
   PetscCheck(!err, comm, PETSC_ERR_MEM, "%s: cannot render the YAML (%s)", option, strerror(err));
-  ierr = fn(comm, ms, c, v, seconds);
+  ierr = fn(comm, ms, c, v, seconds, o, triad);
   if (rank == 0) {
     if (fclose(ms) && !ierr) err = errno ? errno : ENOMEM;
     if (!ierr && !err && seal) yaml_seal_line(text, n, line);
@@ -149,14 +155,11 @@ static PetscErrorCode WriteBoth(MPI_Comm comm, YAMLWriter fn, Coupled c, const R
 PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path)
 {
   PetscFunctionBegin;
-  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, PETSC_FALSE, "-summary", path));
+  PetscCall(WriteBoth(comm, WriteSummary, c, v, seconds, NULL, NAN, PETSC_FALSE, "-summary", path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---- the proxy-app report (-report) -------------------------------------- */
-
-static PetscBool anonymize = PETSC_FALSE;
-
 
 PetscErrorCode ReportGetOptions(ReportOptions *o)
 {
@@ -186,7 +189,7 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
   PetscCall(PetscOptionsBool("-report_anonymize",
                              "Name the nodes in the report (and its auto file name) by a hash of their host names, "
                              "host-<12 hex digits>: the same machine gets the same name",
-                             NULL, anonymize, &anonymize, NULL));
+                             NULL, o->anonymize, &o->anonymize, NULL));
   PetscOptionsEnd();
   PetscCheck(o->repeat == 0 || (o->repeat >= 2 && o->repeat <= 64), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-repeat_check %" PetscInt_FMT ": must be 0 or in [2, 64]", o->repeat);
@@ -221,9 +224,9 @@ PetscErrorCode ReportGetOptions(ReportOptions *o)
       int       k        = 0;
       if (gethostname(host, sizeof host)) PetscCall(PetscStrncpy(host, "host", sizeof host));
       host[sizeof host - 1] = 0;
-      if (anonymize) {
+      if (o->anonymize) {
         char hb[64];
-        PetscCall(PetscStrncpy(host, MachineHostName(host, anonymize, hb, sizeof hb), sizeof host));
+        PetscCall(PetscStrncpy(host, MachineHostName(host, o->anonymize, hb, sizeof hb), sizeof host));
       }
       for (char *q = host; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '-' && *q != '.') *q = '_';
@@ -266,12 +269,6 @@ static PetscErrorCode WriteSolverRates(MPI_Comm comm, FILE *f, Coupled c, Solver
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static char deck_name[PETSC_MAX_PATH_LEN];
-
-static const char *report_path  = ""; /* the -report file, named in the report */
-static double      report_triad = NAN; /* GB/s of the STREAM triad measured at the report */
-
-
 static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerdict *v, PetscBool net)
 {
   PetscFunctionBegin;
@@ -292,7 +289,9 @@ static PetscErrorCode WriteVerification(MPI_Comm comm, FILE *f, const ReportVerd
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds)
+/* triad: GB/s of the STREAM triad measured at the report */
+static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const ReportVerdict *v, double seconds,
+                                  const ReportOptions *o, double triad)
 {
   CoupledTimes t;
   PetscMPIInt  size;
@@ -304,6 +303,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   MachineInfo  mi;
   DM           da;
   double       work, fom, ups, tpi;
+  const char  *deck = o->deck[0] ? o->deck : "custom";
 
   PetscFunctionBegin;
   PetscCall(CoupledGetTimes(c, &t));
@@ -316,7 +316,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(SolverGetDM(s, &da));
   PetscCall(DMDAGetInfo(da, NULL, &M, &N, NULL, NULL, NULL, NULL, &dof, NULL, NULL, NULL, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(MachineGather(comm, anonymize, &mi));
+  PetscCall(MachineGather(comm, o->anonymize, &mi));
   PetscCall(PetscGetVersion(petscver, sizeof petscver));
   /* rates of this process's work: after a restart, the steps and iterations it ran (the counts below are the
    * whole run's); none ran (a restart at the last step): null, not 0 */
@@ -327,10 +327,10 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
 
   /* a document of its own: stdout (banner comment, summary, report) is a YAML stream */
   PetscCall(PetscFPrintf(comm, f, "---\n# FPNA mini-app benchmark report (docs/running.md explains every key)\n"));
-  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck_name)));
-  PetscCall(RunInfoWriteRules(comm, f, deck_name, v));
-  PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(mi.date), yaml_str(report_path)));
-  PetscCall(RunInfoWrite(comm, f, anonymize));
+  PetscCall(PetscFPrintf(comm, f, "report_version: 1\ndeck: %s\n", yaml_str(deck)));
+  PetscCall(RunInfoWriteRules(comm, f, deck, v));
+  PetscCall(PetscFPrintf(comm, f, "date: %s\nfile: %s\n", yaml_str(mi.date), yaml_str(o->path)));
+  PetscCall(RunInfoWrite(comm, f, o->anonymize));
   PetscCall(PetscFPrintf(comm, f,
                          "machine:\n  hostname: %s\n  cpu: %s\n  ranks: %d\n  ranks_per_node: %d\n  threads: %d\n  "
                          "mpi_library: %s\n",
@@ -338,9 +338,9 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
                          yaml_str(mi.mpilib)));
   PetscCall(PetscFPrintf(comm, f, "  peak_memory_mib_per_rank: {max: %s, min: %s}\n", yaml_num("%.1f", mi.mem[1]),
                          yaml_num("%.1f", -mi.mem[0])));
-  PetscCall(MachineWriteFacts(comm, f, anonymize));
+  PetscCall(MachineWriteFacts(comm, f, o->anonymize));
   PetscCall(MachineWriteDevice(comm, f, net, size));
-  PetscCall(PetscFPrintf(comm, f, "  stream_triad_gbs: %s\n", yaml_num("%.1f", report_triad)));
+  PetscCall(PetscFPrintf(comm, f, "  stream_triad_gbs: %s\n", yaml_num("%.1f", triad)));
   PetscCall(
     PetscFPrintf(comm, f,
                  "build:\n  license: BSD-2-Clause\n  version: %s\n  revision: %s\n  compiler: %s\n  flags: %s\n",
@@ -348,7 +348,7 @@ static PetscErrorCode WriteReport(MPI_Comm comm, FILE *f, Coupled c, const Repor
   PetscCall(PetscFPrintf(comm, f, "  solver_reduction: %s\n  surrogate_reduction: %s\n  cuda: %s\n  petsc: %s\n",
                          VecFPNACompiledStrategy(), MINIAPP_SURROGATE_REDUCTION_NAME,
                          SurrogateCUDAAvailable() >= 0 ? "built" : "not built", yaml_str(petscver)));
-  PetscCall(PetscFPrintf(comm, f, "  deck_committed: %s\n", RunInfoDeckCommitted(deck_name)));
+  PetscCall(PetscFPrintf(comm, f, "  deck_committed: %s\n", RunInfoDeckCommitted(deck)));
   PetscCall(PetscFPrintf(comm, f,
                          "problem:\n  scenario: %s\n  grid: [%" PetscInt_FMT ", %" PetscInt_FMT
                          "]\n  components: %" PetscInt_FMT "\n",
@@ -409,6 +409,7 @@ PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, con
   Solver   s;
   Vec      u;
   PetscInt n;
+  double   triad;
 
   PetscFunctionBegin;
   /* the triad on the run's ranks and threads at once (their sum), over arrays of the run's local vector
@@ -416,10 +417,8 @@ PetscErrorCode ReportWrite(MPI_Comm comm, Coupled c, const ReportOptions *o, con
   PetscCall(CoupledGetSolver(c, 0, &s));
   PetscCall(SolverGetState(s, &u));
   PetscCall(VecGetLocalSize(u, &n));
-  report_triad = stream_triad_gbs(PetscMax((size_t)n, (size_t)1 << 22), 5);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &report_triad, 1, MPI_DOUBLE, MPI_SUM, comm));
-  PetscCall(PetscStrncpy(deck_name, o->deck[0] ? o->deck : "custom", sizeof deck_name));
-  report_path = o->path;
-  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, PETSC_TRUE, "-report", o->path));
+  triad = stream_triad_gbs(PetscMax((size_t)n, (size_t)1 << 22), 5);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &triad, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCall(WriteBoth(comm, WriteReport, c, v, seconds, o, triad, PETSC_TRUE, "-report", o->path));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

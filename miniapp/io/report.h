@@ -30,9 +30,10 @@ typedef struct {
 } ReportVerdict;
 
 typedef struct {
-  char     path[PETSC_MAX_PATH_LEN], deck[256];
-  char     golden_state[32], golden_weights[32];
-  PetscInt repeat;
+  char      path[PETSC_MAX_PATH_LEN], deck[256];
+  char      golden_state[32], golden_weights[32];
+  PetscInt  repeat;
+  PetscBool anonymize; /* -report_anonymize: hashed host names */
 } ReportOptions;
 PetscErrorCode ReportSummary(MPI_Comm comm, Coupled c, const ReportVerdict *v, double seconds, const char *path);
 
