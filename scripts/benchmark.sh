@@ -36,11 +36,11 @@ while [ $# -gt 0 ]; do
     -launcher) launcher=$2 ;;
     -tunable) tunable=$2 ;;
     -bin) bin=$2 ;;
-    -repeat) [[ $2 =~ ^[1-9][0-9]*$ ]] || die "-repeat $2: must be a positive integer"; repeat=$2 ;;
+    -repeat) [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || die "-repeat ${2//$'\n'/\\n}: must be a whole number from 1 to 9999"; repeat=$2 ;;
     -python) py=$2 ;;
-    -min-seconds) [[ $2 =~ ^[0-9]+$ ]] || die "-min-seconds $2: must be a whole number of seconds"; minsec=$2 ;;
+    -min-seconds) [[ $2 =~ ^[0-9]{1,7}$ ]] || die "-min-seconds ${2//$'\n'/\\n}: must be a whole number of seconds (at most 9999999)"; minsec=$2 ;;
     -out) out=$2 ;;
-    -system) [[ $2 =~ ^[A-Za-z0-9][A-Za-z0-9\ ._+-]*$ ]] || die "-system '$2': letters, digits, spaces and ._+- only"; system=$2 ;;
+    -system) [[ $2 =~ ^[A-Za-z0-9][A-Za-z0-9\ ._+-]*$ ]] || die "-system '${2//$'\n'/\\n}': letters, digits, spaces and ._+- only"; system=$2 ;;
     *) die "unknown argument '$1' ($usage)" ;;
   esac
   shift 2

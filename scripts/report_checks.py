@@ -19,6 +19,7 @@ from report_common import die, get, num, read_bytes, seal_why, timed_steps, verd
 CV_BOUND = 0.05
 LOAD_SHARE = 0.5
 TIMING_KEYS = ("total", "solve", "features", "predict", "train")
+FOM_UNIT = "Mpoint-steps/s"
 # the shipped decks beside the scripts, in the source tree and an install prefix alike
 INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs")
 
@@ -108,13 +109,22 @@ def same_option(name, a, b):
     return a == b or (name == "-ksp_type" and a in cg and b in cg)
 
 
-def elapsed(r):
-    """Seconds from the report's run.start to its date (None where either does not parse)."""
+def when(p, r, key):
+    """The time KEY of report R (file P): an ISO 8601 date and time in UTC, as the program writes it
+    (2026-12-03T07:50:31Z); else one line naming the file and the field."""
+    x = get(r, key)
     try:
-        t = [datetime.datetime.fromisoformat(str(get(r, k)).replace("Z", "+00:00")) for k in ("run.start", "date")]
-        return (t[1] - t[0]).total_seconds()
-    except (ValueError, TypeError, OverflowError):
-        return None
+        t = datetime.datetime.fromisoformat(x.replace("Z", "+00:00")) if isinstance(x, str) and x.endswith("Z") else None
+    except ValueError:
+        t = None
+    if t is None:
+        die("%s: %s: is %s, want a UTC date and time (YYYY-MM-DDTHH:MM:SSZ)" % (p, key, kind_of(x)))
+    return t
+
+
+def elapsed(p, r):
+    """Seconds from the report's run.start to its date."""
+    return (when(p, r, "date") - when(p, r, "run.start")).total_seconds()
 
 
 def check_seal(p):
@@ -131,6 +141,9 @@ def check_report(p, r):
     why = field(p, r, "official_why", "str", need=False)
     field(p, r, "file", "str")
     field(p, r, "build", "dict")
+    field(p, r, "machine", "dict")
+    for k in ("ranks", "threads"):
+        field(p, r, "machine." + k, "int")
     rev = field(p, r, "build.revision", "str", need=False)
     for k in ("id", "start", "host"):
         field(p, r, "run." + k, "str")
@@ -141,17 +154,26 @@ def check_report(p, r):
         if field(p, r, "timing." + k, "num") < 0:
             die("%s: timing.%s: is %s, a time below 0" % (p, k, get(r, "timing." + k)))
     grid = field(p, r, "problem.grid", "list")
-    if len(grid) != 2 or any(num(g) is None or num(g) <= 0 for g in grid):
+    if len(grid) != 2 or any(not isinstance(g, int) or isinstance(g, bool) or g <= 0 for g in grid):
         die("%s: problem.grid: is %s, want [M, N]" % (p, grid))
     field(p, r, "problem.replicas", "int")
     steps = timed_steps(r)
     if steps is None or steps < 0 or steps != int(steps):
         die("%s: timing.timed_steps: is %s, want a whole number of steps" % (p, kind_of(get(r, "timing.timed_steps"))))
-    fom = None
-    if get(r, "fom") is not None:
-        field(p, r, "fom", "dict")
-        v = get(r, "fom.value")  # .nan: the run timed no step (a restart at its last step)
-        fom = None if isinstance(v, float) and math.isnan(v) else field(p, r, "fom.value", "num", need=False)
+    for k in ("timing.time_per_step", "run.energy_joules", "run.gpu_energy_joules"):
+        if get(r, k) is not None and not (isinstance(get(r, k), float) and math.isnan(get(r, k))):
+            field(p, r, k, "num")
+    binding = get(r, "machine.binding")
+    if isinstance(binding, list) and len(binding) != get(r, "machine.ranks"):
+        die("%s: machine.ranks: is %s, with machine.binding listing %d ranks" % (p, get(r, "machine.ranks"), len(binding)))
+    nthreads = run_options(get(r, "options")).get("-threads", "")
+    if nthreads.isdigit() and int(nthreads) > 0 and int(nthreads) != get(r, "machine.threads"):
+        die("%s: machine.threads: is %s, the run's options give -threads %s" % (p, get(r, "machine.threads"), nthreads))
+    field(p, r, "fom", "dict")
+    if field(p, r, "fom.unit", "str") != FOM_UNIT:
+        die("%s: fom.unit: is %r, the program's FOM is in %s" % (p, get(r, "fom.unit"), FOM_UNIT))
+    v = get(r, "fom.value")  # .nan: the run timed no step (a restart at its last step)
+    fom = None if isinstance(v, float) and math.isnan(v) else field(p, r, "fom.value", "num", need=False)
     if official:  # the flag against the report's own reasons and build
         committed = get(r, "build.deck_committed")
         bad = ("official_why %s" % why if why else
@@ -169,8 +191,13 @@ def check_report(p, r):
         if extra:  # the deck as written plus what a submitter may change: nothing else
             die("%s: options: %s is neither the deck %s's nor one a submitter may change, yet official"
                 % (p, extra[0], deck))
+        field(p, r, "verification", "dict")
+        repro = all(get(r, "build.%s_reduction" % h) == "reproducible" for h in ("solver", "surrogate"))
         for name, key in (("-golden_state_hash", "state_hash"), ("-golden_weights_hash", "weights_hash")):
-            got = get(r, "verification." + key)
+            got, said = get(r, "verification." + key), get(r, "verification.golden_" + key)
+            if repro and name in written and said not in ("match", "MISMATCH"):  # the build whose bits any machine gives
+                die("%s: verification.golden_%s: is %s, yet a reproducible build checks the deck %s's golden hash"
+                    % (p, key, kind_of(said), deck))
             # a true mismatch makes the submission not official (report_submission.py); a verdict that
             # contradicts the hash beside it was altered
             if name in written and (got == written[name]) != (get(r, "verification.golden_" + key) == "match"):
@@ -193,12 +220,13 @@ def check_report(p, r):
                 die("%s: %s: is %s, the deck %s's is %s: not the deck's problem, yet official"
                     % (p, key, get(r, key), deck, want))
     work = sum(num(get(r, "timing." + k)) for k in ("solve", "features", "predict", "train"))
-    total, wall = num(get(r, "timing.total")), elapsed(r)
-    if total < work - 2e-6 or (wall is not None and total > wall + 2.0):  # date: whole seconds, written after the run
-        die("%s: timing.total: is %s, but its parts take %.6f s and the run %s s from run.start to date"
-            % (p, get(r, "timing.total"), work, "n/a" if wall is None else "%.1f" % wall))
+    total, wall = num(get(r, "timing.total")), elapsed(p, r)
+    # date: whole seconds, written after the run; run.start: before the set-up, which timing.total leaves out
+    if total < work - 2e-6 or total > wall + 2.0 or wall < -1.0 or wall > 2 * total + 120:
+        die("%s: timing.total: is %s, but its parts take %.6f s and the run %.1f s from run.start to date"
+            % (p, get(r, "timing.total"), work, wall))
     units = float(grid[0]) * float(grid[1]) * steps * get(r, "problem.replicas")
-    if fom is None and work > 0 and steps > 0 and get(r, "fom") is not None:
+    if fom is None and work > 0 and steps > 0:
         die("%s: fom.value: is %s, yet its timings time %g steps in %g s" % (p, get(r, "fom.value"), steps, work))
     if fom is not None:  # to the printed digits: timings and FOM with 6 decimals
         want = units / work / 1e6 if work > 0 else None
@@ -216,8 +244,13 @@ def check_report(p, r):
 
 
 def check_repeats(paths, reps):
-    """A repeat is a run: no two reports share a run identity, a start or their timings."""
+    """A repeat is a run: no two reports share a run identity, a start or their timings, and each starts after
+    the one before it ended (benchmark.sh runs r1, r2, ... one after the other)."""
     ids, starts, times = {}, {}, {}
+    for k in range(1, len(reps)):  # date: whole seconds
+        if (when(paths[k], reps[k], "run.start") - when(paths[k - 1], reps[k - 1], "date")).total_seconds() < -1.0:
+            die("%s: run.start: is %s, before %s ended (%s): not the repeat after it"
+                % (paths[k], get(reps[k], "run.start"), os.path.basename(paths[k - 1]), get(reps[k - 1], "date")))
     for p, r in zip(paths, reps):
         name = os.path.basename(p)
         who = (get(r, "run.start"), get(r, "run.host"), get(r, "run.pid"))

@@ -293,9 +293,14 @@ def header(title, runs, args, extra, reports=None):
     return lines + [""]
 
 
+def cell(x):
+    """X as one Markdown table cell: a bar escaped, a line break a space (a name cannot add a column or a row)."""
+    return re.sub(r"[\r\n]+", " ", str(x).replace("|", "\\|"))
+
+
 def table(cols, rows):
     out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    return out + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
 
 
 def check_out(args):
@@ -310,8 +315,15 @@ def check_out(args):
     for d in {p if os.path.isdir(p) else os.path.dirname(p) or "." for p in given}:  # and the reports in or beside them
         ins += [os.path.realpath(q) for q in glob.glob(os.path.join(d, "*.r*.yaml")) + glob.glob(os.path.join(d, "r*.yaml"))]
     ins += [os.path.realpath(p) + ".md" for p in given if os.path.isfile(p)]  # a submission's own table
-    if out in ins:
-        die("--out %s: is one of the reports it reads (or a submission's table); name another file" % args.out)
+    # the folders read (a submission's, benchmark.sh's): no file of theirs is replaced, but the submission's own
+    read = {os.path.realpath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in given}
+    own = ("submission.yaml", "submission.yaml.md") if args.what == "submission" else ()
+    for target in [args.out] + ([args.out + ".md"] if args.what == "submission" else []):
+        t = os.path.realpath(target)
+        if t in ins:
+            die("--out %s: is one of the reports it reads (or a submission's table); name another file" % target)
+        if os.path.lexists(target) and os.path.dirname(t) in read and os.path.basename(t) not in own:
+            die("--out %s: is a file in a folder it reads; name a new file or one elsewhere" % target)
     d = os.path.dirname(out) or "."
     if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
         die("--out %s: cannot write in %s" % (args.out, d))

@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from report_checks import CV_BOUND, check_report, check_repeats, check_seal, field, noise_why, revision_why
+from report_checks import CV_BOUND, check_report, check_repeats, check_seal, deck_options, field, noise_why, revision_why
 from report_common import NoAliasDumper, die, emit, fmt, get, load, num, parse_yaml, read_bytes, seal_why, sealed, table, verdict_of, write_text
 
 
@@ -93,12 +93,13 @@ def build(directory, min_secs, command, system_name=None):
             # the repeats' golden-hash verdicts (match, MISMATCH, not applicable ...), not a hash
             "state_hashes": hashes,
             "golden_state_check": sorted({str(get(r, "verification.golden_state_hash")) for r in reps}),
-            "runs": runs, "system": describe(first, reps, system_name),
+            "runs": runs, "system": describe(paths, reps, system_name),
             "machine": first.get("machine"), "build": first.get("build"), "reports": names}
 
 
-def describe(first, reps, name):
+def describe(paths, reps, name):
     """The system in the submission (docs/benchmark.md): what a comparison of two machines needs in one place."""
+    first = reps[0]
     m = first.get("machine") if isinstance(first.get("machine"), dict) else {}
     starts = sorted(str(get(r, "run.start")) for r in reps)
     return {"date": starts[0][:10], "name": name or m.get("hostname"), "cpu": m.get("cpu"),
@@ -109,15 +110,16 @@ def describe(first, reps, name):
             "ranks_x_threads": "%s x %s" % (m.get("ranks"), m.get("threads")),
             "device": {"solver": get(first, "solver.device") or "cpu", "surrogate": m.get("device")}, "fom_unit": get(first, "fom.unit"),
             "revision": get(first, "build.revision"),
-            "energy_joules": mean_energy(reps, "run.energy_joules"),
-            "gpu_energy_joules": mean_energy(reps, "run.gpu_energy_joules")}
+            "energy_joules": mean_energy(paths, reps, "run.energy_joules"),
+            "gpu_energy_joules": mean_energy(paths, reps, "run.gpu_energy_joules")}
 
 
-def mean_energy(reps, key):
+def mean_energy(paths, reps, key):
     """The repeats' mean of an energy KEY (joules); "not measured" where any repeat did not measure it."""
     e = [num(get(r, key)) for r in reps]
-    if any(x is not None and x < 0 for x in e):
-        die("%s: is %s in a repeat, an energy below 0" % (key, min(x for x in e if x is not None)))
+    for p, x in zip(paths, e):
+        if x is not None and x < 0:
+            die("%s: %s: is %s, an energy below 0" % (p, key, x))
     return "not measured" if None in e else round(sum(e) / len(e), 1)
 
 
@@ -225,6 +227,13 @@ def check_submission(p, d):
         if not lo - 1e-12 * abs(lo) <= mean <= hi + 1e-12 * abs(hi):  # the mean of equal values may round past them
             die("%s: fom: min %s, mean %s, max %s are not in order" % (p, lo, mean, hi))
         field(p, d, "fom.cv", "num", need=False)
+    if get(d, "fom.cv") is not None and num(get(d, "fom.cv")) < 0:
+        die("%s: fom.cv: is %s, a coefficient of variation below 0" % (p, get(d, "fom.cv")))
+    if d.get("fom") is not None and not num(get(d, "fom.min")) > 0:
+        die("%s: fom.min: is %s, not a positive figure" % (p, get(d, "fom.min")))
+    shown = "%s x %s" % (get(d, "machine.ranks"), get(d, "machine.threads"))
+    if get(d, "system.ranks_x_threads") != shown:
+        die("%s: system.ranks_x_threads: is %s, machine gives %s" % (p, get(d, "system.ranks_x_threads"), shown))
     least = min_seconds(d["deck"])
     if d["min_timed_seconds"] < least:
         die("%s: min_timed_seconds: is %s, the deck's minimum is %g" % (p, d["min_timed_seconds"], least))
@@ -232,14 +241,20 @@ def check_submission(p, d):
         cv, short = num(get(d, "fom.cv")), d["timed_seconds"] < d["min_timed_seconds"]
         ruled = d["deck"].endswith(("-medium", "-weak", "-large"))  # noise rules (report_checks.py)
         noisy = ruled and d["repeats"] > 1 and (cv is None or cv > CV_BOUND)
+        atomic = "atomic" in (get(d, "build.solver_reduction"), get(d, "build.surrogate_reduction"))
         bad = ("all_valid false" if not d["all_valid"] else
+               "repeats %d" % d["repeats"] if d["repeats"] < 1 else
+               "deck %s, not a shipped deck" % d["deck"] if not deck_options(d["deck"]) else
+               "build.deck_committed %s" % get(d, "build.deck_committed") if get(d, "build.deck_committed") is not True else
+               "golden_state_check %s" % get(d, "golden_state_check") if "MISMATCH" in (d.get("golden_state_check") or []) else
+               "%d state_hashes from a build without atomics" % len(d["state_hashes"]) if len(d["state_hashes"]) > 1 and not atomic else
                "timed_seconds %s below %s" % (d["timed_seconds"], d["min_timed_seconds"]) if short else
                "official_why %s" % d.get("official_why") if d.get("official_why") else
                revision_why(get(d, "build.revision")) or
                ("fom.cv %s above the noise bound %.2f" % (cv, CV_BOUND) if noisy else None))
         if bad:
             die("%s: official: true, but %s: the submission contradicts itself (altered?)" % (p, bad))
-    here = os.path.dirname(os.path.abspath(p))
+    here = os.path.dirname(os.path.realpath(p))  # a link to a submission: its reports are beside its target
     beside = [q for q in glob.glob(os.path.join(here, "r*.yaml")) if re.fullmatch(r"r\d+\.yaml", os.path.basename(q))]
     present = [os.path.lexists(os.path.join(here, r)) for r in d["reports"]]
     if not beside and not any(present):
