@@ -161,7 +161,8 @@ def check_report(p, r):
     if steps is None or steps < 0 or steps != int(steps):
         die("%s: timing.timed_steps: is %s, want a whole number of steps" % (p, kind_of(get(r, "timing.timed_steps"))))
     for k in ("timing.time_per_step", "run.energy_joules", "run.gpu_energy_joules"):
-        if get(r, k) is not None and not (isinstance(get(r, k), float) and math.isnan(get(r, k))):
+        x = get(r, k)  # an energy may be "not measured", a time .nan (nothing timed)
+        if x is not None and x != "not measured" and not (isinstance(x, float) and math.isnan(x)):
             field(p, r, k, "num")
     binding = get(r, "machine.binding")
     if isinstance(binding, list) and len(binding) != get(r, "machine.ranks"):

@@ -182,9 +182,11 @@ rc=0; $py scripts/report_table.py sweep "$v" > "$v.out" 2> "$v.err" || rc=$?
 mk; for k in 1 2 3; do printf 'date: "2026-01-0%sT00:00:00Z"\n' $k >> "$v/atomic.r$k.yaml"; sed -i 's/threads: 2,/threads: 2, cores_online: 64,/' "$v/atomic.r$k.yaml"; done
 tgt "dated reports" "- machine: testhost, Test CPU, 64 cores"
 has "$v.out" "- date: 2026-01-01T00:00:00Z to 2026-01-03T00:00:00Z"
-# submissions: no FOM is n/a (it crashed), one repeat has no spread (cv was 0), a large deck keeps its 300 s rule
-mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID; sed -i '/^fom:/d; s/^deck: .*/deck: "grayscott-large"/; s/time_per_step: [^,}]*/time_per_step: 1.8e-02/' "$v/sub/r1.yaml"
+# submissions: no FOM is n/a (the run timed no step), one repeat has no spread (cv was 0), a large deck keeps its 300 s rule
+mkdir -p "$v/sub"; report "$v/sub/r1.yaml" atomic atomic 2.0 1.0 0.5 0.2 VALID
+sed -i 's/^fom: {value: [^,]*/fom: {value: .nan/; s/^deck: .*/deck: "grayscott-large"/; s/time_per_step: [^,}]*/time_per_step: 1.8e-02, timed_steps: 0/' "$v/sub/r1.yaml"
 echo "official: false" >> "$v/sub/r1.yaml"; echo "file: \"sub/r1.yaml\"" >> "$v/sub/r1.yaml" # a report names the file it was written to
+echo 'date: "2026-01-01T00:00:05Z"' >> "$v/sub/r1.yaml"
 echo 'run: {id: "0123456789abcdef0123456789abcdef", start: "2026-01-01T00:00:00.000000Z", host: "testhost", pid: 1}' >> "$v/sub/r1.yaml"
 $py tests/reseal.py "$v/sub/r1.yaml" # a submission takes sealed reports only (docs/benchmark.md)
 $py scripts/report_table.py submission "$v/sub" --out "$v/sub.yaml" > /dev/null 2> "$v.err" || { cat "$v.err"; fail "a submission without a FOM"; }
