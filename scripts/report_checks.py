@@ -248,10 +248,6 @@ def check_repeats(paths, reps):
     """A repeat is a run: no two reports share a run identity, a start or their timings, and each starts after
     the one before it ended (benchmark.sh runs r1, r2, ... one after the other)."""
     ids, starts, times = {}, {}, {}
-    for k in range(1, len(reps)):  # date: whole seconds
-        if (when(paths[k], reps[k], "run.start") - when(paths[k - 1], reps[k - 1], "date")).total_seconds() < -1.0:
-            die("%s: run.start: is %s, before %s ended (%s): not the repeat after it"
-                % (paths[k], get(reps[k], "run.start"), os.path.basename(paths[k - 1]), get(reps[k - 1], "date")))
     for p, r in zip(paths, reps):
         name = os.path.basename(p)
         who = (get(r, "run.start"), get(r, "run.host"), get(r, "run.pid"))
@@ -260,6 +256,10 @@ def check_repeats(paths, reps):
             if key in seen:
                 die("%s: %s is %s's: a copy of %s, not a repeat" % (p, what, seen[key], seen[key]))
             seen[key] = name
+    for k in range(1, len(reps)):  # date: whole seconds
+        if (when(paths[k], reps[k], "run.start") - when(paths[k - 1], reps[k - 1], "date")).total_seconds() < -1.0:
+            die("%s: run.start: is %s, before %s ended (%s): not the repeat after it"
+                % (paths[k], get(reps[k], "run.start"), os.path.basename(paths[k - 1]), get(reps[k - 1], "date")))
 
 
 def noise_why(deck, reps, cv):

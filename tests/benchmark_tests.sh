@@ -72,7 +72,7 @@ raudit() { # as audit, the repeats as they are
 mkaudit; cp "$sub/r1.yaml" "$tmp/au/r2.yaml"; audit refused "a copy of r1 as r2"
 # a copy that names itself r2 is still r1's run (its run identity), and with a new identity still r1's timings
 mkaudit; sed 's|^file: .*|file: "r2.yaml"|' "$sub/r1.yaml" > "$tmp/au/r2.yaml"; audit refused "a copy of r1 whose file: says r2" "r2.yaml: run.id is r1.yaml's"
-sed -i 's/^  id: .*/  id: "0123456789abcdef0123456789abcdef"/; s/^  start: .*/  start: "2000-01-01T00:00:00.000000Z"/' "$tmp/au/r2.yaml"
+sed -i 's/^  id: .*/  id: "0123456789abcdef0123456789abcdef"/; s/^  start: "\([^.]*\)\.[0-9]*Z"/  start: "\1.999999Z"/' "$tmp/au/r2.yaml"
 audit refused "a copy of r1 with another run identity" "r2.yaml: timing is r1.yaml's"
 # the report's own reasons, timings and build against its official flag and FOM
 mkaudit; sed -i 's/^official: true$/official: true\nofficial_why: "-gs_F, -ksp_rtol"/' "$tmp/au/r2.yaml"; audit refused "official: true beside its official_why" "r2.yaml: official: true, but official_why"
