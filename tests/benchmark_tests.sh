@@ -115,6 +115,17 @@ mkaudit; printf 'deck: "\377"\n' >> "$tmp/au/r2.yaml"; audit refused "a byte not
 mkaudit; sed -i 's/^  interconnect: .*/  interconnect: "ib0: 400 Gb\/s InfiniBand"/' "$tmp/au/r2.yaml"; audit refused "a repeat on another interconnect" "the repeats differ in machine.interconnect"
 mkaudit; sed -i 's/^official: true$/official: false\nofficial: true/' "$tmp/au/r2.yaml"; audit refused "a key twice (the last one won)" "r2.yaml: cannot read (the key 'official' twice"
 mkaudit; sed -i 's/^  timed_steps: .*/  timed_steps: -5/' "$tmp/au/r2.yaml"; audit refused "timed_steps -5" "r2.yaml: timing.timed_steps: is -5, want a whole number"
+# dates that parse and bound timing.total, the FOM's unit, the ranks the binding lists, a reproducible build's
+# golden verdicts, repeats from two submissions (the later one's r1 before the earlier one's r2: no edit)
+mkaudit; sed -i '/^date: /d' "$tmp/au/r2.yaml"; audit refused "no date" "r2.yaml: date: is missing, want a UTC date and time"
+mkaudit; sed -i 's/^  start: ".*"$/  start: "2000-01-01T00:00:00.000000Z"/' "$tmp/au/r2.yaml"; audit refused "a run.start years before its date" "r2.yaml: timing.total: is"
+mkaudit; sed -i 's|^  unit: "Mpoint-steps/s"|  unit: "Gpoint-steps/s"|' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "another FOM unit" "r1.yaml: fom.unit: is 'Gpoint-steps/s'"
+mkaudit; sed -i 's/^  ranks: 2$/  ranks: 4/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"; audit refused "ranks the binding does not list" "r1.yaml: machine.ranks: is 4, with machine.binding listing 2"
+if grep -q '^  golden_state_hash: "match"' "$sub/r1.yaml"; then
+  mkaudit; sed -i 's/^  golden_state_hash: .*/  golden_state_hash: "not applicable (atomic\/atomic build)"/' "$tmp/au/r1.yaml" "$tmp/au/r2.yaml"
+  audit refused "a reproducible build's golden check said not applicable" "r1.yaml: verification.golden_state_hash: is 'not applicable"
+fi
+mkaudit; cp "$tmp/s4/r1.yaml" "$tmp/au/r1.yaml"; raudit refused "repeats of two submissions" "r2.yaml: run.start: is"
 # a repeat that timed no step (a restart at its last step) has no FOM (.nan): the submission's FOM is n/a
 mkaudit; sed -i 's/^  value: [0-9.]*$/  value: .nan/; s/^  timed_steps: .*/  timed_steps: 0/' "$tmp/au/r2.yaml"; reseal "$tmp/au/r2.yaml"
 $py "$root/scripts/report_table.py" submission "$tmp/au" > "$tmp/au.out" || fail "a repeat without a FOM"
@@ -197,6 +208,27 @@ for out in "$tmp/m1/r1.yaml" "$tmp/s4/submission.yaml.md"; do # a report beside 
   cp "$out" "$tmp/before"; rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" "$tmp/m1/submission.yaml" --out "$out" > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && grep -q "is one of the reports it reads" "$tmp/e" && cmp -s "$tmp/before" "$out" || { cat "$tmp/e"; fail "merge --out $out: exit $rc, or replaced"; }
 done
+# a submission alone (its reports elsewhere) is held to its own rules; a link to one is checked from its reports;
+# --out (and its .md) never replaces a file of a folder read; a name cannot add a column or a row to the table
+cp "$tmp/s2/submission.yaml" "$tmp/alone2.yaml" && sed -i 's/^  deck_committed: true$/  deck_committed: false/' "$tmp/alone2.yaml"
+cp "$tmp/s2/submission.yaml" "$tmp/alone3.yaml" && sed -i '/^fom:/,/^[a-z]/s/^  cv: .*/  cv: -0.5/' "$tmp/alone3.yaml"
+reseal "$tmp/alone2.yaml" "$tmp/alone3.yaml"
+for bad in "$tmp/alone2.yaml:official: true, but build.deck_committed" "$tmp/alone3.yaml:fom.cv: is -0.5"; do
+  rc=0; $py "$root/scripts/report_table.py" merge "${bad%%:*}" > "$tmp/o" 2> "$tmp/e" || rc=$?
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge of ${bad%%:*}: exit $rc, want one line '${bad#*:}'"; }
+done
+mkdir "$tmp/link" && ln -s "$tmp/s2/submission.yaml" "$tmp/link/submission.yaml"
+$py "$root/scripts/report_table.py" merge "$tmp/link/submission.yaml" > "$tmp/o" && grep -q '| reports |$' "$tmp/o" || { cat "$tmp/o"; fail "merge of a link to a submission: not checked from its reports"; }
+ln -s "$sub/r1.yaml" "$tmp/x1.md"; cp "$sub/r1.yaml" "$tmp/before"
+rc=0; $py "$root/scripts/report_table.py" submission "$sub" --out "$tmp/x1" > /dev/null 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && cmp -s "$tmp/before" "$sub/r1.yaml" || { cat "$tmp/e"; fail "submission --out X whose X.md links to a report read: exit $rc, or replaced"; }
+cp "$tmp/s4/r1.log" "$tmp/before"
+rc=0; $py "$root/scripts/report_table.py" merge "$tmp/s4/submission.yaml" --out "$tmp/s4/r1.log" > /dev/null 2> "$tmp/e" || rc=$?
+[ $rc = 1 ] && grep -q "is a file in a folder it reads" "$tmp/e" && cmp -s "$tmp/before" "$tmp/s4/r1.log" || { cat "$tmp/e"; fail "merge --out a log beside a submission: exit $rc, or replaced"; }
+mkdir "$tmp/bar" && cp "$tmp/s2"/r*.yaml "$tmp/bar/"
+$py "$root/scripts/report_table.py" submission "$tmp/bar" --system $'evil | 999\n| grayscott-small | fake' --out "$tmp/bar/submission.yaml" > /dev/null || fail "submission --system with a bar"
+$py "$root/scripts/report_table.py" merge "$tmp/bar/submission.yaml" > "$tmp/o" || fail "merge of a system name with a bar"
+[ "$(grep -c '^| grayscott-small ' "$tmp/o")" = 1 ] && grep -qF 'evil \| 999 \| grayscott-small \| fake' "$tmp/o" || { cat "$tmp/o"; fail "a system name with a bar and a line break: another row or column"; }
 echo "ok: merge refuses an official submission with all_valid false, below its minimum, or one its reports contradict"
 # one submission twice (the same file, or a copy) is not two results: it printed a row for each
 cp "$tmp/s2/submission.yaml" "$tmp/copy.yaml"
@@ -205,7 +237,7 @@ for twice in "$tmp/s2/submission.yaml $tmp/s4/submission.yaml $tmp/s2/submission
   [ $rc = 1 ] && [ ! -s "$tmp/o" ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q "the same \(file\|submission\) as" "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "merge $twice: exit $rc, want one line"; }
 done
 # bad arguments: one line, exit 1
-for a in "grayscott-small -repeat 0 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1" "grayscott-medium -min-seconds 10 -out $tmp/x" "grayscott-small -min-seconds 1.5 -out $tmp/x"; do
+for a in "grayscott-small -repeat 0 -out $tmp/x" "grayscott-small -repeat 99999999999999999999 -out $tmp/x" "grayscott-small -min-seconds 99999999999999999999 -out $tmp/x" "no-such-deck -out $tmp/x" "grayscott-small -bin /nonexistent -out $tmp/x" "grayscott-small -bin $build" "grayscott-small -bogus 1" "grayscott-medium -min-seconds 10 -out $tmp/x" "grayscott-small -min-seconds 1.5 -out $tmp/x"; do
   rc=0; "$bm" $a > "$tmp/o" 2> "$tmp/e" || rc=$?
   [ $rc = 1 ] && [ "$(wc -l < "$tmp/e")" = 1 ] && grep -q '^benchmark: error: ' "$tmp/e" || { cat "$tmp/o" "$tmp/e"; fail "want one error line for: $a"; }
 done
