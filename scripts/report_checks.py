@@ -256,8 +256,8 @@ def check_repeats(paths, reps):
             if key in seen:
                 die("%s: %s is %s's: a copy of %s, not a repeat" % (p, what, seen[key], seen[key]))
             seen[key] = name
-    for k in range(1, len(reps)):  # date: whole seconds
-        if (when(paths[k], reps[k], "run.start") - when(paths[k - 1], reps[k - 1], "date")).total_seconds() < -1.0:
+    for k in range(1, len(reps)):  # date: the end's whole seconds, so the next start is not before it (0.1 s: clocks)
+        if (when(paths[k], reps[k], "run.start") - when(paths[k - 1], reps[k - 1], "date")).total_seconds() < -0.1:
             die("%s: run.start: is %s, before %s ended (%s): not the repeat after it"
                 % (paths[k], get(reps[k], "run.start"), os.path.basename(paths[k - 1]), get(reps[k - 1], "date")))
 
