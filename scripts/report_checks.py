@@ -201,9 +201,9 @@ def check_report(p, r):
                     % (p, key, kind_of(said), deck))
             # a true mismatch makes the submission not official (report_submission.py); a verdict that
             # contradicts the hash beside it was altered
-            if name in written and (got == written[name]) != (get(r, "verification.golden_" + key) == "match"):
+            if name in written and (got == written[name]) != (said == "match"):
                 die("%s: verification.%s: is %s (golden_%s %s), the deck %s's golden hash is %s: the verdict contradicts the hash"
-                    % (p, key, got, key, get(r, "verification.golden_" + key), deck, written[name]))
+                    % (p, key, got, key, said, deck, written[name]))
         for name, want in written.items():  # the deck as written: each of its options with its value
             if name not in TUNABLE and (name not in ran or not same_option(name, ran[name], want)):
                 die("%s: options: %s is %s, the deck %s's %s: not the deck as written, yet official"
